@@ -1,0 +1,5 @@
+/// The codecs every ``ImageCodecRegistry`` starts with (unless created without built-ins).
+enum BuiltInCodecs {
+    static var decoders: [any ImageDecoding] { [] }
+    static var encoders: [any ImageEncoding] { [] }
+}

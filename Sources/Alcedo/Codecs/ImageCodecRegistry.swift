@@ -1,0 +1,86 @@
+import Foundation
+import Synchronization
+
+/// The decoders and encoders Alcedo uses, keyed by format.
+///
+/// ``shared`` starts with the built-in codecs (JPEG, PNG, GIF, WebP). Register your own
+/// decoder or encoder to add a format or to replace a built-in one; the last registration
+/// for a format wins. Thread-safe.
+public final class ImageCodecRegistry: Sendable {
+    private struct State {
+        var decoders: [ImageFormat: any ImageDecoding] = [:]
+        var encoders: [ImageFormat: any ImageEncoding] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// The registry used by default everywhere, with the built-in codecs.
+    public static let shared = ImageCodecRegistry()
+
+    /// Creates a registry; with `includingBuiltIns` (default `true`) it starts with the
+    /// built-in JPEG, PNG, GIF and WebP codecs.
+    public init(includingBuiltIns: Bool = true) {
+        if includingBuiltIns {
+            for decoder in BuiltInCodecs.decoders { register(decoder) }
+            for encoder in BuiltInCodecs.encoders { register(encoder) }
+        }
+    }
+
+    /// Registers `decoder` for its format, replacing any earlier one.
+    public func register(_ decoder: any ImageDecoding) {
+        state.withLock { $0.decoders[decoder.format] = decoder }
+    }
+
+    /// Registers `encoder` for its format, replacing any earlier one.
+    public func register(_ encoder: any ImageEncoding) {
+        state.withLock { $0.encoders[encoder.format] = encoder }
+    }
+
+    /// The decoder for `format`, if any. APNG falls back to the PNG decoder (first frame).
+    public func decoder(for format: ImageFormat) -> (any ImageDecoding)? {
+        state.withLock { state in
+            state.decoders[format] ?? (format == .apng ? state.decoders[.png] : nil)
+        }
+    }
+
+    /// The encoder for `format`, if any.
+    public func encoder(for format: ImageFormat) -> (any ImageEncoding)? {
+        state.withLock { $0.encoders[format] }
+    }
+
+    /// The formats with a registered decoder.
+    public var decodableFormats: Set<ImageFormat> { state.withLock { Set($0.decoders.keys) } }
+
+    /// The formats with a registered encoder.
+    public var encodableFormats: Set<ImageFormat> { state.withLock { Set($0.encoders.keys) } }
+
+    /// Sniffs the format of `data` and decodes it with the registered decoder.
+    /// - Throws: `.decodingError(.emptyData)`, `.decodingError(.unsupportedFormat)` when no
+    ///   decoder reads the sniffed format, or the decoder's own error.
+    public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
+        try decoderForData(data).decode(data, options: options)
+    }
+
+    /// Sniffs the format of `data` and reads its header with the registered decoder.
+    public func info(for data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
+        try decoderForData(data).info(for: data, options: options)
+    }
+
+    /// Encodes `image` as `format` with the registered encoder.
+    /// - Throws: `.encodingError(.unsupportedFormat)` when no encoder writes `format`.
+    public func encode(_ image: AlcedoImage, as format: ImageFormat, options: EncodingOptions = .default) throws(AlcedoError) -> Data {
+        guard let encoder = encoder(for: format == .apng ? .png : format) else {
+            throw .encodingError(reason: .unsupportedFormat(format))
+        }
+        return try encoder.encode(image, options: options)
+    }
+
+    private func decoderForData(_ data: Data) throws(AlcedoError) -> any ImageDecoding {
+        guard !data.isEmpty else { throw .decodingError(reason: .emptyData) }
+        let format = ImageFormat.sniff(data)
+        guard let decoder = decoder(for: format) else {
+            throw .decodingError(reason: .unsupportedFormat(format))
+        }
+        return decoder
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+
+/// Decodes the bytes of one image format into an ``AlcedoImage``.
+///
+/// Conforming types are registered with an ``ImageCodecRegistry`` under their ``format``.
+/// A decoder must never trap, exit or read past `data` on hostile input: every failure is an
+/// ``AlcedoError/decodingError(reason:)`` naming the format and what was wrong, and the
+/// pixel limits in ``DecodingOptions/limits`` are checked from the header before any pixel
+/// buffer is allocated.
+public protocol ImageDecoding: Sendable {
+    /// The format this decoder reads.
+    var format: ImageFormat { get }
+
+    /// Reads the header (and, for animations, the frame table) without decoding pixels.
+    func info(for data: Data, options: DecodingOptions) throws(AlcedoError) -> ImageInfo
+
+    /// Decodes `data` into an upright image with EXIF orientation applied.
+    ///
+    /// When ``DecodingOptions/targetSize`` is set, the decoder may scale while decoding (JPEG
+    /// DCT scaling, WebP scaled decode) to the smallest size it can produce that still covers
+    /// ``DecodingOptions/minimumScale(forWidth:height:)``; the caller resamples to the exact size.
+    func decode(_ data: Data, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage
+}
+
+/// What a decoder learns from a file's header, without decoding pixels.
+public struct ImageInfo: Sendable, Equatable {
+    /// The sniffed container format.
+    public var format: ImageFormat
+    /// Width of the upright picture (after EXIF orientation).
+    public var width: Int
+    /// Height of the upright picture (after EXIF orientation).
+    public var height: Int
+    /// Number of frames (1 for a still image).
+    public var frameCount: Int
+    /// Loop count of an animation; 0 means forever (and is the value for still images).
+    public var loopCount: Int
+    /// Display duration of each frame in seconds, normalised as in
+    /// ``AlcedoImage/normalizedFrameDuration(_:)`` (`[0]` for a still image).
+    public var frameDurations: [Double]
+    /// The EXIF orientation the file states (`.up` when it states none).
+    public var orientation: ImageOrientation
+    /// `true` when the file can carry transparency (an alpha channel, tRNS, a transparent index).
+    public var hasAlpha: Bool
+
+    public init(format: ImageFormat, width: Int, height: Int, frameCount: Int = 1, loopCount: Int = 0,
+                frameDurations: [Double] = [0], orientation: ImageOrientation = .up, hasAlpha: Bool = false) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.frameCount = frameCount
+        self.loopCount = loopCount
+        self.frameDurations = frameDurations
+        self.orientation = orientation
+        self.hasAlpha = hasAlpha
+    }
+
+    /// Sum of the frame durations, in seconds.
+    public var totalDuration: Double { frameDurations.reduce(0, +) }
+}
+
+/// How a target size is to be met: fit inside it or cover it.
+public enum ContentMode: String, Sendable, Hashable {
+    /// The whole picture fits inside the target size (aspect ratio kept).
+    case aspectFit = "fit"
+    /// The picture covers the target size (aspect ratio kept); the excess may be cropped later.
+    case aspectFill = "fill"
+}
+
+/// Options for one decode.
+public struct DecodingOptions: Sendable, Hashable {
+    /// A size the caller will resample to, letting the decoder scale while decoding
+    /// (default `nil`: full size). Decoders never produce less than the size needed to
+    /// reach the target under ``contentMode`` and never upscale.
+    public var targetSize: PixelSize?
+    /// How ``targetSize`` is to be met (default `.aspectFit`).
+    public var contentMode: ContentMode
+    /// Decode only the first frame of an animation (default `false`).
+    public var firstFrameOnly: Bool
+    /// Accept a truncated file and return what was decoded, the rest filled as the library
+    /// fills it (libjpeg: grey; default `false`: a truncated file is an error).
+    public var allowTruncated: Bool
+    /// Apply the EXIF orientation so the result stands upright (default `true`).
+    public var appliesOrientation: Bool
+    /// Limits that protect against decompression bombs (default ``DecodingLimits/default``).
+    public var limits: DecodingLimits
+
+    public init(targetSize: PixelSize? = nil, contentMode: ContentMode = .aspectFit, firstFrameOnly: Bool = false,
+                allowTruncated: Bool = false, appliesOrientation: Bool = true, limits: DecodingLimits = .default) {
+        self.targetSize = targetSize
+        self.contentMode = contentMode
+        self.firstFrameOnly = firstFrameOnly
+        self.allowTruncated = allowTruncated
+        self.appliesOrientation = appliesOrientation
+        self.limits = limits
+    }
+
+    /// Default options: full size, all frames, orientation applied, default limits.
+    public static let `default` = DecodingOptions()
+
+    /// The smallest scale factor (at most 1) a decoder may apply to a stored picture of
+    /// `width` x `height` and still reach ``targetSize`` under ``contentMode``; 1 when no
+    /// target is set. `width` and `height` are the upright dimensions.
+    public func minimumScale(forWidth width: Int, height: Int) -> Double {
+        guard let target = targetSize, width > 0, height > 0 else { return 1 }
+        let sx = Double(target.width) / Double(width)
+        let sy = Double(target.height) / Double(height)
+        let scale = contentMode == .aspectFit ? min(sx, sy) : max(sx, sy)
+        return min(1, scale)
+    }
+}
+
+/// Limits that make a decompression bomb cost nothing: they are checked against the header
+/// before any pixel buffer is allocated.
+public struct DecodingLimits: Sendable, Hashable {
+    /// Largest width x height of one frame (default 100,000,000 pixels: 400 MB of RGBA8).
+    public var maxPixelCount: Int
+    /// Largest number of frames in an animation (default 2,000).
+    public var maxFrameCount: Int
+    /// Largest decoded size of all frames together, in bytes (default 512 MiB).
+    public var maxTotalBytes: Int
+
+    public init(maxPixelCount: Int = 100_000_000, maxFrameCount: Int = 2_000, maxTotalBytes: Int = 512 << 20) {
+        self.maxPixelCount = maxPixelCount
+        self.maxFrameCount = maxFrameCount
+        self.maxTotalBytes = maxTotalBytes
+    }
+
+    /// 100 MP per frame, 2,000 frames, 512 MiB in all.
+    public static let `default` = DecodingLimits()
+
+    /// Throws `.tooManyPixels` when a `width` x `height` frame is over ``maxPixelCount`` or
+    /// has a non-positive side (`.invalidHeader`).
+    public func check(width: Int, height: Int, format: ImageFormat) throws(AlcedoError) {
+        guard width > 0, height > 0 else {
+            throw .decodingError(reason: .invalidHeader(format: format, message: "image size \(width)x\(height) is not positive"))
+        }
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        if overflow || pixels > maxPixelCount {
+            throw .decodingError(reason: .tooManyPixels(format: format, width: width, height: height, limit: maxPixelCount))
+        }
+    }
+
+    /// Throws when `frameCount` frames of `width` x `height` are over ``maxFrameCount`` or
+    /// ``maxTotalBytes``.
+    public func check(frameCount: Int, width: Int, height: Int, format: ImageFormat) throws(AlcedoError) {
+        if frameCount > maxFrameCount {
+            throw .decodingError(reason: .tooManyFrames(format: format, count: frameCount, limit: maxFrameCount))
+        }
+        let (bytes, overflow) = (width * height * 4).multipliedReportingOverflow(by: frameCount)
+        if overflow || bytes > maxTotalBytes {
+            throw .decodingError(reason: .animationTooLarge(format: format, bytes: overflow ? Int.max : bytes, limit: maxTotalBytes))
+        }
+    }
+}

@@ -1,0 +1,9 @@
+#ifndef ALCEDO_CODECS_H
+#define ALCEDO_CODECS_H
+/* C shims for libraries whose error paths Swift cannot take directly (libjpeg's setjmp/longjmp). */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "alcedo_jpeg.h"
+
+#endif

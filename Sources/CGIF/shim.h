@@ -1,0 +1,13 @@
+#ifndef ALCEDO_CGIF_SHIM_H
+#define ALCEDO_CGIF_SHIM_H
+#include <stddef.h>
+#include <gif_lib.h>
+
+static const int ALCEDO_GIF_OK = GIF_OK;
+static const int ALCEDO_GIF_ERROR = GIF_ERROR;
+static const int ALCEDO_NO_TRANSPARENT_COLOR = NO_TRANSPARENT_COLOR;
+static const int ALCEDO_DISPOSAL_UNSPECIFIED = DISPOSAL_UNSPECIFIED;
+static const int ALCEDO_DISPOSE_DO_NOT = DISPOSE_DO_NOT;
+static const int ALCEDO_DISPOSE_BACKGROUND = DISPOSE_BACKGROUND;
+static const int ALCEDO_DISPOSE_PREVIOUS = DISPOSE_PREVIOUS;
+#endif

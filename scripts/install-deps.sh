@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the system packages Alcedo builds against, only when they are missing.
+# Called by `make demo` and `make test`; safe to run again (quiet when all is present).
+set -euo pipefail
+
+missing=()
+have_pc() { pkg-config --exists "$1" 2>/dev/null; }
+have_header() { [ -f "/usr/include/$1" ] || [ -f "/usr/include/$(uname -m)-linux-gnu/$1" ]; }
+
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+have_pc zlib || missing+=(zlib1g-dev)
+have_pc libjpeg || missing+=(libjpeg62-turbo-dev)
+have_pc libpng || missing+=(libpng-dev)
+have_header gif_lib.h || missing+=(libgif-dev)
+{ have_pc libwebp && have_pc libwebpdemux && have_pc libwebpmux; } || missing+=(libwebp-dev)
+
+# Optional tools: reference decoders used by a few conformance tests and the benchmarks.
+if [ "${ALCEDO_WITH_TOOLS:-0}" = "1" ]; then
+  command -v djpeg >/dev/null 2>&1 || missing+=(libjpeg-turbo-progs)
+  command -v dwebp >/dev/null 2>&1 || missing+=(webp)
+  command -v gif2rgb >/dev/null 2>&1 || missing+=(giflib-tools)
+  command -v pngcheck >/dev/null 2>&1 || missing+=(pngcheck)
+fi
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  SUDO="sudo"
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
