@@ -1,0 +1,65 @@
+import Foundation
+
+/// Turns one image into another: resize, crop, round corners, blur…
+///
+/// A processor's ``identifier`` names it and its parameters; caches store a processed image
+/// under `key@identifier`, so two processors with the same identifier must give the same
+/// result. Compose processors with ``|>(_:_:)``: the identifiers are joined, so the cache key
+/// changes with the chain. Processors run on all frames of an animated image.
+public protocol ImageProcessor: Sendable {
+    /// A string that names the processor and every parameter that changes its output.
+    var identifier: String { get }
+
+    /// A size the processor will shrink the image to, letting the decoder scale while decoding
+    /// (JPEG DCT scaling, WebP scaled decode). Default `nil`: decode at full size.
+    var decodingTarget: (size: PixelSize, mode: ContentMode)? { get }
+
+    /// Processes `image`. Failures are ``AlcedoError/processorError(reason:)``.
+    func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage
+}
+
+extension ImageProcessor {
+    public var decodingTarget: (size: PixelSize, mode: ContentMode)? { nil }
+
+    /// A processor that runs `self` and then `next`, with the identifiers joined by `|>`.
+    public func append(_ next: any ImageProcessor) -> any ImageProcessor {
+        if self is DefaultImageProcessor { return next }
+        if next is DefaultImageProcessor { return self }
+        return ComposedImageProcessor(first: self, second: next)
+    }
+}
+
+infix operator |>: AdditionPrecedence
+
+/// Runs `left`, then `right`: `DownsamplingImageProcessor(size: s) |> RoundCornerImageProcessor(radius: .point(8))`.
+public func |> (left: any ImageProcessor, right: any ImageProcessor) -> any ImageProcessor {
+    left.append(right)
+}
+
+/// The processor that returns the image as it is; its identifier is the empty string, so the
+/// processed cache key is the original key.
+public struct DefaultImageProcessor: ImageProcessor {
+    /// The shared identity processor.
+    public static let `default` = DefaultImageProcessor()
+
+    public init() {}
+
+    public var identifier: String { "" }
+
+    public func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage { image }
+}
+
+/// Two processors run one after the other (see ``|>(_:_:)``).
+struct ComposedImageProcessor: ImageProcessor {
+    let first: any ImageProcessor
+    let second: any ImageProcessor
+
+    var identifier: String { "\(first.identifier)|>\(second.identifier)" }
+
+    /// Only the first processor's decoding target can be honoured: the decoder runs before it.
+    var decodingTarget: (size: PixelSize, mode: ContentMode)? { first.decodingTarget }
+
+    func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
+        try second.process(first.process(image))
+    }
+}
