@@ -108,7 +108,7 @@ public struct BlendImageProcessor: ImageProcessor {
         let red = table(background.red), green = table(background.green), blue = table(background.blue)
         let opacity = Float(alpha) / 255
         return image.mappingFrames { pixels in
-            PixelOps.mapPixels(pixels) { s, d in
+            PixelOps.mapPixels(separableWhenOpaque: pixels) { s, d in
                 let sourceAlpha = Float(s[3]) * opacity
                 let blended = SIMD4<Float>(red[Int(s[0])], green[Int(s[1])], blue[Int(s[2])], 1)
                 PixelOps.storePremultiplied((blended * sourceAlpha).over(backdrop), to: d)

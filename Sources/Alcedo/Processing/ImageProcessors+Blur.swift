@@ -120,12 +120,21 @@ struct GaussianKernel {
                          line: UnsafeMutablePointer<SIMD4<Float>>, into output: UnsafeMutablePointer<SIMD4<Float>>) {
         for x in 0..<width { line[x] = PixelOps.premultiplied(row + x * 4) }
         for x in 0..<width {
-            let (first, last) = edgeWeights(index: x, count: width)
-            var total = line[0] * first + line[width - 1] * last
-            let lower = max(0, x - reach)
-            let upper = min(width - 1, x + reach)
-            for j in lower...upper { total += line[j] * w[abs(j - x)] }
-            output[x] = total
+            if x >= reach && x + reach < width {
+                // Every tap inside the row: the kernel is symmetric, pair the taps.
+                var total = line[x] * w[0]
+                var m = 1
+                while m <= reach {
+                    total += (line[x - m] + line[x + m]) * w[m]
+                    m += 1
+                }
+                output[x] = total
+            } else {
+                let (first, last) = edgeWeights(index: x, count: width)
+                var total = line[0] * first + line[width - 1] * last
+                for j in max(0, x - reach)...min(width - 1, x + reach) { total += line[j] * w[abs(j - x)] }
+                output[x] = total
+            }
         }
     }
 
@@ -134,12 +143,24 @@ struct GaussianKernel {
     private func blurColumn(y: Int, width: Int, height: Int, weights w: UnsafeBufferPointer<Float>,
                             ring: UnsafeMutablePointer<SIMD4<Float>>, ringRows: Int,
                             sum: UnsafeMutablePointer<SIMD4<Float>>) {
-        for x in 0..<width { sum[x] = .zero }
+        let centre = ring + (y % ringRows) * width
+        let w0 = w[0]
+        for x in 0..<width { sum[x] = centre[x] * w0 }
+        if y >= reach && y + reach < height {
+            // Every tap inside the image: pair the rows at the same distance.
+            var m = 1
+            while m <= reach {
+                let above = ring + ((y - m) % ringRows) * width
+                let below = ring + ((y + m) % ringRows) * width
+                let weight = w[m]
+                for x in 0..<width { sum[x] += (above[x] + below[x]) * weight }
+                m += 1
+            }
+            return
+        }
         let (first, last) = edgeWeights(index: y, count: height)
-        let lower = max(0, y - reach)
-        let upper = min(height - 1, y + reach)
-        for j in lower...upper {
-            var weight = w[abs(j - y)]
+        for j in max(0, y - reach)...min(height - 1, y + reach) {
+            var weight = j == y ? 0 : w[abs(j - y)]
             // Edge taps fold onto the first and last rows, which are in reach whenever they are non-zero.
             if j == 0 { weight += first }
             if j == height - 1 { weight += last }

@@ -61,6 +61,19 @@ public struct ColorControlsProcessor: ImageProcessor {
             let table = (0...255).map { curve.byte(Float($0) / 255) }
             return image.mappingFrames { PixelOps.mapChannels($0, red: table, green: table, blue: table) }
         }
+        if saturation == 0 {
+            // Grey: one tone-curve lookup per pixel.
+            return image.mappingFrames { pixels in
+                PixelOps.mapPixels(pixels) { s, d in
+                    let luma = (0.2126 * Float(s[0]) + 0.7152 * Float(s[1]) + 0.0722 * Float(s[2])) * (1 / 255)
+                    let grey = curve.byte(luma)
+                    d[0] = grey
+                    d[1] = grey
+                    d[2] = grey
+                    d[3] = s[3]
+                }
+            }
+        }
         let amount = Float(saturation)
         return image.mappingFrames { pixels in
             PixelOps.mapPixels(pixels) { s, d in
@@ -81,36 +94,42 @@ struct ToneCurve {
     private let gain: Float
     private let offset: Float
     /// `thresholds[o - 1]`: the smallest clamped value whose exposed result rounds to `o` or
-    /// more, for `o` in `1...255`; `nil` when there is no exposure change.
-    private let thresholds: [Float]?
+    /// more, for `o` in `1...255`; empty when there is no exposure change.
+    private let thresholds: [Float]
+    /// `firstLevel[q]`: how many thresholds are <= `q / 4096`, a starting point for the search.
+    private let firstLevel: [UInt8]
 
     init(brightness: Double, contrast: Double, inputEV: Double) {
         gain = Float(contrast)
         offset = Float((brightness - 0.5) * contrast + 0.5)
-        if inputEV == 0 {
-            thresholds = nil
-        } else {
-            let factor = pow(2, inputEV)
-            // round(255 * srgb(min(1, linear(c) * factor))) >= o  <=>  c >= srgb(linear((o - 0.5) / 255) / factor)
-            thresholds = (1...255).map { level in
-                Float(SRGB.encode(SRGB.decode((Double(level) - 0.5) / 255) / factor))
-            }
+        guard inputEV != 0 else {
+            thresholds = []
+            firstLevel = []
+            return
         }
+        let factor = pow(2, inputEV)
+        // round(255 * srgb(min(1, linear(c) * factor))) >= o  <=>  c >= srgb(linear((o - 0.5) / 255) / factor)
+        let thresholds = (1...255).map { level in
+            Float(SRGB.encode(SRGB.decode((Double(level) - 0.5) / 255) / factor))
+        }
+        var level = 0
+        firstLevel = (0...4096).map { bin in
+            let value = Float(bin) / 4096
+            while level < 255 && thresholds[level] <= value { level += 1 }
+            return UInt8(level)
+        }
+        self.thresholds = thresholds
     }
 
     /// The byte for a channel value `value` (`0...1` scale, possibly outside after saturation).
     @inline(__always)
     func byte(_ value: Float) -> UInt8 {
         let c = min(max(value * gain + offset, 0), 1)
-        guard let thresholds else { return UInt8((c * 255).rounded()) }
-        // How many thresholds are <= c: a binary search over the 255 sorted thresholds.
-        var low = 0
-        var high = thresholds.count
-        while low < high {
-            let middle = (low + high) / 2
-            if thresholds[middle] <= c { low = middle + 1 } else { high = middle }
-        }
-        return UInt8(low)
+        if thresholds.isEmpty { return UInt8(c * 255 + 0.5) }
+        // Exact: start from the level at the bin's lower bound, then step over the thresholds <= c.
+        var level = Int(firstLevel[Int(c * 4096)])
+        while level < 255 && thresholds[level] <= c { level += 1 }
+        return UInt8(level)
     }
 }
 

@@ -25,7 +25,7 @@ public struct TintImageProcessor: ImageProcessor {
         guard tint.alpha > 0 else { return image }
         let paint = tint.premultiplied
         return image.mappingFrames { pixels in
-            PixelOps.mapPixels(pixels) { s, d in
+            PixelOps.mapPixels(separableWhenOpaque: pixels) { s, d in
                 PixelOps.storePremultiplied(paint.over(PixelOps.premultiplied(s)), to: d)
             }
         }

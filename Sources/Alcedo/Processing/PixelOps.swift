@@ -45,6 +45,42 @@ enum PixelOps {
         }
     }
 
+    /// ``mapPixels(_:_:)`` for a `body` that, on an opaque pixel, computes each colour channel
+    /// from that channel alone and gives every opaque pixel the same alpha (compositing with a
+    /// constant colour does). Opaque pixels then go through three 256-entry tables made by
+    /// running `body` on the 256 opaque greys, with the same results; the others through `body`.
+    @inline(__always)
+    static func mapPixels(
+        separableWhenOpaque pixels: [UInt8], _ body: (UnsafePointer<UInt8>, UnsafeMutablePointer<UInt8>) -> Void
+    ) -> [UInt8] {
+        var tables = [UInt8](repeating: 0, count: 256 * 3)
+        var opaqueAlpha: UInt8 = 255
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 8) { scratch in
+            guard let grey = scratch.baseAddress else { return }
+            for value in 0...255 {
+                let v = UInt8(value)
+                grey[0] = v; grey[1] = v; grey[2] = v; grey[3] = 255
+                body(grey, grey + 4)
+                tables[value] = grey[4]
+                tables[256 + value] = grey[5]
+                tables[512 + value] = grey[6]
+                opaqueAlpha = grey[7]
+            }
+        }
+        return tables.withUnsafeBufferPointer { table in
+            mapPixels(pixels) { s, d in
+                if s[3] == 255 {
+                    d[0] = table[Int(s[0])]
+                    d[1] = table[256 + Int(s[1])]
+                    d[2] = table[512 + Int(s[2])]
+                    d[3] = opaqueAlpha
+                } else {
+                    body(s, d)
+                }
+            }
+        }
+    }
+
     /// The pixel at `p` premultiplied, as `Float`s in `0...1`: (r·a, g·a, b·a, a).
     @inline(__always)
     static func premultiplied(_ p: UnsafePointer<UInt8>) -> SIMD4<Float> {
@@ -58,7 +94,7 @@ enum PixelOps {
     @inline(__always)
     static func storePremultiplied(_ c: SIMD4<Float>, to p: UnsafeMutablePointer<UInt8>) {
         let alpha = min(max(c.w, 0), 1)
-        let a8 = (alpha * 255).rounded()
+        let a8 = byte(alpha * 255)
         guard a8 > 0 else {
             p[0] = 0; p[1] = 0; p[2] = 0; p[3] = 0
             return
@@ -67,16 +103,17 @@ enum PixelOps {
         p[0] = byte(c.x * unscale)
         p[1] = byte(c.y * unscale)
         p[2] = byte(c.z * unscale)
-        p[3] = UInt8(a8)
+        p[3] = a8
     }
 
-    /// `value` (nominally `0...255`) rounded to nearest and clamped to a byte.
+    /// `value` (nominally `0...255`) clamped to a byte and rounded to nearest, halves up.
+    /// (Adding 0.5 and truncating: `Float.rounded()` is a library call on baseline x86-64.)
     @inline(__always)
     static func byte(_ value: Float) -> UInt8 {
-        UInt8(min(max(value, 0), 255).rounded())
+        UInt8(min(max(value, 0), 255) + 0.5)
     }
 
-    /// `value` in `0...1` as a byte, rounded to nearest and clamped.
+    /// `value` in `0...1` as a byte, clamped and rounded to nearest.
     @inline(__always)
     static func unitByte(_ value: Double) -> UInt8 {
         UInt8(min(max(value * 255, 0), 255).rounded())

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Alcedo
 
@@ -50,6 +51,26 @@ struct ColorControlsProcessorTests {
         #expect(try ColorControlsProcessor(inputEV: ev).process(image).pixel(x: 0, y: 0) == RGBA(red: e, green: e, blue: e, alpha: 200))
         #expect(try ColorControlsProcessor(saturation: 0, inputEV: ev).process(image).pixel(x: 0, y: 0)
                 == RGBA(red: e, green: e, blue: e, alpha: 200))
+    }
+
+    @Test("exposure is exact on every 8-bit value, through both paths", arguments: [-2.0, 0.7, 3.0, 9.0])
+    func exposureEveryValue(ev: Double) throws {
+        func linear(_ v: Double) -> Double { v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4) }
+        func encoded(_ l: Double) -> Double { l <= 0.0031308 ? l * 12.92 : 1.055 * pow(l, 1 / 2.4) - 0.055 }
+        let image = Synthetic.image(width: 16, height: 16) { x, y in
+            let v = UInt8(y * 16 + x)
+            return RGBA(red: v, green: v, blue: v)
+        }
+        let table = try ColorControlsProcessor(inputEV: ev).process(image)
+        let perPixel = try ColorControlsProcessor(saturation: 0, inputEV: ev).process(image)
+        for value in 0..<256 {
+            let exact = 255 * encoded(min(1, linear(Double(value) / 255) * pow(2, ev)))
+            let (x, y) = (value % 16, value / 16)
+            if abs(exact - exact.rounded(.down) - 0.5) < 1e-3 { continue }   // a tie: either side is right
+            let expected = UInt8(exact.rounded())
+            #expect(table.pixel(x: x, y: y).red == expected, "\(value) at \(ev) EV")
+            #expect(perPixel.pixel(x: x, y: y).red == expected, "\(value) at \(ev) EV")
+        }
     }
 
     @Test("black and white gives r == g == b (Kingfisher's +0.7 EV on the luma)")
