@@ -9,16 +9,21 @@ import Foundation
 /// the image the edge pixels repeat (edge clamp), so a constant image stays constant and the
 /// borders do not darken. A radius of 0 returns the image unchanged.
 ///
-/// Cost: ⌈3σ⌉·2+1 multiply-adds per pixel and pass (bounded by the image size), with
-/// `(2⌈3σ⌉+1)` rows of 16 bytes per pixel as working memory.
+/// Cost: 2⌈3σ⌉+1 multiply-adds per pixel and pass (fewer when the image is smaller than the
+/// kernel), with 2⌈3σ⌉+1 rows of 16 bytes per pixel as working memory. The radius is limited
+/// to ``maximumRadius`` so that a parameter cannot tie a core up for minutes; for a stronger
+/// blur, downsample first.
 ///
 /// Identifier: `com.alcedo.blur(<radius>)`, for example `com.alcedo.blur(4.0)`.
 public struct BlurImageProcessor: ImageProcessor {
+    /// The largest accepted ``blurRadius``: 250 pixels (a kernel of 1,501 taps).
+    public static let maximumRadius = 250.0
+
     /// The Gaussian's standard deviation σ in pixels.
     public let blurRadius: Double
 
     /// Creates a blur processor.
-    /// - Parameter blurRadius: σ of the Gaussian in pixels, at least 0 (0 is no blur).
+    /// - Parameter blurRadius: σ of the Gaussian in pixels, in `0...250` (0 is no blur).
     public init(blurRadius: Double) {
         self.blurRadius = blurRadius
     }
@@ -27,9 +32,14 @@ public struct BlurImageProcessor: ImageProcessor {
         ProcessorSupport.identifier("blur", [ProcessorSupport.number(blurRadius)])
     }
 
-    /// Blurs every frame. Throws `.invalidParameter` for a negative or non-finite radius.
+    /// Blurs every frame. Throws `.invalidParameter` for a radius that is negative, not
+    /// finite or over ``maximumRadius``.
     public func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
         try ProcessorSupport.requireNonNegative(blurRadius, "blurRadius", in: "BlurImageProcessor")
+        guard blurRadius <= Self.maximumRadius else {
+            throw ProcessorSupport.invalid("BlurImageProcessor",
+                                           "blurRadius must be at most \(Self.maximumRadius), got \(blurRadius)")
+        }
         guard blurRadius > 0 else { return image }
         let kernel = GaussianKernel(sigma: blurRadius, longestSide: max(image.width, image.height))
         return image.mappingFrames { pixels in
