@@ -14,9 +14,14 @@ import Foundation
 /// 3. Alpha is **premultiplied** on the way in and divided out on the way back, so the
 ///    colour of a fully transparent pixel never bleeds into its neighbours.
 ///
-/// Arithmetic is `Float` with `SIMD4<Float>` per pixel; a colour-constant picture stays
-/// exactly that colour. The result is within a step or two of Pillow's
-/// `Image.resize(size, Image.LANCZOS, reducing_gap=2.0)`.
+/// Box sums are exact integers, the filtering is `Float` with `SIMD4<Float>` per pixel and
+/// results are rounded to nearest: a picture of one colour stays exactly that colour (an
+/// output pixel whose alpha rounds to 0 is transparent black). On photographs the result is
+/// within 1 or 2 of Pillow's `Image.resize(size, Image.LANCZOS, reducing_gap=2.0)`
+/// (PSNR about 55 dB).
+///
+/// When a box factor does not divide the size, the last boxed pixel averages the leftover
+/// strip and the Lanczos weights count it for the fraction of a pixel it covers.
 ///
 /// ## Threads
 /// The call is synchronous and CPU-bound: run it off Swift's cooperative pool. Large
