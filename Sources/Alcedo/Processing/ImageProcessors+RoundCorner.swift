@@ -1,5 +1,7 @@
 /// Rounds the corners of an image: pixels outside the rounded outline become transparent (or
-/// the background colour), with a one-pixel anti-aliased edge.
+/// the background colour), with a one-pixel anti-aliased edge. With a target size the image is
+/// first resized to exactly that size (as Kingfisher draws it into the target rectangle) and
+/// the radius is taken from the target size.
 ///
 /// ```swift
 /// let avatar = RoundCornerImageProcessor(radius: .widthFraction(0.5))   // a circle for a square image
@@ -51,6 +53,8 @@ public struct RoundCornerImageProcessor: ImageProcessor {
 
     /// The corner radius. A radius over half the shorter side is clamped to it (a full pill or circle).
     public let radius: Radius
+    /// The size the image is resized to before rounding (default `nil`: its own size).
+    public let targetSize: PixelSize?
     /// The corners to round (default `.all`).
     public let roundingCorners: RectCorner
     /// The colour behind the image (default `nil`: transparent corners). When set, the whole
@@ -60,31 +64,44 @@ public struct RoundCornerImageProcessor: ImageProcessor {
     /// Creates a round-corner processor.
     /// - Parameters:
     ///   - radius: the corner radius, `.point(_:)`, `.widthFraction(_:)` or `.heightFraction(_:)`.
+    ///   - targetSize: the exact size to resize the image to first, aspect ratio not kept
+    ///     (default `nil`: keep the size).
     ///   - roundingCorners: which corners to round (default `.all`).
     ///   - backgroundColor: the colour painted outside the outline and behind the image
     ///     (default `nil`: outside the outline is transparent).
-    public init(radius: Radius, roundingCorners: RectCorner = .all, backgroundColor: RGBA? = nil) {
+    public init(radius: Radius, targetSize: PixelSize? = nil, roundingCorners: RectCorner = .all,
+                backgroundColor: RGBA? = nil) {
         self.radius = radius
+        self.targetSize = targetSize
         self.roundingCorners = roundingCorners
         self.backgroundColor = backgroundColor
     }
 
     /// Creates a round-corner processor with a radius in pixels (Kingfisher's `cornerRadius:` form).
-    public init(cornerRadius: Double, roundingCorners: RectCorner = .all, backgroundColor: RGBA? = nil) {
-        self.init(radius: .point(cornerRadius), roundingCorners: roundingCorners, backgroundColor: backgroundColor)
+    public init(cornerRadius: Double, targetSize: PixelSize? = nil, roundingCorners: RectCorner = .all,
+                backgroundColor: RGBA? = nil) {
+        self.init(radius: .point(cornerRadius), targetSize: targetSize, roundingCorners: roundingCorners,
+                  backgroundColor: backgroundColor)
     }
 
     public var identifier: String {
         ProcessorSupport.identifier("roundcorner", [
             radius.identifierDescription, roundingCorners.identifierDescription,
-            ProcessorSupport.size(nil), ProcessorSupport.color(backgroundColor),
+            ProcessorSupport.size(targetSize), ProcessorSupport.color(backgroundColor),
         ])
     }
 
     /// Rounds the corners of every frame. Throws `.invalidParameter` for a negative or
-    /// non-finite radius or a fraction outside `0...1`.
+    /// non-finite radius, a fraction outside `0...1` or a target size with a side <= 0, and
+    /// `.outputTooLarge` for a target size over the limits of ``DecodingLimits/default``.
     public func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
         try radius.validate("radius", in: "RoundCornerImageProcessor")
+        var image = image
+        if let targetSize {
+            try ProcessorSupport.requirePositive(targetSize, "targetSize", in: "RoundCornerImageProcessor")
+            try ProcessorSupport.requireOutput(targetSize, frameCount: image.frames.count, in: "RoundCornerImageProcessor")
+            image = image.resized(to: targetSize)
+        }
         let (width, height) = (image.width, image.height)
         let mask = RoundedRectMask(minX: 0, minY: 0, maxX: Double(width), maxY: Double(height),
                                    radius: radius.compute(with: image.size), corners: roundingCorners)

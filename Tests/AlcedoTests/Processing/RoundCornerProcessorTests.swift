@@ -94,4 +94,17 @@ struct RoundCornerProcessorTests {
         let partial = result.pixel(x: 1, y: 0)
         #expect(abs(Int(partial.alpha) - Int((100 * Double(Self.expectedAlpha(x: 1, y: 0, radius: 3)) / 255).rounded())) <= 1)
     }
+
+    @Test("a target size resizes first; fractions are of the target size")
+    func targetSize() throws {
+        let image = Synthetic.solid(Self.red, width: 8, height: 4)
+        let target = PixelSize(width: 6, height: 6)
+        let result = try RoundCornerImageProcessor(radius: .widthFraction(0.5), targetSize: target).process(image)
+        #expect(result.size == target)
+        #expect(try result == RoundCornerImageProcessor(cornerRadius: 3).process(Synthetic.solid(Self.red, width: 6, height: 6)))
+        #expect(RoundCornerImageProcessor(cornerRadius: 3, targetSize: target).identifier == "com.alcedo.roundcorner(3.0,all,6x6,-)")
+        #expect(invalidParameter { () throws(AlcedoError) in
+            try RoundCornerImageProcessor(cornerRadius: 3, targetSize: PixelSize(width: 0, height: 6)).process(image)
+        }?.message.contains("targetSize") == true)
+    }
 }
