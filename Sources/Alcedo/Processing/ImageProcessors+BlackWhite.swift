@@ -12,6 +12,7 @@ public struct BlackWhiteProcessor: ImageProcessor {
     /// Creates a black-and-white processor.
     public init() {}
 
+    /// Names the processor and its parameters: `com.alcedo.blackwhite`.
     public var identifier: String { ProcessorSupport.identifier("blackwhite") }
 
     /// Turns every frame grey.

@@ -83,6 +83,7 @@ public struct BlendImageProcessor: ImageProcessor {
         self.backgroundColor = backgroundColor
     }
 
+    /// Names the processor and its parameters: `com.alcedo.blend(<mode>,<alpha>,<background or ->)`.
     public var identifier: String {
         ProcessorSupport.identifier("blend", [
             blendMode.rawValue, ProcessorSupport.number(alpha), ProcessorSupport.color(backgroundColor),

@@ -28,6 +28,7 @@ public struct BlurImageProcessor: ImageProcessor {
         self.blurRadius = blurRadius
     }
 
+    /// Names the processor and its parameters: `com.alcedo.blur(<radius>)`.
     public var identifier: String {
         ProcessorSupport.identifier("blur", [ProcessorSupport.number(blurRadius)])
     }

@@ -34,6 +34,7 @@ public struct BorderImageProcessor: ImageProcessor {
         self.roundingCorners = roundingCorners
     }
 
+    /// Names the processor and its parameters: `com.alcedo.border(<width>,<colour>,<radius>,<corners>)`.
     public var identifier: String {
         ProcessorSupport.identifier("border", [
             ProcessorSupport.number(lineWidth), ProcessorSupport.color(color),

@@ -42,6 +42,7 @@ public struct ColorControlsProcessor: ImageProcessor {
         self.inputEV = inputEV
     }
 
+    /// Names the processor and its parameters: `com.alcedo.colorcontrols(<brightness>,<contrast>,<saturation>,<inputEV>)`.
     public var identifier: String {
         ProcessorSupport.identifier("colorcontrols", [brightness, contrast, saturation, inputEV].map(ProcessorSupport.number))
     }

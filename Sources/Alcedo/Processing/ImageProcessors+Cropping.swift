@@ -49,6 +49,7 @@ public struct CroppingImageProcessor: ImageProcessor {
         self.anchor = anchor
     }
 
+    /// Names the processor and its parameters: `com.alcedo.cropping(<W>x<H>,<anchor x>,<anchor y>)`.
     public var identifier: String {
         ProcessorSupport.identifier("cropping", [
             ProcessorSupport.size(size), ProcessorSupport.number(anchor.x), ProcessorSupport.number(anchor.y),

@@ -18,6 +18,7 @@ public struct DownsamplingImageProcessor: ImageProcessor {
         self.size = size
     }
 
+    /// Names the processor and its parameters: `com.alcedo.downsampling(<W>x<H>)`.
     public var identifier: String {
         ProcessorSupport.identifier("downsampling", [ProcessorSupport.size(size)])
     }

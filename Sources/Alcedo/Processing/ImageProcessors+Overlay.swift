@@ -24,6 +24,7 @@ public struct OverlayImageProcessor: ImageProcessor {
         self.fraction = fraction
     }
 
+    /// Names the processor and its parameters: `com.alcedo.overlay(<colour>,<fraction>)`.
     public var identifier: String {
         ProcessorSupport.identifier("overlay", [ProcessorSupport.color(overlay), ProcessorSupport.number(fraction)])
     }

@@ -37,6 +37,7 @@ public struct ResizingImageProcessor: ImageProcessor {
         self.targetContentMode = mode
     }
 
+    /// Names the processor and its parameters: `com.alcedo.resizing(<W>x<H>,<none|fit|fill>)`.
     public var identifier: String {
         ProcessorSupport.identifier("resizing", [ProcessorSupport.size(referenceSize), targetContentMode.rawValue])
     }

@@ -84,6 +84,7 @@ public struct RoundCornerImageProcessor: ImageProcessor {
                   backgroundColor: backgroundColor)
     }
 
+    /// Names the processor and its parameters: `com.alcedo.roundcorner(<radius>,<corners>,<target size or ->,<background or ->)`.
     public var identifier: String {
         ProcessorSupport.identifier("roundcorner", [
             radius.identifierDescription, roundingCorners.identifierDescription,

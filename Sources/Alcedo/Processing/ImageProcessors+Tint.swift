@@ -16,6 +16,7 @@ public struct TintImageProcessor: ImageProcessor {
         self.tint = tint
     }
 
+    /// Names the processor and its parameters: `com.alcedo.tint(<colour>)`.
     public var identifier: String {
         ProcessorSupport.identifier("tint", [ProcessorSupport.color(tint)])
     }

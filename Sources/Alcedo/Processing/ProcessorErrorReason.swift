@@ -8,6 +8,7 @@ public enum ProcessorErrorReason: Sendable, Equatable, CustomStringConvertible {
     /// all (the limits of ``DecodingLimits/default``), so it refused before allocating.
     case outputTooLarge(processor: String, size: PixelSize, limit: Int)
 
+    /// One line naming the processor and what was wrong.
     public var description: String {
         switch self {
         case .invalidParameter(let processor, let message):

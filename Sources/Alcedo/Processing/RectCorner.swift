@@ -1,6 +1,7 @@
 /// A set of corners of a rectangle, for ``RoundCornerImageProcessor`` and
 /// ``BorderImageProcessor``: `[.topLeft, .bottomRight]`, or `.all` (the default there).
 public struct RectCorner: OptionSet, Sendable, Hashable {
+    /// The bits of the set (see ``init(rawValue:)``).
     public let rawValue: Int
 
     /// Creates a set from its raw bits (1 top-left, 2 top-right, 4 bottom-left, 8 bottom-right).
