@@ -1,0 +1,22 @@
+/// Decides what happens when the server redirects.
+///
+/// The downloader has already checked the redirect (a `Location` that is an http(s) URL, no
+/// loop, under the redirect limit) and built the request to the new URL with the same header
+/// fields. Return it, a changed one (drop `Authorization` when the host changes, say) or `nil`
+/// to stop: the 3xx response is then checked like any other and fails as an unacceptable status.
+public protocol ImageDownloadRedirectHandler: Sendable {
+    func handleRedirect(response: DownloadResponse, newRequest: DownloadRequest) async -> DownloadRequest?
+}
+
+/// A redirect handler made from a closure.
+public struct AnyRedirectHandler: ImageDownloadRedirectHandler {
+    private let block: @Sendable (DownloadResponse, DownloadRequest) async -> DownloadRequest?
+
+    public init(handle: @escaping @Sendable (DownloadResponse, DownloadRequest) async -> DownloadRequest?) {
+        block = handle
+    }
+
+    public func handleRedirect(response: DownloadResponse, newRequest: DownloadRequest) async -> DownloadRequest? {
+        await block(response, newRequest)
+    }
+}
