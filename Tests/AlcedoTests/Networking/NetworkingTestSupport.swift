@@ -29,16 +29,6 @@ func pngLikeData(count: Int) -> Data {
 /// A real PNG file from the fixtures.
 func samplePNG() throws -> Data { try Fixtures.data("libpng/testpngs/rgb-8.png") }
 
-/// Waits (polling every 5 ms, at most `seconds`) until `condition` holds; `false` if it never does.
-func eventually(within seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while !condition() {
-        if ContinuousClock.now > deadline { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
-}
-
 /// Thread-safe list for collecting values from callbacks.
 final class Collected<Element: Sendable>: Sendable {
     private let storage = Mutex<[Element]>([])

@@ -1,0 +1,12 @@
+import Foundation
+
+/// Polls `condition` every 5 ms until it holds or `seconds` pass (a bound, not a timing claim);
+/// `false` if it never holds.
+func eventually(within seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while !condition() {
+        if ContinuousClock.now > deadline { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}
