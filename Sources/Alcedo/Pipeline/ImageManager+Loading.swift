@@ -18,27 +18,43 @@ extension ImageManager {
         let clock = ContinuousClock()
         let start = clock.now
         let request = LoadRequest(source: source, options: options, manager: self)
-        let loaded: LoadedImage
-        if let hit = memoryHit(request) {
-            var metrics = RetrieveImageMetrics()
-            metrics.cacheLookup = clock.now - start
-            loaded = LoadedImage(image: hit, cacheType: .memory, originalData: nil, response: nil, metrics: metrics)
-        } else {
-            loaded = try await pipelines.value(for: request.pipelineKey, priority: PriorityTicket(priority: options.downloadPriority),
+        if let hit = memoryResult(request, originalSource: originalSource, since: start) { return hit }
+        let loaded = try await pipelines.value(for: request.pipelineKey, priority: PriorityTicket(priority: options.downloadPriority),
                                                progress: progress) { [self] context in
-                do throws(AlcedoError) {
-                    return .success(try await run(request, context: context))
-                } catch {
-                    return .failure(error)
-                }
+            do throws(AlcedoError) {
+                return .success(try await run(request, context: context))
+            } catch {
+                return .failure(error)
             }
         }
+        return deliver(loaded, request, originalSource: originalSource, since: start)
+    }
+
+    /// The result for `source` if its processed image is in memory (and the request reads the
+    /// caches), without any suspension: what a binding shows at once.
+    func memoryCachedResult(for source: Source, options: AlcedoParsedOptionsInfo) -> RetrieveImageResult? {
+        memoryResult(LoadRequest(source: source, options: options, manager: self), originalSource: source,
+                     since: ContinuousClock.now)
+    }
+
+    private func memoryResult(_ request: LoadRequest, originalSource: Source, since start: ContinuousClock.Instant) -> RetrieveImageResult? {
+        guard let hit = memoryHit(request) else { return nil }
+        var metrics = RetrieveImageMetrics()
+        metrics.cacheLookup = ContinuousClock.now - start
+        return deliver(LoadedImage(image: hit, cacheType: .memory, originalData: nil, response: nil, metrics: metrics),
+                       request, originalSource: originalSource, since: start)
+    }
+
+    /// The caller's result: the first frame under ``AlcedoOptionsInfoItem/onlyLoadFirstFrame``,
+    /// the image modifier applied, the total time set.
+    private func deliver(_ loaded: LoadedImage, _ request: LoadRequest, originalSource: Source,
+                         since start: ContinuousClock.Instant) -> RetrieveImageResult {
         var image = loaded.image
-        if options.onlyLoadFirstFrame && image.isAnimated { image = image.frame(at: 0) }
-        if let modifier = options.imageModifier { image = modifier.modify(image) }
+        if request.options.onlyLoadFirstFrame && image.isAnimated { image = image.frame(at: 0) }
+        if let modifier = request.options.imageModifier { image = modifier.modify(image) }
         var metrics = loaded.metrics
-        metrics.total = clock.now - start
-        return RetrieveImageResult(image: image, cacheType: loaded.cacheType, source: source, originalSource: originalSource,
+        metrics.total = ContinuousClock.now - start
+        return RetrieveImageResult(image: image, cacheType: loaded.cacheType, source: request.source, originalSource: originalSource,
                                    originalData: loaded.originalData, response: loaded.response, metrics: metrics)
     }
 
