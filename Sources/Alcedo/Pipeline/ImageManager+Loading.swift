@@ -84,7 +84,10 @@ extension ImageManager {
             if !request.variantIsOriginal, let original = originalInMemory(request) {
                 metrics.cacheLookup = clock.now - lookupStart
                 let image = try await process(original, request, priority: context.ticket.priority, metrics: &metrics)
-                await store(image, data: nil, info: nil, request, storeOriginal: false, metrics: &metrics)
+                // The variant goes to disk only if its original is there (not memory-only, not no-store).
+                let originalOnDisk = try? await request.originalCache.diskMetadata(forKey: request.key)
+                await store(image, data: nil, info: originalOnDisk?.httpCacheInfo, request, storeOriginal: false,
+                            toDisk: originalOnDisk != nil, metrics: &metrics)
                 return LoadedImage(image: image, cacheType: .memory, originalData: nil, response: nil, metrics: metrics)
             }
             let hit = await diskHit(request)

@@ -13,15 +13,16 @@ extension ImageManager {
     ///   - data: the bytes `image` came from.
     ///   - storeOriginal: `true` after a load (the original is new); `false` when the original
     ///     came from a cache.
+    ///   - toDisk: `false` to keep the image in memory only whatever the options say.
     func store(_ image: AlcedoImage, data: Data?, info: HTTPCacheInfo?, _ request: LoadRequest, storeOriginal: Bool,
-               metrics: inout RetrieveImageMetrics) async {
+               toDisk: Bool = true, metrics: inout RetrieveImageMetrics) async {
         let clock = ContinuousClock()
         let start = clock.now
         let options = request.options
         request.targetCache.storeToMemory(image, forKey: request.key, processorIdentifier: request.variant,
                                           expiration: request.memoryExpiration(for: info))
         defer { metrics.storing += clock.now - start }
-        guard !options.cacheMemoryOnly, info?.noStore != true else { return }
+        guard toDisk, !options.cacheMemoryOnly, info?.noStore != true else { return }
 
         let writes = DiskWrites(request: request, image: image, data: data, info: info, storeOriginal: storeOriginal)
         guard writes.hasWork else { return }
