@@ -37,11 +37,14 @@ struct PNGReference: Codable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { file }
 
-    static let all: [PNGReference] = {
-        guard let data = try? Fixtures.data("png-generated/references.json"),
-              let rows = try? JSONDecoder().decode([PNGReference].self, from: data) else { return [] }
-        return rows
-    }()
+    static let all: [PNGReference] = referenceRows("png-generated/references.json")
+}
+
+/// The rows of a JSON reference fixture (empty when it cannot be read, which the suites'
+/// count checks catch).
+func referenceRows<Row: Decodable>(_ path: String) -> [Row] {
+    guard let data = try? Fixtures.data(path), let rows = try? JSONDecoder().decode([Row].self, from: data) else { return [] }
+    return rows
 }
 
 /// Every PNG of the libpng and Go test suites against references made without libpng (see
