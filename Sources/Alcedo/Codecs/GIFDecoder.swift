@@ -8,7 +8,9 @@ import Foundation
 /// against ``DecodingLimits/maxPixelCount`` before the canvas exists, each frame's own size
 /// before it is decompressed, and the frame count and total bytes
 /// (``DecodingLimits/maxFrameCount``, ``DecodingLimits/maxTotalBytes``) before each frame is
-/// kept.
+/// kept. Rows that fall below the canvas are skipped undecoded; the pixels decoded for all
+/// frames together (at each frame's full width, which may exceed the canvas) are held to
+/// ``DecodingLimits/maxTotalBytes`` as well, at 4 bytes a pixel.
 ///
 /// ## Compositing
 /// Frames are composited on the logical screen as browsers do (see ``GIFCompositor``): the
@@ -105,6 +107,7 @@ public struct GIFDecoder: ImageDecoding {
         var loops: Int?
         var hasAlpha = false
         var control: GIFGraphicControl?
+        var decodedBytes = 0
 
         do throws(AlcedoError) {
             reading: while true {
@@ -133,8 +136,17 @@ public struct GIFDecoder: ImageDecoding {
                         if descriptor.width > 0 && descriptor.height > 0 {
                             try options.limits.check(width: descriptor.width, height: descriptor.height, format: .gif)
                         }
-                        try draw(descriptor, area: area, control: control, globalColors: reader.globalColors,
-                                 reader: reader, on: &compositor)
+                        // Rows are decoded up to the last one that shows on the canvas, at the frame's full
+                        // width: frames far larger than the canvas count against the byte limit too.
+                        let rows = descriptor.rowOrder
+                        let rowsNeeded = area.isEmpty ? 0 : (rows.lastIndex { $0 < area.height }.map { $0 + 1 } ?? 0)
+                        decodedBytes += rowsNeeded * descriptor.width * 4
+                        if decodedBytes > options.limits.maxTotalBytes {
+                            throw AlcedoError.decodingError(reason: .animationTooLarge(format: .gif, bytes: decodedBytes,
+                                                                                       limit: options.limits.maxTotalBytes))
+                        }
+                        try draw(descriptor, rows: rows[..<rowsNeeded], area: area, control: control,
+                                 globalColors: reader.globalColors, reader: reader, on: &compositor)
                         let seconds = control.map { Double($0.delay) / 100 }
                         frames.append(AlcedoImage.Frame(pixels: compositor.canvas, duration: AlcedoImage.normalizedFrameDuration(seconds)))
                     } else {
@@ -162,11 +174,13 @@ public struct GIFDecoder: ImageDecoding {
         return Reading(info: info, frames: frames)
     }
 
-    /// Decodes one frame's rows and draws them on the canvas.
-    private func draw(_ descriptor: GIFImageDescriptor, area: GIFCompositor.Area, control: GIFGraphicControl?,
-                      globalColors: [UInt8]?, reader: GIFFileReader, on canvas: inout GIFCompositor) throws(AlcedoError) {
+    /// Decodes the first `rows.count` rows of a frame (in storage order; `rows` gives each one's
+    /// place in the frame), draws them on the canvas and skips the rest of the frame's data.
+    private func draw(_ descriptor: GIFImageDescriptor, rows: ArraySlice<Int>, area: GIFCompositor.Area,
+                      control: GIFGraphicControl?, globalColors: [UInt8]?, reader: GIFFileReader,
+                      on canvas: inout GIFCompositor) throws(AlcedoError) {
         canvas.beginFrame(area: area, disposal: control?.disposal ?? 0)
-        guard !area.isEmpty else {
+        guard !rows.isEmpty else {
             try reader.skipImageData()
             return
         }
@@ -174,16 +188,15 @@ public struct GIFDecoder: ImageDecoding {
                                                 transparentIndex: control?.transparentIndex)
         let row = UnsafeMutablePointer<UInt8>.allocate(capacity: descriptor.width)
         defer { row.deallocate() }
-        for y in descriptor.rowOrder {
-            if !descriptor.interlaced && y >= area.height {
-                // The remaining rows fall below the canvas: skip their data undecoded.
-                try reader.skipRemainingData()
-                return
-            }
+        for y in rows {
             guard try reader.readRow(into: row, count: descriptor.width) else { return }
             if y < area.height {
                 canvas.drawRow(row, count: area.width, x: area.x, y: area.y + y, palette: palette)
             }
+        }
+        if rows.count < descriptor.height {
+            // The remaining rows fall outside the canvas: skip their data undecoded.
+            try reader.skipRemainingData()
         }
     }
 }

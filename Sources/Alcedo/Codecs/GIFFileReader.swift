@@ -151,12 +151,14 @@ final class GIFFileReader {
     private static func colors(of map: UnsafeMutablePointer<ColorMapObject>?) -> [UInt8]? {
         guard let map, let colors = map.pointee.Colors, map.pointee.ColorCount > 0 else { return nil }
         let count = min(Int(map.pointee.ColorCount), 256)
-        var rgb = [UInt8]()
-        rgb.reserveCapacity(count * 3)
-        for index in 0..<count {
-            rgb += [colors[index].Red, colors[index].Green, colors[index].Blue]
+        return [UInt8](unsafeUninitializedCapacity: count * 3) { rgb, initialized in
+            for index in 0..<count {
+                rgb[index * 3] = colors[index].Red
+                rgb[index * 3 + 1] = colors[index].Green
+                rgb[index * 3 + 2] = colors[index].Blue
+            }
+            initialized = count * 3
         }
-        return rgb
     }
 }
 

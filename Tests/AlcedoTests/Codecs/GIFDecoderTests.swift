@@ -204,6 +204,32 @@ struct GIFDecoderTests {
         #expect(info.frameCount == 3 && info.hasAlpha)
     }
 
+    /// Rows below the canvas are skipped undecoded, for interlaced frames too; the next frame
+    /// still reads from the right place.
+    @Test func rowsBelowTheCanvasAreSkipped() throws {
+        for interlaced in [false, true] {
+            var gif = GIFTestFile(width: 3, height: 2, palette: palette4)
+            gif.image(width: 3, height: 10, interlaced: interlaced, indices: (0..<30).map { UInt8($0 / 3 % 4) })
+            gif.image(x: 1, y: 1, width: 1, height: 1, indices: [3])
+            gif.trailer()
+            let image = try decoder.decode(gif.data, options: .default)
+            #expect(picture(image, frame: 0) == ["RRR", "GGG"], "interlaced: \(interlaced)")
+            #expect(picture(image, frame: 1) == ["RRR", "GWG"], "interlaced: \(interlaced)")
+        }
+    }
+
+    /// Frames much wider than the canvas cost their full width to decode: they count against
+    /// the byte limit even though the canvas is small.
+    @Test func decodingWorkIsBounded() throws {
+        var gif = GIFTestFile(width: 1, height: 1, palette: palette4)
+        for _ in 0..<3 { gif.image(width: 1000, height: 1, indices: [UInt8](repeating: 1, count: 1000)) }
+        gif.trailer()
+        let options = DecodingOptions(limits: DecodingLimits(maxTotalBytes: 10_000))
+        #expect(decodingFailure { _ = try decoder.decode(gif.data, options: options) }
+            == .animationTooLarge(format: .gif, bytes: 12_000, limit: 10_000))
+        #expect(try decoder.decode(gif.data, options: .default).frames.count == 3)
+    }
+
     @Test func interlacedRowsLandInPlace() throws {
         let rows = 11
         let indices: [UInt8] = (0..<rows).flatMap { row -> [UInt8] in [UInt8(row % 4), 3] }
