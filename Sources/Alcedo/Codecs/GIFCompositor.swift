@@ -6,6 +6,7 @@
 /// disposal method is applied to its area: 0 (unspecified) and 1 (do not dispose) keep it,
 /// 2 (restore to background) clears it to transparent, 3 (restore to previous) puts back what
 /// was there before the frame was drawn. Methods 4-7 are undefined and keep the area.
+/// APNG frames are composited here too: their dispose operations are the same three.
 struct GIFCompositor {
     /// A rectangle of the canvas, already clipped to it.
     struct Area: Equatable {
@@ -68,6 +69,40 @@ struct GIFCompositor {
                         pixels[out + 3] = colors[entry + 3]
                     }
                     out += 4
+                }
+            }
+        }
+    }
+
+    /// Draws `pixels` (RGBA rows of `area.width`) over `area`: replacing what is there, or
+    /// with `blendsOver`, alpha-compositing them over it (straight alpha, rounded). APNG frames
+    /// are drawn this way.
+    mutating func drawPixels(_ pixels: [UInt8], area: Area, blendsOver: Bool) {
+        guard !area.isEmpty, area.x >= 0, area.y >= 0, area.x + area.width <= width, area.y + area.height <= height,
+              pixels.count == area.width * area.height * 4 else { return }
+        let canvasWidth = width
+        canvas.withUnsafeMutableBufferPointer { out in
+            pixels.withUnsafeBufferPointer { source in
+                for row in 0..<area.height {
+                    var to = ((area.y + row) * canvasWidth + area.x) * 4
+                    var from = row * area.width * 4
+                    for _ in 0..<area.width {
+                        let alpha = Int(source[from + 3])
+                        if !blendsOver || alpha == 255 || out[to + 3] == 0 {
+                            for channel in 0..<4 { out[to + channel] = source[from + channel] }
+                        } else if alpha > 0 {
+                            // out = src * a + dst * da * (1 - a), everything scaled by 255 * 255.
+                            let below = Int(out[to + 3]) * (255 - alpha)
+                            let total = alpha * 255 + below
+                            for channel in 0..<3 {
+                                let value = Int(source[from + channel]) * alpha * 255 + Int(out[to + channel]) * below
+                                out[to + channel] = UInt8((value + total / 2) / total)
+                            }
+                            out[to + 3] = UInt8((total + 127) / 255)
+                        }
+                        to += 4
+                        from += 4
+                    }
                 }
             }
         }

@@ -26,7 +26,22 @@ struct PNGChunk: Sendable, Equatable {
     static let tRNS = code("tRNS"), gAMA = code("gAMA"), sRGB = code("sRGB"), cHRM = code("cHRM")
     static let iCCP = code("iCCP"), bKGD = code("bKGD"), pHYs = code("pHYs"), tIME = code("tIME")
     static let oFFs = code("oFFs"), sTER = code("sTER"), acTL = code("acTL"), fcTL = code("fcTL")
-    static let fdAT = code("fdAT")
+    static let fdAT = code("fdAT"), sBIT = code("sBIT")
+
+    /// Appends a chunk of `type` holding `data`, with its length and CRC, to `png`.
+    static func append<Bytes: Collection<UInt8>>(type: UInt32, data: Bytes, to png: inout [UInt8]) {
+        png += bigEndian(UInt32(data.count))
+        var body = bigEndian(type)
+        body += data
+        let crc = body.withUnsafeBufferPointer { UInt32(truncatingIfNeeded: alcedo_crc32(0, $0.baseAddress, UInt32($0.count))) }
+        png += body
+        png += bigEndian(crc)
+    }
+
+    /// `value` as 4 big-endian bytes.
+    static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
+    }
 }
 
 /// The structure of a PNG file, as checked by ``PNGChunkValidator``.

@@ -23,8 +23,15 @@ import Foundation
 /// `cHRM` and ICC profiles are not applied.
 ///
 /// ## Animated PNG
-/// libpng as shipped by Linux distributions has no APNG support: an APNG decodes as its
-/// default image, a still (``AlcedoImage/sourceFormat`` is `.apng`).
+/// libpng as shipped by Linux distributions has no APNG support, so APNG frames are decoded
+/// here (see ``PNGAnimation``): every frame is composited on the canvas with its blend
+/// (source, over) and dispose (none, background, previous) operations, its delay normalised
+/// by ``AlcedoImage/normalizedFrameDuration(_:)``, and ``AlcedoImage/loopCount`` is the
+/// `acTL` play count (0: forever). ``AlcedoImage/sourceFormat`` is `.apng`. With
+/// ``DecodingOptions/firstFrameOnly``, or when the animation chunks are inconsistent (sequence
+/// numbers out of order, a frame outside the canvas, a frame count that does not match
+/// `acTL`) or a frame's data cannot be decoded, the file decodes as its default image, a
+/// still, as APNG-unaware readers show it. Limit errors are never waived.
 ///
 /// EXIF orientation in an `eXIf` chunk is not applied (``AlcedoImage/orientation`` is `.up`),
 /// and ``DecodingOptions/targetSize`` is ignored: PNG has no decode-time scaling.
@@ -36,7 +43,8 @@ public struct PNGDecoder: ImageDecoding {
     public init() {}
 
     /// Reads the header with libpng: size and whether the file carries alpha (an alpha channel
-    /// or a `tRNS` chunk). Chunks after the header are not checked. Always one frame.
+    /// or a `tRNS` chunk); chunks after the header are not checked. For an APNG, the chunks are
+    /// walked (no pixel is decoded) for the frame count, the plays and the frame delays.
     public func info(for data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
         guard !data.isEmpty else { throw .decodingError(reason: .emptyData) }
         let sourceFormat = ImageFormat.sniff(data) == .apng ? ImageFormat.apng : .png
@@ -46,8 +54,15 @@ public struct PNGDecoder: ImageDecoding {
             guard png_image_begin_read_from_memory(&image, raw.baseAddress, raw.count) != 0 else {
                 return .failure(PNGLibrary.decodingError(image, format: sourceFormat, headerStage: true))
             }
-            return .success(ImageInfo(format: sourceFormat, width: Int(image.width), height: Int(image.height),
-                                      hasAlpha: image.format & 0x01 != 0))
+            var info = ImageInfo(format: sourceFormat, width: Int(image.width), height: Int(image.height),
+                                 hasAlpha: image.format & 0x01 != 0)
+            if sourceFormat == .apng, let structure = try? PNGChunkValidator.validate(raw, format: .apng),
+               let animation = PNGAnimation(structure, bytes: raw), animation.frames.count > 1 {
+                info.frameCount = animation.frames.count
+                info.loopCount = animation.plays
+                info.frameDurations = animation.frames.map { AlcedoImage.normalizedFrameDuration($0.delay) }
+            }
+            return .success(info)
         }
         return try result.get()
     }
@@ -64,9 +79,28 @@ public struct PNGDecoder: ImageDecoding {
     }
 
     private func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
-        var sourceFormat = ImageFormat.png
-        let structure = try PNGChunkValidator.validate(bytes, format: sourceFormat)
-        if structure.isAnimated { sourceFormat = .apng }
+        let structure = try PNGChunkValidator.validate(bytes, format: .png)
+        let sourceFormat: ImageFormat = structure.isAnimated ? .apng : .png
+        if structure.isAnimated && !options.firstFrameOnly, let animation = PNGAnimation(structure, bytes: bytes) {
+            try options.limits.check(width: structure.width, height: structure.height, format: .apng)
+            do throws(AlcedoError) {
+                let frames = try animation.decode(structure, bytes: bytes, limits: options.limits)
+                if frames.count > 1 {
+                    return AlcedoImage(width: structure.width, height: structure.height, frames: frames,
+                                       loopCount: animation.plays, sourceFormat: .apng)
+                } else if let only = frames.first {
+                    return AlcedoImage(width: structure.width, height: structure.height, pixels: only.pixels, sourceFormat: .apng)
+                }
+            } catch {
+                // A frame that cannot be decoded makes the file a still; limits are not waived.
+                switch error {
+                case .decodingError(.tooManyPixels), .decodingError(.tooManyFrames), .decodingError(.animationTooLarge):
+                    throw error
+                default:
+                    break
+                }
+            }
+        }
         let pixels = try PNGDecoder.decodePixels(bytes, structure: structure, limits: options.limits, format: sourceFormat)
         return AlcedoImage(width: structure.width, height: structure.height, pixels: pixels, sourceFormat: sourceFormat)
     }

@@ -47,11 +47,8 @@ enum PNGPaletteTable {
     private static func tablePNG(structure: PNGStructure, bytes: UnsafeRawBufferPointer) -> [UInt8] {
         let entries = structure.paletteCount
         var png = PNGChunkValidator.signature
-        var header = [UInt8]()
-        appendUInt32(UInt32(entries), to: &header)
-        appendUInt32(1, to: &header)
-        header += [8, 3, 0, 0, 0]
-        appendChunk("IHDR", header, to: &png)
+        let header = PNGChunk.bigEndian(UInt32(entries)) + PNGChunk.bigEndian(1) + [8, 3, 0, 0, 0]
+        PNGChunk.append(type: PNGChunk.IHDR, data: header, to: &png)
         let colourSpace: Set<UInt32> = [PNGChunk.gAMA, PNGChunk.sRGB, PNGChunk.cHRM, PNGChunk.iCCP]
         for chunk in structure.chunks {
             if chunk.type == PNGChunk.IDAT { break }
@@ -67,21 +64,9 @@ enum PNGPaletteTable {
         stream += [UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)]
         stream += row
         let adler = row.withUnsafeBufferPointer { UInt32(truncatingIfNeeded: alcedo_adler32(1, $0.baseAddress, UInt32($0.count))) }
-        appendUInt32(adler, to: &stream)
-        appendChunk("IDAT", stream, to: &png)
-        appendChunk("IEND", [], to: &png)
+        stream += PNGChunk.bigEndian(adler)
+        PNGChunk.append(type: PNGChunk.IDAT, data: stream, to: &png)
+        PNGChunk.append(type: PNGChunk.IEND, data: [], to: &png)
         return png
-    }
-
-    private static func appendChunk(_ type: String, _ data: [UInt8], to png: inout [UInt8]) {
-        appendUInt32(UInt32(data.count), to: &png)
-        let body = Array(type.utf8) + data
-        png += body
-        let crc = body.withUnsafeBufferPointer { UInt32(truncatingIfNeeded: alcedo_crc32(0, $0.baseAddress, UInt32($0.count))) }
-        appendUInt32(crc, to: &png)
-    }
-
-    private static func appendUInt32(_ value: UInt32, to bytes: inout [UInt8]) {
-        bytes += [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
     }
 }
