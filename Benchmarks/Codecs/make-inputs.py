@@ -1,0 +1,22 @@
+#!/usr/bin/env python3
+"""Makes the codec benchmark inputs in a folder: a 12-megapixel photo-like JPEG at q85 and q90,
+a large PNG, a large WebP and an animated GIF. Usage: make-inputs.py DIR"""
+import importlib.util
+import pathlib
+import sys
+
+here = pathlib.Path(__file__).resolve().parent
+spec = importlib.util.spec_from_file_location("samples", here.parent.parent / "scripts" / "make-samples.py")
+samples = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(samples)
+
+out = pathlib.Path(sys.argv[1])
+out.mkdir(parents=True, exist_ok=True)
+photo = samples.landscape(4000, 3000, 0)
+photo.save(out / "photo-12mp-q85.jpg", quality=85)
+photo.save(out / "photo-12mp-q90.jpg", quality=90)
+samples.landscape(2400, 1800, 1).save(out / "large.png", compress_level=6)
+samples.landscape(4000, 3000, 2).save(out / "large.webp", quality=80)
+frames = samples.spinner_frames(size=320, count=40)
+frames[0].save(out / "animated.gif", save_all=True, append_images=frames[1:], duration=40, loop=0,
+               disposal=2, transparency=0)

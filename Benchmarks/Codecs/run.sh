@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Codec benchmark: Alcedo against djpeg, dwebp, Pillow and pyvips on the same files in one run.
+# Prints a table of median milliseconds and ratios. Needs python3 with Pillow (and optionally pyvips).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+ALCEDO_WITH_TOOLS=1 bash "$root/scripts/install-deps.sh"
+python3 -c "import PIL" 2>/dev/null || python3 -m pip install -q pillow
+python3 -c "import pyvips" 2>/dev/null || python3 -m pip install -q pyvips-binary pyvips || true
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+python3 "$here/make-inputs.py" "$work"
+(cd "$here" && swift build -c release >/dev/null)
+bench="$(cd "$here" && swift build -c release --show-bin-path)/CodecBenchmarks"
+(cd "$root" && swift build -c release --product alcedo >/dev/null)
+alcedo="$(cd "$root" && swift build -c release --show-bin-path)/alcedo"
+files=("$work"/photo-12mp-q85.jpg "$work"/photo-12mp-q90.jpg "$work"/large.png "$work"/large.webp "$work"/animated.gif)
+"$bench" "${files[@]}" > "$work/alcedo.jsonl"
+python3 "$here/peers.py" "${files[@]}" > "$work/peers.jsonl"
+python3 "$here/report.py" "$work/alcedo.jsonl" "$work/peers.jsonl" "$alcedo" "$work/photo-12mp-q85.jpg"
