@@ -225,7 +225,7 @@ struct GIFDecoderTests {
         for _ in 0..<3 { gif.image(width: 1000, height: 1, indices: [UInt8](repeating: 1, count: 1000)) }
         gif.trailer()
         let options = DecodingOptions(limits: DecodingLimits(maxTotalBytes: 10_000))
-        #expect(decodingFailure { _ = try decoder.decode(gif.data, options: options) }
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(gif.data, options: options) }
             == .animationTooLarge(format: .gif, bytes: 12_000, limit: 10_000))
         #expect(try decoder.decode(gif.data, options: .default).frames.count == 3)
     }
@@ -302,7 +302,7 @@ struct GIFDecoderTests {
         let image = try decoder.decode(gif.data, options: DecodingOptions(firstFrameOnly: true))
         #expect(picture(image, frame: 0) == ["RG"])
         #expect(image.frames.count == 1 && image.loopCount == 0)
-        #expect(decodingFailure { _ = try decoder.decode(gif.data, options: .default) } != nil)
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(gif.data, options: .default) } != nil)
     }
 
     @Test func missingColourTableIsAGreyRampAndIndicesPastTheTableAreBlack() throws {
@@ -341,20 +341,20 @@ struct GIFDecoderTests {
     @Test func fileWithoutImagesIsCorrupt() {
         var gif = GIFTestFile(width: 1, height: 1, palette: palette4)
         gif.trailer()
-        #expect(decodingFailure { _ = try decoder.decode(gif.data, options: .default) }?.kind == "corrupt")
-        #expect(decodingFailure { _ = try decoder.info(for: gif.data, options: .default) }?.kind == "corrupt")
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(gif.data, options: .default) }?.pngGIFKind == "corrupt")
+        #expect(pngGIFDecodingFailure { _ = try decoder.info(for: gif.data, options: .default) }?.pngGIFKind == "corrupt")
     }
 
     // MARK: - Hostile input
 
     @Test func emptyAndTinyInputs() {
-        #expect(decodingFailure { _ = try decoder.decode(Data(), options: .default) } == .emptyData)
-        #expect(decodingFailure { _ = try decoder.info(for: Data(), options: .default) } == .emptyData)
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(Data(), options: .default) } == .emptyData)
+        #expect(pngGIFDecodingFailure { _ = try decoder.info(for: Data(), options: .default) } == .emptyData)
         for bytes in [[0x47], [0x47, 0x49], [0x47, 0x49, 0x46], [0x00, 0x01, 0x02]] as [[UInt8]] {
-            #expect(decodingFailure { _ = try decoder.decode(Data(bytes), options: .default) } != nil)
+            #expect(pngGIFDecodingFailure { _ = try decoder.decode(Data(bytes), options: .default) } != nil)
         }
-        #expect(decodingFailure { _ = try decoder.decode(Data("GIF89a".utf8), options: .default) }?.kind == "truncated")
-        #expect(decodingFailure { _ = try decoder.decode(Data("PNG89a1234567".utf8), options: .default) }?.kind == "header")
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(Data("GIF89a".utf8), options: .default) }?.pngGIFKind == "truncated")
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(Data("PNG89a1234567".utf8), options: .default) }?.pngGIFKind == "header")
     }
 
     /// Every prefix of a one-frame file fails, up to the one that lacks only the trailer.
@@ -362,7 +362,7 @@ struct GIFDecoderTests {
         let bytes = try [UInt8](Fixtures.data("giflib/pic/x-trans.gif"))
         let full = try decoder.decode(Data(bytes), options: .default)
         for length in 0..<(bytes.count - 1) {
-            let failure = decodingFailure { _ = try decoder.decode(Data(bytes[0..<length]), options: .default) }
+            let failure = pngGIFDecodingFailure { _ = try decoder.decode(Data(bytes[0..<length]), options: .default) }
             #expect(failure != nil, "prefix of \(length) bytes decoded")
             _ = try? decoder.info(for: Data(bytes[0..<length]), options: .default)
         }
@@ -389,7 +389,7 @@ struct GIFDecoderTests {
         var partial = 0
         for length in (complete + 1)..<(bytes.count - 1) {
             let cut = Data(bytes[0..<length])
-            #expect(decodingFailure { _ = try decoder.decode(cut, options: .default) }?.kind == "truncated", "cut at \(length)")
+            #expect(pngGIFDecodingFailure { _ = try decoder.decode(cut, options: .default) }?.pngGIFKind == "truncated", "cut at \(length)")
             let image = try decoder.decode(cut, options: allowing)
             #expect(image.frames.count == 2, "cut at \(length)")
             #expect(image.loopCount == 0)
@@ -398,7 +398,7 @@ struct GIFDecoderTests {
         #expect(partial > 10)
         // Cut inside the first frame: an error even when truncation is allowed.
         let early = Data(bytes[0..<(afterFirstFrame - 3)])
-        #expect(decodingFailure { _ = try decoder.decode(early, options: allowing) }?.kind == "truncated")
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(early, options: allowing) }?.pngGIFKind == "truncated")
         // Cut between two frames: complete (many files lack the trailer).
         #expect(try decoder.decode(Data(bytes[0..<complete]), options: .default).frames.count == 2)
     }
@@ -407,7 +407,7 @@ struct GIFDecoderTests {
         var gif = GIFTestFile(width: 65_535, height: 65_535, palette: palette4)
         gif.image(width: 1, height: 1, indices: [0])
         gif.trailer()
-        #expect(decodingFailure { _ = try decoder.decode(gif.data, options: .default) }
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(gif.data, options: .default) }
             == .tooManyPixels(format: .gif, width: 65_535, height: 65_535, limit: 100_000_000))
         let info = try decoder.info(for: gif.data, options: .default)
         #expect(info.width == 65_535 && info.frameCount == 1)
@@ -418,7 +418,7 @@ struct GIFDecoderTests {
         var gif = GIFTestFile(width: 2, height: 2, palette: palette4)
         gif.append([0x2C, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 8] + GIFTestFile.subBlocks(GIFTestFile.lzw([0, 1, 2])))
         gif.trailer()
-        #expect(decodingFailure { _ = try decoder.decode(gif.data, options: .default) }
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(gif.data, options: .default) }
             == .tooManyPixels(format: .gif, width: 65_535, height: 65_535, limit: 100_000_000))
     }
 
@@ -426,8 +426,8 @@ struct GIFDecoderTests {
         var gif = GIFTestFile(width: 0, height: 5, palette: palette4)
         gif.image(width: 1, height: 1, indices: [0])
         gif.trailer()
-        #expect(decodingFailure { _ = try decoder.decode(gif.data, options: .default) }?.kind == "header")
-        #expect(decodingFailure { _ = try decoder.info(for: gif.data, options: .default) }?.kind == "header")
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(gif.data, options: .default) }?.pngGIFKind == "header")
+        #expect(pngGIFDecodingFailure { _ = try decoder.info(for: gif.data, options: .default) }?.pngGIFKind == "header")
     }
 
     @Test func frameLimits() throws {
@@ -435,10 +435,10 @@ struct GIFDecoderTests {
         for index in 0..<5 { gif.image(width: 1, height: 1, indices: [UInt8(index % 4)]) }
         gif.trailer()
         let fewFrames = DecodingOptions(limits: DecodingLimits(maxFrameCount: 3))
-        #expect(decodingFailure { _ = try decoder.decode(gif.data, options: fewFrames) }
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(gif.data, options: fewFrames) }
             == .tooManyFrames(format: .gif, count: 4, limit: 3))
         let fewBytes = DecodingOptions(limits: DecodingLimits(maxTotalBytes: 4 * 4 * 4 * 2))
-        #expect(decodingFailure { _ = try decoder.decode(gif.data, options: fewBytes) }
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(gif.data, options: fewBytes) }
             == .animationTooLarge(format: .gif, bytes: 4 * 4 * 4 * 3, limit: 4 * 4 * 4 * 2))
         #expect(try decoder.decode(gif.data, options: DecodingOptions(limits: DecodingLimits(maxFrameCount: 5))).frames.count == 5)
         // Only the first frame is decoded, so the frame limit is not reached.
@@ -449,14 +449,14 @@ struct GIFDecoderTests {
         var gif = GIFTestFile(width: 1, height: 1, palette: palette4)
         gif.append([0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 12, 1, 0, 0])
         gif.trailer()
-        #expect(decodingFailure { _ = try decoder.decode(gif.data, options: .default) }?.kind == "corrupt")
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(gif.data, options: .default) }?.pngGIFKind == "corrupt")
     }
 
     /// Random damage anywhere in real and hand-made files: a typed error or an image, never a crash.
     @Test(arguments: ["giflib/pic/welcome2.gif", "giflib/pic/fire.gif", "giflib/pic/treescap-interlaced.gif"])
     func bitFlipsNeverCrash(file: String) throws {
         let bytes = try [UInt8](Fixtures.data(file))
-        var generator = SplitMix64(seed: UInt64(bytes.count))
+        var generator = PNGTestRandom(seed: UInt64(bytes.count))
         var decoded = 0, failed = 0
         for _ in 0..<40 {
             var damaged = bytes
@@ -465,7 +465,7 @@ struct GIFDecoderTests {
                 damaged[index] ^= UInt8(1 << (generator.next() % 8))
             }
             let data = Data(damaged)
-            if decodingFailure({ _ = try decoder.decode(data, options: .default) }) == nil { decoded += 1 } else { failed += 1 }
+            if pngGIFDecodingFailure({ _ = try decoder.decode(data, options: .default) }) == nil { decoded += 1 } else { failed += 1 }
             _ = try? decoder.info(for: data, options: .default)
         }
         #expect(decoded + failed == 40)
@@ -475,8 +475,8 @@ struct GIFDecoderTests {
         let bytes = try [UInt8](Fixtures.data("giflib/pic/fire.gif"))
         for length in stride(from: 0, to: bytes.count, by: 61) {
             let cut = Data(bytes[0..<length])
-            let failure = decodingFailure { _ = try decoder.decode(cut, options: .default) }
-            if let failure { #expect(["empty", "header", "truncated"].contains(failure.kind), "\(length): \(failure)") }
+            let failure = pngGIFDecodingFailure { _ = try decoder.decode(cut, options: .default) }
+            if let failure { #expect(["empty", "header", "truncated"].contains(failure.pngGIFKind), "\(length): \(failure)") }
             if let image = try? decoder.decode(cut, options: DecodingOptions(allowTruncated: true)) {
                 #expect(image.frames.count <= 33)
             }

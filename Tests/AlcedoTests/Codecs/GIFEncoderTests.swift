@@ -7,7 +7,7 @@ struct GIFEncoderTests {
     /// Pixels drawn from `colors` distinct colours (deterministic), with every `transparentEvery`-th
     /// pixel transparent black when given.
     static func pixels(width: Int, height: Int, colors: Int, seed: UInt64, transparentEvery: Int? = nil) -> [UInt8] {
-        var generator = SplitMix64(seed: seed)
+        var generator = PNGTestRandom(seed: seed)
         let palette: [[UInt8]] = (0..<colors).map { _ in
             let value = generator.next()
             return [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value >> 16)]
@@ -48,7 +48,7 @@ struct GIFEncoderTests {
     @Test func photoIsQuantisedWithinPSNR() throws {
         let photo = try PNGDecoder().decode(Fixtures.data("go-image/image-testdata/video-001.png"), options: .default)
         let decoded = try Self.roundTrip(photo)
-        let psnr = colorPSNR(decoded.pixels, photo.pixels)
+        let psnr = gifColorPSNR(decoded.pixels, photo.pixels)
         #expect(psnr >= 37)
         #expect(!decoded.hasAlpha)
     }
@@ -63,7 +63,7 @@ struct GIFEncoderTests {
                 return
             }
         }
-        #expect(colorPSNR(decoded.pixels, pixels) > 20)
+        #expect(gifColorPSNR(decoded.pixels, pixels) > 20)
     }
 
     @Test func animationRoundTripsFramesDurationsAndLoopCount() throws {

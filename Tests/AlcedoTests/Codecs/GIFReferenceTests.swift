@@ -3,7 +3,7 @@ import Testing
 @testable import Alcedo
 
 /// PSNR in dB over the colour channels of two RGBA buffers (alpha left out).
-func colorPSNR(_ a: [UInt8], _ b: [UInt8]) -> Double {
+func gifColorPSNR(_ a: [UInt8], _ b: [UInt8]) -> Double {
     PixelCompare.psnr(a.enumerated().filter { $0.offset % 4 != 3 }.map(\.element),
                       b.enumerated().filter { $0.offset % 4 != 3 }.map(\.element))
 }
@@ -15,14 +15,14 @@ struct GIFReference: Codable, Sendable, CustomTestStringConvertible {
     var height: Int
     var loopCount: Int
     var durations: [Double]
-    /// ``PixelDigest`` of each composited frame.
+    /// ``PNGGIFDigest`` of each composited frame.
     var digests: [String]
     /// Fully transparent pixels of the first frame.
     var transparentPixels: Int
 
     var testDescription: String { file }
 
-    static let all: [GIFReference] = referenceRows("gif-generated/references.json")
+    static let all: [GIFReference] = pngGIFReferenceRows("gif-generated/references.json")
 }
 
 /// The GIFs of giflib and Go against references made by a separate GIF reader and compositor
@@ -42,7 +42,7 @@ struct GIFReferenceTests {
         let image = try GIFDecoder().decode(data, options: .default)
         #expect(image.width == reference.width && image.height == reference.height)
         #expect(image.frames.count == reference.digests.count)
-        #expect(image.frames.map { PixelDigest.of($0.pixels) } == reference.digests)
+        #expect(image.frames.map { PNGGIFDigest.of($0.pixels) } == reference.digests)
         #expect(image.frames.map(\.duration) == reference.durations)
         #expect(image.loopCount == reference.loopCount)
         #expect(image.sourceFormat == .gif)
@@ -57,7 +57,7 @@ struct GIFReferenceTests {
 
         let first = try GIFDecoder().decode(data, options: DecodingOptions(firstFrameOnly: true))
         #expect(first.frames.count == 1 && first.loopCount == 0 && first.frames[0].duration == 0)
-        #expect(PixelDigest.of(first.pixels) == reference.digests[0])
+        #expect(PNGGIFDigest.of(first.pixels) == reference.digests[0])
     }
 
     /// giflib's own reference decodes (`gif2rgb -1`): gif2rgb paints every image of the file on
@@ -99,7 +99,7 @@ struct GIFReferenceTests {
         let png = try PNGDecoder().decode(Fixtures.data("go-image/image-testdata/video-001.png"), options: .default)
         for (file, minimum) in [("video-001.gif", 34.5), ("video-001.interlaced.gif", 34.5), ("video-001.5bpp.gif", 27.2)] {
             let gif = try GIFDecoder().decode(Fixtures.data("go-image/image-testdata/" + file), options: .default)
-            #expect(colorPSNR(gif.pixels, png.pixels) >= minimum, "\(file)")
+            #expect(gifColorPSNR(gif.pixels, png.pixels) >= minimum, "\(file)")
         }
         let grayPNG = try PNGDecoder().decode(Fixtures.data("go-image/image-testdata/video-005.gray.png"), options: .default)
         let grayGIF = try GIFDecoder().decode(Fixtures.data("go-image/image-testdata/video-005.gray.gif"), options: .default)

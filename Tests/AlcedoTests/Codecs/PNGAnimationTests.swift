@@ -151,9 +151,9 @@ struct PNGAnimationTests {
 
     @Test func frameLimitsApply() {
         let data = Self.fourFrames().data
-        #expect(decodingFailure { _ = try decoder.decode(data, options: DecodingOptions(limits: DecodingLimits(maxFrameCount: 3))) }
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(data, options: DecodingOptions(limits: DecodingLimits(maxFrameCount: 3))) }
             == .tooManyFrames(format: .apng, count: 4, limit: 3))
-        #expect(decodingFailure { _ = try decoder.decode(data, options: DecodingOptions(limits: DecodingLimits(maxTotalBytes: 100))) }
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(data, options: DecodingOptions(limits: DecodingLimits(maxTotalBytes: 100))) }
             == .animationTooLarge(format: .apng, bytes: 128, limit: 100))
     }
 

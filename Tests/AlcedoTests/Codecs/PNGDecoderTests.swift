@@ -62,7 +62,7 @@ enum PNGTestFile {
 
 /// The decoding error a call threw (`nil` when it did not throw). Any other error comes back as
 /// an `.unsupportedFeature` of format `.unknown` naming it, which no expectation matches.
-func decodingFailure(_ body: () throws -> Void) -> DecodingErrorReason? {
+func pngGIFDecodingFailure(_ body: () throws -> Void) -> DecodingErrorReason? {
     do {
         try body()
         return nil
@@ -74,7 +74,7 @@ func decodingFailure(_ body: () throws -> Void) -> DecodingErrorReason? {
 }
 
 extension DecodingErrorReason {
-    var kind: String {
+    var pngGIFKind: String {
         switch self {
         case .emptyData: return "empty"
         case .unsupportedFormat: return "unsupported"
@@ -109,7 +109,7 @@ struct PNGDecoderTests {
     ])
     func invalidFileIsATypedError(file: String, kind: String) throws {
         let data = try Fixtures.data(file)
-        #expect(decodingFailure { _ = try decoder.decode(data, options: .default) }?.kind == kind)
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(data, options: .default) }?.pngGIFKind == kind)
     }
 
     @Test func everyCrasherIsATypedError() throws {
@@ -117,27 +117,27 @@ struct PNGDecoderTests {
         #expect(files.count == 23)
         for file in files {
             let data = try Fixtures.data("libpng/testpngs/crashers/" + file)
-            let failure = decodingFailure { _ = try decoder.decode(data, options: .default) }
+            let failure = pngGIFDecodingFailure { _ = try decoder.decode(data, options: .default) }
             #expect(failure != nil, "\(file) decoded")
             if file.hasPrefix("huge_") && file != "huge_IDAT.png" {
-                #expect(failure?.kind == "truncated", "\(file): \(String(describing: failure))")
+                #expect(failure?.pngGIFKind == "truncated", "\(file): \(String(describing: failure))")
             }
         }
     }
 
     @Test func paletteIndexPastThePaletteIsNamed() throws {
         let data = try Fixtures.data("go-image/png-testdata/invalid-palette.png")
-        let failure = decodingFailure { _ = try decoder.decode(data, options: .default) }
+        let failure = pngGIFDecodingFailure { _ = try decoder.decode(data, options: .default) }
         #expect(failure == .corrupt(format: .png, message: "palette index 255 is past the 255 entries of PLTE"))
     }
 
     @Test func emptyAndTinyInputs() {
-        #expect(decodingFailure { _ = try decoder.decode(Data(), options: .default) } == .emptyData)
-        #expect(decodingFailure { _ = try decoder.info(for: Data(), options: .default) } == .emptyData)
-        #expect(decodingFailure { _ = try decoder.decode(Data([0x89]), options: .default) }?.kind == "truncated")
-        #expect(decodingFailure { _ = try decoder.decode(Data([0x89, 0x50]), options: .default) }?.kind == "truncated")
-        #expect(decodingFailure { _ = try decoder.decode(Data([0, 1, 2]), options: .default) }?.kind == "header")
-        #expect(decodingFailure { _ = try decoder.info(for: Data([0, 1, 2]), options: .default) } != nil)
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(Data(), options: .default) } == .emptyData)
+        #expect(pngGIFDecodingFailure { _ = try decoder.info(for: Data(), options: .default) } == .emptyData)
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(Data([0x89]), options: .default) }?.pngGIFKind == "truncated")
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(Data([0x89, 0x50]), options: .default) }?.pngGIFKind == "truncated")
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(Data([0, 1, 2]), options: .default) }?.pngGIFKind == "header")
+        #expect(pngGIFDecodingFailure { _ = try decoder.info(for: Data([0, 1, 2]), options: .default) } != nil)
     }
 
     /// Every proper prefix of a file is truncated (the empty one is empty).
@@ -145,11 +145,11 @@ struct PNGDecoderTests {
     func everyPrefixIsTruncated(file: String) throws {
         let bytes = try [UInt8](Fixtures.data(file))
         for length in 0..<bytes.count {
-            let failure = decodingFailure { _ = try decoder.decode(Data(bytes[0..<length]), options: .default) }
-            #expect(failure?.kind == (length == 0 ? "empty" : "truncated"), "prefix of \(length) bytes: \(String(describing: failure))")
+            let failure = pngGIFDecodingFailure { _ = try decoder.decode(Data(bytes[0..<length]), options: .default) }
+            #expect(failure?.pngGIFKind == (length == 0 ? "empty" : "truncated"), "prefix of \(length) bytes: \(String(describing: failure))")
             _ = try? decoder.info(for: Data(bytes[0..<length]), options: .default)
         }
-        #expect(decodingFailure { _ = try decoder.decode(Data(bytes), options: .default) } == nil)
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(Data(bytes), options: .default) } == nil)
     }
 
     /// Every chunk is covered by a CRC: flipping any bit of a file is an error.
@@ -159,7 +159,7 @@ struct PNGDecoderTests {
             for bit in 0..<8 {
                 var flipped = bytes
                 flipped[index] ^= 1 << bit
-                let failure = decodingFailure { _ = try decoder.decode(Data(flipped), options: .default) }
+                let failure = pngGIFDecodingFailure { _ = try decoder.decode(Data(flipped), options: .default) }
                 #expect(failure != nil, "flip of bit \(bit) in byte \(index) decoded")
             }
         }
@@ -170,7 +170,7 @@ struct PNGDecoderTests {
     @Test func corruptCompressedDataWithValidCRCsNeverCrashes() throws {
         let bytes = try [UInt8](Fixtures.data("go-image/png-testdata/pngsuite/basn2c08.png"))
         var outcomes: [String: Int] = [:]
-        var generator = SplitMix64(seed: 7)
+        var generator = PNGTestRandom(seed: 7)
         for _ in 0..<300 {
             var damaged = bytes
             for _ in 0..<3 {
@@ -184,7 +184,7 @@ struct PNGDecoderTests {
                 outcomes["decoded", default: 0] += 1
             } catch {
                 guard case .decodingError(let reason) = error else { Issue.record("not a decoding error: \(error)"); continue }
-                outcomes[reason.kind, default: 0] += 1
+                outcomes[reason.pngGIFKind, default: 0] += 1
             }
         }
         #expect(outcomes["corrupt", default: 0] + outcomes["truncated", default: 0] > 0, "\(outcomes)")
@@ -194,7 +194,7 @@ struct PNGDecoderTests {
         let png = PNGTestFile.signature + PNGTestFile.header(width: 100_000, height: 100_000)
             + PNGTestFile.chunk("IDAT", PNGTestFile.zlibStored([0, 0, 0]))
             + PNGTestFile.chunk("IEND", [])
-        let failure = decodingFailure { _ = try decoder.decode(Data(png), options: .default) }
+        let failure = pngGIFDecodingFailure { _ = try decoder.decode(Data(png), options: .default) }
         #expect(failure == .tooManyPixels(format: .png, width: 100_000, height: 100_000, limit: 100_000_000))
         // The header alone reads fine.
         let info = try decoder.info(for: Data(png), options: .default)
@@ -204,7 +204,7 @@ struct PNGDecoderTests {
     @Test func customPixelLimit() throws {
         let data = try Fixtures.data("go-image/png-testdata/pngsuite/basn6a08.png")
         let options = DecodingOptions(limits: DecodingLimits(maxPixelCount: 1000))
-        #expect(decodingFailure { _ = try decoder.decode(data, options: options) }
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(data, options: options) }
             == .tooManyPixels(format: .png, width: 32, height: 32, limit: 1000))
         #expect(try decoder.decode(data, options: DecodingOptions(limits: DecodingLimits(maxPixelCount: 1024))).width == 32)
     }
@@ -234,8 +234,8 @@ struct PNGDecoderTests {
             PNGTestFile.chunk("gAMA", [0, 0, 0xB1, 0x8F]),
         ]
         for header in cases {
-            let failure = decodingFailure { _ = try decoder.decode(Data(PNGTestFile.signature + header + idat), options: .default) }
-            #expect(failure?.kind == "header", "\(String(describing: failure))")
+            let failure = pngGIFDecodingFailure { _ = try decoder.decode(Data(PNGTestFile.signature + header + idat), options: .default) }
+            #expect(failure?.pngGIFKind == "header", "\(String(describing: failure))")
         }
     }
 
@@ -267,8 +267,8 @@ struct PNGDecoderTests {
     }
 }
 
-/// A small deterministic random number generator for tests.
-struct SplitMix64: RandomNumberGenerator {
+/// A small deterministic random number generator (SplitMix64) for tests.
+struct PNGTestRandom: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

@@ -5,7 +5,7 @@ import Testing
 /// A 64-bit digest of pixel bytes, the same as `digest()` in the fixture scripts
 /// (`png-generated/make_references.py`, `gif-generated/make_references.py`): FNV-1a over
 /// little-endian 64-bit words, the tail zero-padded, then the byte count.
-enum PixelDigest {
+enum PNGGIFDigest {
     static func of(_ bytes: [UInt8]) -> String {
         let prime: UInt64 = 0x100_0000_01B3
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
@@ -37,12 +37,12 @@ struct PNGReference: Codable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { file }
 
-    static let all: [PNGReference] = referenceRows("png-generated/references.json")
+    static let all: [PNGReference] = pngGIFReferenceRows("png-generated/references.json")
 }
 
 /// The rows of a JSON reference fixture (empty when it cannot be read, which the suites'
 /// count checks catch).
-func referenceRows<Row: Decodable>(_ path: String) -> [Row] {
+func pngGIFReferenceRows<Row: Decodable>(_ path: String) -> [Row] {
     guard let data = try? Fixtures.data(path), let rows = try? JSONDecoder().decode([Row].self, from: data) else { return [] }
     return rows
 }
@@ -65,14 +65,14 @@ struct PNGReferenceTests {
         #expect(image.width == reference.width && image.height == reference.height)
         #expect(image.sourceFormat == .png)
         guard let expectedFile = reference.reference else {
-            #expect(PixelDigest.of(image.pixels) == reference.digest, "pixels of \(reference.file) differ from the reference")
+            #expect(PNGGIFDigest.of(image.pixels) == reference.digest, "pixels of \(reference.file) differ from the reference")
             return
         }
         // libpng converts 16-bit samples through a gamma table indexed by fewer bits than the
         // samples have: within 2 levels of the exact value, within 8 below level 32 (where a
         // linear-light file's curve is steepest). Alpha is exact.
         let expected = try PNGDecoder().decode(Fixtures.data(expectedFile), options: .default).pixels
-        #expect(PixelDigest.of(expected) == reference.digest, "reference PNG \(expectedFile) does not hold the expected pixels")
+        #expect(PNGGIFDigest.of(expected) == reference.digest, "reference PNG \(expectedFile) does not hold the expected pixels")
         var worstDark = 0, worstOther = 0, worstAlpha = 0
         for index in 0..<expected.count {
             let difference = abs(Int(image.pixels[index]) - Int(expected[index]))
