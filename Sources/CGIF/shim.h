@@ -20,6 +20,7 @@ static const int ALCEDO_D_GIF_ERR_NOT_GIF_FILE = D_GIF_ERR_NOT_GIF_FILE;
 static const int ALCEDO_D_GIF_ERR_NO_SCRN_DSCR = D_GIF_ERR_NO_SCRN_DSCR;
 static const int ALCEDO_D_GIF_ERR_NOT_ENOUGH_MEM = D_GIF_ERR_NOT_ENOUGH_MEM;
 static const int ALCEDO_D_GIF_ERR_EOF_TOO_SOON = D_GIF_ERR_EOF_TOO_SOON;
+static const int ALCEDO_D_GIF_ERR_WRONG_RECORD = D_GIF_ERR_WRONG_RECORD;
 
 /* GifRecordType is an anonymous C enum: compare its values as plain integers. */
 static inline int alcedo_gif_record_is_image(GifRecordType type) { return type == IMAGE_DESC_RECORD_TYPE; }

@@ -33,7 +33,9 @@ import Foundation
 /// as browsers show them. A file that ends mid-record is `.truncated`; with
 /// ``DecodingOptions/allowTruncated`` the frames completed before the cut are returned instead,
 /// provided there is at least one. A file that ends exactly between records (without the
-/// trailer byte) is complete. Bytes after the trailer are ignored.
+/// trailer byte) is complete. Bytes after the trailer are ignored, and so is anything after the
+/// last complete frame that does not start a record (browsers stop there too); before the
+/// first frame, such bytes are `.corrupt`.
 ///
 /// ``DecodingOptions/targetSize`` is ignored: GIF has no decode-time scaling.
 public struct GIFDecoder: ImageDecoding {
@@ -116,6 +118,12 @@ public struct GIFDecoder: ImageDecoding {
                     // A graphic control extension announces an image: data that stops after one is cut short.
                     if control != nil && !reader.sawTrailer {
                         throw AlcedoError.decodingError(reason: .truncated(format: .gif, message: "the data ends before the image its graphic control extension announces"))
+                    }
+                    break reading
+                case .unknown:
+                    // Junk after the last complete frame ends the file, as browsers read it.
+                    guard !delays.isEmpty else {
+                        throw AlcedoError.decodingError(reason: .corrupt(format: .gif, message: "unknown data before the first image"))
                     }
                     break reading
                 case .extension(let label, let firstBlock):

@@ -17,6 +17,8 @@ final class GIFFileReader {
         /// The trailer, or the end of the data exactly where a record would start (many
         /// files lack the trailer byte).
         case end
+        /// A byte that starts no record (neither image, extension nor trailer).
+        case unknown
     }
 
     private let bytes: UnsafeRawBufferPointer
@@ -66,7 +68,10 @@ final class GIFFileReader {
         guard let file else { return .end }
         if offset == bytes.count { return .end }
         var type = GifRecordType(0)
-        guard DGifGetRecordType(file, &type) == ALCEDO_GIF_OK else { throw failure() }
+        guard DGifGetRecordType(file, &type) == ALCEDO_GIF_OK else {
+            if file.pointee.Error == ALCEDO_D_GIF_ERR_WRONG_RECORD && !reachedEnd { return .unknown }
+            throw failure()
+        }
         if alcedo_gif_record_is_terminator(type) != 0 {
             sawTrailer = true
             return .end

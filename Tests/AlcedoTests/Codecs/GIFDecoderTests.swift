@@ -298,11 +298,11 @@ struct GIFDecoderTests {
         gif.loop(0)
         gif.control(delay: 20)
         gif.image(width: 2, height: 1, indices: [0, 1])
-        gif.append([0x2C, 0xFF])  // garbage that the first-frame decode never reaches
+        gif.append([0x2C, 0xFF])  // a cut image descriptor that the first-frame decode never reaches
         let image = try decoder.decode(gif.data, options: DecodingOptions(firstFrameOnly: true))
         #expect(picture(image, frame: 0) == ["RG"])
         #expect(image.frames.count == 1 && image.loopCount == 0)
-        #expect(pngGIFDecodingFailure { _ = try decoder.decode(gif.data, options: .default) } != nil)
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(gif.data, options: .default) }?.pngGIFKind == "truncated")
     }
 
     @Test func missingColourTableIsAGreyRampAndIndicesPastTheTableAreBlack() throws {
@@ -336,6 +336,26 @@ struct GIFDecoderTests {
         var gif = GIFTestFile(width: 1, height: 1, palette: palette4)
         gif.image(width: 1, height: 1, indices: [2])
         #expect(picture(try decoder.decode(gif.data, options: .default), frame: 0) == ["B"])
+    }
+
+    /// Bytes that start no record end the file after a complete frame; before any frame they
+    /// are an error.
+    @Test func unknownDataAfterTheLastFrameEndsTheFile() throws {
+        var gif = GIFTestFile(width: 1, height: 1, palette: palette4)
+        gif.control(delay: 30)
+        gif.image(width: 1, height: 1, indices: [0])
+        gif.control(delay: 40)
+        gif.image(width: 1, height: 1, indices: [1])
+        gif.append([0x00, 0x13, 0x37])
+        let image = try decoder.decode(gif.data, options: .default)
+        #expect(image.frames.count == 2 && image.frames.map(\.duration) == [0.3, 0.4])
+        #expect(try decoder.info(for: gif.data, options: .default).frameCount == 2)
+
+        var junkFirst = GIFTestFile(width: 1, height: 1, palette: palette4)
+        junkFirst.append([0x00])
+        junkFirst.image(width: 1, height: 1, indices: [0])
+        junkFirst.trailer()
+        #expect(pngGIFDecodingFailure { _ = try decoder.decode(junkFirst.data, options: .default) }?.pngGIFKind == "corrupt")
     }
 
     @Test func fileWithoutImagesIsCorrupt() {
