@@ -123,7 +123,7 @@ struct ImageManagerTests {
             h.server.hold("/stall.jpg")
             let url = h.server.url("/stall.jpg")
             let manager = h.manager
-            let task = manager.retrieveImage(with: url) { _ in }
+            let task = manager.retrieveImage(with: url, completionHandler: { _ in })
             #expect(await eventually { h.server.requestCount("/stall.jpg") == 1 })
             task.cancel()
             #expect(task.isCancelled)

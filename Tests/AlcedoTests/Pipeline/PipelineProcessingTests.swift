@@ -52,8 +52,8 @@ struct PipelineProcessingTests {
             h.server.route("/chain.jpg", .ok(TestImages.jpeg(width: 80, height: 40)))
             let url = h.server.url("/chain.jpg")
             let chain = DownsamplingImageProcessor(size: PixelSize(width: 20, height: 20))
-                |> RoundCornerImageProcessor(radius: .point(4))
                 |> BorderImageProcessor(border: 1, color: .white)
+                |> RoundCornerImageProcessor(radius: .point(4))
             let result = try await h.manager.retrieveImage(with: url, options: [.processor(chain), .waitForCache])
             #expect(result.image.size == PixelSize(width: 20, height: 10))
             #expect(result.image.pixel(x: 0, y: 0).alpha == 0)        // the rounded corner

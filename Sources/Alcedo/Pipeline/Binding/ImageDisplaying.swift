@@ -40,12 +40,13 @@ extension ImageDisplaying {
     ///   - options: the request's options (default `nil`).
     ///   - manager: the manager (default ``ImageManager/shared``).
     ///   - progressBlock: download progress of this request while it is current.
-    ///   - completionHandler: called exactly once, on the options' callback queue.
+    ///   - completionHandler: called exactly once, on the options' callback queue (a trailing
+    ///     closure goes here; the form without it omits the parameter).
     /// - Returns: the request's task, or `nil` when it finished at once (memory hit, no source).
     @discardableResult
     public func setImage(with source: Source?, placeholder: AlcedoImage? = nil, options: AlcedoOptionsInfo? = nil,
                          manager: ImageManager = .shared, progressBlock: (@Sendable (DownloadProgress) -> Void)? = nil,
-                         completionHandler: (@Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void)? = nil) -> RetrieveImageTask? {
+                         completionHandler: (@Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void)?) -> RetrieveImageTask? {
         let parsed = manager.parsedOptions(options)
         let binding = imageBinding
         guard let source else {
@@ -98,7 +99,7 @@ extension ImageDisplaying {
     @discardableResult
     public func setImage(with resource: (any Resource)?, placeholder: AlcedoImage? = nil, options: AlcedoOptionsInfo? = nil,
                          manager: ImageManager = .shared, progressBlock: (@Sendable (DownloadProgress) -> Void)? = nil,
-                         completionHandler: (@Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void)? = nil) -> RetrieveImageTask? {
+                         completionHandler: (@Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void)?) -> RetrieveImageTask? {
         setImage(with: resource?.convertToSource(), placeholder: placeholder, options: options, manager: manager,
                  progressBlock: progressBlock, completionHandler: completionHandler)
     }
@@ -107,9 +108,30 @@ extension ImageDisplaying {
     @discardableResult
     public func setImage(with provider: (any ImageDataProvider)?, placeholder: AlcedoImage? = nil, options: AlcedoOptionsInfo? = nil,
                          manager: ImageManager = .shared, progressBlock: (@Sendable (DownloadProgress) -> Void)? = nil,
-                         completionHandler: (@Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void)? = nil) -> RetrieveImageTask? {
+                         completionHandler: (@Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void)?) -> RetrieveImageTask? {
         setImage(with: provider.map { Source.provider($0) }, placeholder: placeholder, options: options, manager: manager,
                  progressBlock: progressBlock, completionHandler: completionHandler)
+    }
+
+    /// Binds the target to `source` with no completion handler (see the full form).
+    @discardableResult
+    public func setImage(with source: Source?, placeholder: AlcedoImage? = nil, options: AlcedoOptionsInfo? = nil,
+                         manager: ImageManager = .shared) -> RetrieveImageTask? {
+        setImage(with: source, placeholder: placeholder, options: options, manager: manager, completionHandler: nil)
+    }
+
+    /// Binds the target to a resource with no completion handler (see the full form).
+    @discardableResult
+    public func setImage(with resource: (any Resource)?, placeholder: AlcedoImage? = nil, options: AlcedoOptionsInfo? = nil,
+                         manager: ImageManager = .shared) -> RetrieveImageTask? {
+        setImage(with: resource, placeholder: placeholder, options: options, manager: manager, completionHandler: nil)
+    }
+
+    /// Binds the target to a data provider with no completion handler (see the full form).
+    @discardableResult
+    public func setImage(with provider: (any ImageDataProvider)?, placeholder: AlcedoImage? = nil, options: AlcedoOptionsInfo? = nil,
+                         manager: ImageManager = .shared) -> RetrieveImageTask? {
+        setImage(with: provider, placeholder: placeholder, options: options, manager: manager, completionHandler: nil)
     }
 
     /// Cancels the current request; its completion handler gets
