@@ -217,11 +217,9 @@ struct ImageManagerOptionsTests {
             let busy = Task { try await manager.retrieveImage(with: h.server.url("/busy.jpg")) }
             #expect(await eventually { h.server.requestCount("/busy.jpg") == 1 })
             let low = Task { try await manager.retrieveImage(with: h.server.url("/low.jpg"), options: [.downloadPriority(.low)]) }
-            #expect(await eventually { manager.pipelines.inFlightCount == 2 })
-            try await Task.sleep(for: .milliseconds(20))
+            #expect(await eventually { h.waitingRequests("/low.jpg") == 1 })
             let high = Task { try await manager.retrieveImage(with: h.server.url("/high.jpg"), options: [.downloadPriority(.high)]) }
-            #expect(await eventually { manager.pipelines.inFlightCount == 3 })
-            try await Task.sleep(for: .milliseconds(20))
+            #expect(await eventually { h.waitingRequests("/high.jpg") == 2 })
             h.server.release("/busy.jpg")
             _ = try await (busy.value, low.value, high.value)
             #expect(h.server.requestLog == ["/busy.jpg", "/high.jpg", "/low.jpg"])

@@ -148,7 +148,7 @@ struct ImageManagerTests {
     }
 
     @Test func failuresAreTypedErrors() async throws {
-        try await withPipeline(timeout: .milliseconds(300)) { h in
+        try await withPipeline { h in
             h.server.route("/missing.jpg", .status(404))
             h.server.route("/text.jpg", .ok(Data("<html>no image here</html>".utf8), contentType: "image/jpeg"))
             var corrupt = TestImages.jpeg(width: 32, height: 32)
@@ -157,8 +157,10 @@ struct ImageManagerTests {
             h.server.route("/stalled.jpg", .ok(TestImages.jpeg()))
             h.server.hold("/stalled.jpg")
 
-            func error(_ path: String) async -> AlcedoError? {
-                await #expect(throws: AlcedoError.self) { try await h.manager.retrieveImage(with: h.server.url(path)) }
+            let impatient = ImageDownloader(name: "impatient", configuration: .init(timeout: .milliseconds(300)))
+            defer { Task { await impatient.shutdown() } }
+            func error(_ path: String, _ options: AlcedoOptionsInfo = []) async -> AlcedoError? {
+                await #expect(throws: AlcedoError.self) { try await h.manager.retrieveImage(with: h.server.url(path), options: options) }
             }
             guard case .responseError(.invalidStatusCode(404, _)) = await error("/missing.jpg") else {
                 Issue.record("404 should be an invalid status code")
@@ -172,7 +174,7 @@ struct ImageManagerTests {
                 Issue.record("a corrupt JPEG should be a decoding error")
                 return
             }
-            guard case .requestError(.timedOut) = await error("/stalled.jpg") else {
+            guard case .requestError(.timedOut) = await error("/stalled.jpg", [.downloader(impatient)]) else {
                 Issue.record("a stalled server should time out")
                 return
             }

@@ -90,10 +90,9 @@ struct ImagePrefetcherTests {
             #expect(await eventually { h.server.requestCount("/busy.jpg") == 1 })
             let prefetcher = ImagePrefetcher(urls: (0..<4).map { h.server.url("/p\($0).jpg") }, manager: manager)
             prefetcher.start()
-            #expect(await eventually { manager.pipelines.inFlightCount == 5 })
+            #expect(await eventually { h.waitingRequests("/busy.jpg") == 4 })
             let now = Task { try await manager.retrieveImage(with: h.server.url("/now.jpg")) }
-            #expect(await eventually { manager.pipelines.inFlightCount == 6 })
-            try await Task.sleep(for: .milliseconds(20))
+            #expect(await eventually { h.waitingRequests("/busy.jpg") == 5 })
             h.server.release("/busy.jpg")
             _ = try await (busy.value, now.value)
             _ = await prefetcher.prefetch()

@@ -17,8 +17,9 @@ struct PipelineHarness: Sendable {
     }
 }
 
-/// Runs `body` with a fresh ``PipelineHarness``, shutting it down afterwards.
-func withPipeline<T>(timeout: Duration = .seconds(5), maximumConcurrentRequestsPerHost: Int = 6,
+/// Runs `body` with a fresh ``PipelineHarness``, shutting it down afterwards. The download
+/// timeout is long by default: other suites running alongside may starve the test of CPU.
+func withPipeline<T>(timeout: Duration = .seconds(30), maximumConcurrentRequestsPerHost: Int = 6,
                      _ body: (PipelineHarness) async throws -> T) async throws -> T {
     let configuration = ImageDownloader.Configuration(maximumConcurrentRequestsPerHost: maximumConcurrentRequestsPerHost,
                                                       timeout: timeout)
@@ -104,5 +105,13 @@ extension AlcedoError {
     var settingReason: ImageSettingErrorReason? {
         if case .imageSettingError(let reason) = self { return reason }
         return nil
+    }
+}
+
+extension PipelineHarness {
+    /// The requests waiting for a place under the per-host limit of `path`'s host.
+    func waitingRequests(_ path: String) -> Int {
+        guard let host = ImageDownloader.hostKey(server.url(path)) else { return 0 }
+        return downloader.hostLimiter.load(host).waiting
     }
 }
