@@ -58,8 +58,12 @@ extension ImageDisplaying {
         }
         if let hit = manager.memoryCachedResult(for: source, options: parsed) {
             let generation = binding.begin(source, showing: nil, on: self)
-            _ = binding.finish(generation, showing: .some(hit.image), on: self)
-            if let completionHandler { parsed.callbackQueue.execute { completionHandler(.success(hit)) } }
+            let shown = binding.finish(generation, showing: .some(hit.image), on: self)
+            if let completionHandler {
+                let result: Result<RetrieveImageResult, AlcedoError> = shown ? .success(hit)
+                    : .failure(.imageSettingError(reason: .notCurrentSourceTask(result: hit, error: nil, source: source)))
+                parsed.callbackQueue.execute { completionHandler(result) }
+            }
             return nil
         }
         let generation = binding.begin(source, showing: parsed.keepCurrentImageWhileLoading ? nil : .some(placeholder), on: self)
