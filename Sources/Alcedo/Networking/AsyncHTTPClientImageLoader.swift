@@ -123,10 +123,23 @@ private struct ByteBufferChunks: AsyncSequence, Sendable {
         mutating func next() async throws -> Data? {
             do {
                 guard let buffer = try await base.next() else { return nil }
-                return buffer.withUnsafeReadableBytes { Data($0) }
+                return Data(sharing: buffer)
             } catch {
                 throw loader.mapError(error, url: url)
             }
+        }
+    }
+}
+
+extension Data {
+    /// The readable bytes of `buffer`, without copying them: the `Data` keeps the buffer's
+    /// storage alive, and NIO will not write into storage that is still referenced.
+    init(sharing buffer: ByteBuffer) {
+        self = buffer.withUnsafeReadableBytesWithStorageManagement { bytes, storage in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return Data() }
+            _ = storage.retain()
+            return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count,
+                        deallocator: .custom { _, _ in storage.release() })
         }
     }
 }

@@ -47,6 +47,24 @@ struct ImageDownloaderRequestTests {
         }
     }
 
+    @Test func credentialsDoNotFollowARedirectToAnotherOrigin() async throws {
+        try await withDownloader { server, downloader in
+            let other = try await TestHTTPServer.start()
+            defer { other.stop() }
+            other.route("/img.png", .ok(pngLikeData(count: 64)))
+            server.route("/same.png", .ok(pngLikeData(count: 64)))
+            server.route("/away", .redirect(to: other.url("/img.png").absoluteString))
+            server.route("/here", .redirect(to: "/same.png"))
+            let signed = DownloadOptions(requestModifier: HeaderFieldsModifier(["Authorization": "Bearer t", "Cookie": "c=1"]))
+            _ = try await downloader.downloadData(with: server.url("/away"), options: signed)
+            _ = try await downloader.downloadData(with: server.url("/here"), options: signed)
+            let crossed = try #require(other.requests("/img.png").first)
+            #expect(!crossed.headers.contains(name: "Authorization") && !crossed.headers.contains(name: "Cookie"))
+            let kept = try #require(server.requests("/same.png").first)
+            #expect(kept.headers.first(name: "Authorization") == "Bearer t")
+        }
+    }
+
     @Test func redirectLoopIsDetected() async throws {
         try await withDownloader { server, downloader in
             server.route("/a", .redirect(to: "/b"))
