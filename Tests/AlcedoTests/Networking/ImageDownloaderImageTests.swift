@@ -165,3 +165,30 @@ struct ImageDownloaderImageTests {
         await downloader.shutdown()
     }
 }
+
+@Suite("ImageDownloader with the built-in codecs")
+struct ImageDownloaderCodecTests {
+    @Test func downloadsAndDecodesAJPEG() async throws {
+        try await withDownloader { server, downloader in
+            let jpeg = try Fixtures.data("libjpeg-turbo/testorig.jpg")
+            server.route("/photo.jpg", .ok(jpeg, contentType: "image/jpeg"))
+            let result = try await downloader.downloadImage(with: server.url("/photo.jpg"))
+            #expect(result.image.size == PixelSize(width: 227, height: 149))
+            #expect(result.image.sourceFormat == .jpeg)
+            #expect(result.originalData == jpeg)
+        }
+    }
+
+    @Test func downsamplingProcessorMakesAThumbnail() async throws {
+        try await withDownloader { server, downloader in
+            server.route("/photo.jpg", .ok(try Fixtures.data("libjpeg-turbo/testorig.jpg")))
+            server.route("/test.webp", .ok(try Fixtures.data("libwebp/test.webp")))
+            let thumb = DownloadOptions(processor: DownsamplingImageProcessor(size: PixelSize(width: 60, height: 60)))
+            let jpeg = try await downloader.downloadImage(with: server.url("/photo.jpg"), options: thumb)
+            #expect(max(jpeg.image.width, jpeg.image.height) == 60)
+            let webp = try await downloader.downloadImage(with: server.url("/test.webp"), options: thumb)
+            #expect(max(webp.image.width, webp.image.height) <= 60)
+            #expect(webp.image.sourceFormat == .webp)
+        }
+    }
+}
