@@ -25,6 +25,7 @@ public final class AsyncHTTPClientImageLoader: ImageDataLoading {
         /// How long an idle pooled connection is kept (default 60 s).
         public var idleConnectionTimeout: Duration
 
+        /// Creates settings; every parameter defaults to the value stated on its property.
         public init(connectTimeout: Duration = .seconds(10), readTimeout: Duration? = nil,
                     maximumConnectionsPerHost: Int = 8, idleConnectionTimeout: Duration = .seconds(60)) {
             self.connectTimeout = connectTimeout

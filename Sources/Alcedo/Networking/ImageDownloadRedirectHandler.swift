@@ -15,6 +15,7 @@ public protocol ImageDownloadRedirectHandler: Sendable {
 public struct AnyRedirectHandler: ImageDownloadRedirectHandler {
     private let block: @Sendable (DownloadResponse, DownloadRequest) async -> DownloadRequest?
 
+    /// Creates a handler that runs `handle` with the 3xx response and the proposed request.
     public init(handle: @escaping @Sendable (DownloadResponse, DownloadRequest) async -> DownloadRequest?) {
         block = handle
     }

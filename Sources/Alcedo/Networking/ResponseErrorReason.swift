@@ -15,6 +15,7 @@ public enum ResponseErrorReason: Sendable, CustomStringConvertible {
     /// The downloader's response delegate rejected the body.
     case rejected(URL, message: String)
 
+    /// The reason in one line.
     public var description: String {
         switch self {
         case .invalidStatusCode(let code, let response):

@@ -80,7 +80,7 @@ struct ImageDownloaderRequestTests {
     }
 
     @Test func tooManyRedirectsStop() async throws {
-        var configuration = ImageDownloader.Configuration(timeout: .seconds(5))
+        var configuration = ImageDownloader.Configuration(timeout: .seconds(30))
         configuration.maximumRedirects = 3
         try await withDownloader(configuration) { server, downloader in
             server.route("/hop") { request in
@@ -161,7 +161,7 @@ struct ImageDownloaderRequestTests {
     }
 
     @Test func defaultHeadersAuthenticateEveryRequest() async throws {
-        var configuration = ImageDownloader.Configuration(timeout: .seconds(5))
+        var configuration = ImageDownloader.Configuration(timeout: .seconds(30))
         var request = DownloadRequest(url: URL(string: "http://unused")!)
         request.setBasicAuthorization(username: "alice", password: "pw")
         configuration.defaultHeaders["Authorization"] = request.headers["Authorization"]
@@ -183,7 +183,7 @@ struct ImageDownloaderRequestTests {
                 return data.dropFirst(4)
             }
         }
-        var configuration = ImageDownloader.Configuration(timeout: .seconds(5))
+        var configuration = ImageDownloader.Configuration(timeout: .seconds(30))
         configuration.delegate = Unwrap()
         try await withDownloader(configuration) { server, downloader in
             server.route("/wrapped", .ok(Data("WRAP".utf8) + pngLikeData(count: 100)))
@@ -233,7 +233,7 @@ struct ImageDownloaderRequestTests {
     }
 
     @Test func lowPriorityWaitsBehindNormalAndHigh() async throws {
-        var configuration = ImageDownloader.Configuration(timeout: .seconds(5))
+        var configuration = ImageDownloader.Configuration(timeout: .seconds(30))
         configuration.maximumConcurrentRequestsPerHost = 1
         try await withDownloader(configuration) { server, downloader in
             for path in ["/first", "/low", "/normal", "/high"] { server.route(path, .ok(pngLikeData(count: 32))) }
@@ -254,7 +254,7 @@ struct ImageDownloaderRequestTests {
     }
 
     @Test func perHostLimitCapsConcurrentRequests() async throws {
-        var configuration = ImageDownloader.Configuration(timeout: .seconds(5))
+        var configuration = ImageDownloader.Configuration(timeout: .seconds(30))
         configuration.maximumConcurrentRequestsPerHost = 2
         try await withDownloader(configuration) { server, downloader in
             for i in 0..<5 { server.route("/\(i)", .ok(pngLikeData(count: 32))) }
