@@ -169,7 +169,7 @@ struct ImageDownloaderImageTests {
 
 @Suite("ImageDownloader with the built-in codecs")
 struct ImageDownloaderCodecTests {
-    @Test func downloadsAndDecodesAJPEG() async throws {
+    @Test func downloadsAndDecodesJPEGAndPNG() async throws {
         try await withDownloader { server, downloader in
             let jpeg = try Fixtures.data("libjpeg-turbo/testorig.jpg")
             server.route("/photo.jpg", .ok(jpeg, contentType: "image/jpeg"))
@@ -177,6 +177,13 @@ struct ImageDownloaderCodecTests {
             #expect(result.image.size == PixelSize(width: 227, height: 149))
             #expect(result.image.sourceFormat == .jpeg)
             #expect(result.originalData == jpeg)
+
+            let png = try samplePNG()
+            server.route("/a.png", .ok(png))
+            let decoded = try await downloader.downloadImage(with: server.url("/a.png"))
+            let info = try ImageCodecRegistry.shared.info(for: png)
+            #expect(decoded.image.size == PixelSize(width: info.width, height: info.height))
+            #expect(decoded.image.sourceFormat == .png)
         }
     }
 
