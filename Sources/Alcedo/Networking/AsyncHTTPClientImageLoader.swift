@@ -25,6 +25,7 @@ public final class AsyncHTTPClientImageLoader: ImageDataLoading {
         /// How long an idle pooled connection is kept (default 60 s).
         public var idleConnectionTimeout: Duration
 
+        /// Creates settings; every parameter defaults to the value stated on its property.
         public init(connectTimeout: Duration = .seconds(10), readTimeout: Duration? = nil,
                     maximumConnectionsPerHost: Int = 8, idleConnectionTimeout: Duration = .seconds(60)) {
             self.connectTimeout = connectTimeout
@@ -123,10 +124,23 @@ private struct ByteBufferChunks: AsyncSequence, Sendable {
         mutating func next() async throws -> Data? {
             do {
                 guard let buffer = try await base.next() else { return nil }
-                return buffer.withUnsafeReadableBytes { Data($0) }
+                return Data(sharing: buffer)
             } catch {
                 throw loader.mapError(error, url: url)
             }
+        }
+    }
+}
+
+extension Data {
+    /// The readable bytes of `buffer`, without copying them: the `Data` keeps the buffer's
+    /// storage alive, and NIO will not write into storage that is still referenced.
+    init(sharing buffer: ByteBuffer) {
+        self = buffer.withUnsafeReadableBytesWithStorageManagement { bytes, storage in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return Data() }
+            _ = storage.retain()
+            return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count,
+                        deallocator: .custom { _, _ in storage.release() })
         }
     }
 }

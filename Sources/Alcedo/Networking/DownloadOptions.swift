@@ -20,6 +20,7 @@ public struct DownloadOptions: Sendable {
     /// Retries failed attempts (default `nil`: no retry).
     public var retryStrategy: (any RetryStrategy)?
 
+    /// Creates options; every parameter defaults to the value stated on its property.
     public init(priority: DownloadPriority = .normal, processor: any ImageProcessor = DefaultImageProcessor.default,
                 decodingOptions: DecodingOptions = .default, requestModifier: (any ImageDownloadRequestModifier)? = nil,
                 redirectHandler: (any ImageDownloadRedirectHandler)? = nil, retryStrategy: (any RetryStrategy)? = nil) {

@@ -5,6 +5,7 @@ public struct DownloadProgress: Sendable, Hashable {
     /// The body length announced by `Content-Length`; `nil` when the server did not announce one.
     public var expectedBytes: Int?
 
+    /// Creates a progress value (`expectedBytes` `nil` when the length is unknown).
     public init(receivedBytes: Int, expectedBytes: Int?) {
         self.receivedBytes = receivedBytes
         self.expectedBytes = expectedBytes

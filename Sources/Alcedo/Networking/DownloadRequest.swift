@@ -8,6 +8,7 @@ public struct DownloadRequest: Sendable, Hashable {
     /// The header fields sent with the request (default: none beyond the downloader's defaults).
     public var headers: HTTPHeaderFields
 
+    /// Creates a request for `url` with `headers` (default: none).
     public init(url: URL, headers: HTTPHeaderFields = [:]) {
         self.url = url
         self.headers = headers

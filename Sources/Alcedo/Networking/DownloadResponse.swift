@@ -14,6 +14,7 @@ public struct DownloadResponse: Sendable {
     /// The validators and freshness read from ``headers`` (see ``HTTPCacheInfo/init(headers:receivedAt:)``).
     public var cacheInfo: HTTPCacheInfo
 
+    /// Creates a response head (loaders and tests; the downloader builds its own).
     public init(url: URL, originalURL: URL, statusCode: Int, headers: HTTPHeaderFields, cacheInfo: HTTPCacheInfo) {
         self.url = url
         self.originalURL = originalURL

@@ -21,6 +21,7 @@ public struct HTTPCacheInfo: Sendable, Hashable, Codable {
     /// When the response was received (or last revalidated with a 304).
     public var responseDate: Date
 
+    /// Creates an entry from known values; every parameter is optional (`responseDate` defaults to now).
     public init(etag: String? = nil, lastModified: String? = nil, maxAge: Int? = nil, noCache: Bool = false,
                 noStore: Bool = false, expires: Date? = nil, contentType: String? = nil, responseDate: Date = Date()) {
         self.etag = etag

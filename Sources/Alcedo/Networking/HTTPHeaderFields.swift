@@ -10,6 +10,7 @@ public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDicti
         /// The field value, without surrounding whitespace.
         public var value: String
 
+        /// Creates a field.
         public init(name: String, value: String) {
             self.name = name
             self.value = value
@@ -23,6 +24,7 @@ public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDicti
         fields = pairs.map { Field(name: $0.0, value: $0.1) }
     }
 
+    /// Creates a list from a literal such as `["Accept": "image/*"]`, in order.
     public init(dictionaryLiteral elements: (String, String)...) {
         self.init(elements)
     }
@@ -33,6 +35,7 @@ public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDicti
     /// `true` when there is no field.
     public var isEmpty: Bool { fields.isEmpty }
 
+    /// Iterates the fields in order.
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
     /// The value of the first field named `name`; setting replaces every field of that name
@@ -84,6 +87,7 @@ public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDicti
         fields.removeAll { Self.namesMatch($0.name, name) }
     }
 
+    /// The fields as `Name: value` lines.
     public var description: String {
         fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
     }

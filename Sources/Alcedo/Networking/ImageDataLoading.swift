@@ -31,6 +31,7 @@ public struct ImageDataLoaderResponse: Sendable {
     /// The body, as chunks of bytes in arrival order.
     public var body: ImageDataBody
 
+    /// Creates a response from its status code, header fields and body.
     public init(statusCode: Int, headers: HTTPHeaderFields, body: ImageDataBody) {
         self.statusCode = statusCode
         self.headers = headers
@@ -40,6 +41,7 @@ public struct ImageDataLoaderResponse: Sendable {
 
 /// A response body: an asynchronous sequence of byte chunks, iterated once.
 public struct ImageDataBody: AsyncSequence, Sendable {
+    /// One chunk of the body.
     public typealias Element = Data
 
     private let makeNext: @Sendable () -> () async throws -> Data?

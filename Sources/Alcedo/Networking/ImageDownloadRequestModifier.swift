@@ -26,6 +26,7 @@ public struct HeaderFieldsModifier: ImageDownloadRequestModifier {
     /// The fields set on every request.
     public let headers: HTTPHeaderFields
 
+    /// Creates a modifier that sets `headers` on every request.
     public init(_ headers: HTTPHeaderFields) {
         self.headers = headers
     }

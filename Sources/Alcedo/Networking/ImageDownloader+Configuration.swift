@@ -26,6 +26,7 @@ extension ImageDownloader {
         /// Sees each complete body before it is used, to reject or rewrite it (default `nil`).
         public var delegate: (any ImageDownloaderDelegate)?
 
+        /// Creates a configuration; every parameter defaults to the value stated on its property.
         public init(maximumConcurrentRequestsPerHost: Int = 6, connectTimeout: Duration = .seconds(10),
                     timeout: Duration = .seconds(15), maximumBodySize: Int = 32 << 20,
                     acceptableStatusCodes: Set<Int> = Set(200..<300), maximumRedirects: Int = 10,

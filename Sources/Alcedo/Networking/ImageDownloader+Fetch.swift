@@ -99,6 +99,11 @@ extension ImageDownloader {
                 }
                 var next = request
                 next.url = target
+                if Self.hostKey(target) != Self.hostKey(request.url) {
+                    // Credentials belong to the origin they were meant for.
+                    next.headers.remove("Authorization")
+                    next.headers.remove("Cookie")
+                }
                 if let handler = options.redirectHandler {
                     if let handled = await handler.handleRedirect(response: response, newRequest: next) {
                         request = handled

@@ -107,6 +107,9 @@ public final class ImageDownloader: Sendable {
     ///   refreshed by the 304's headers (keep serving the cached bytes), or
     ///   ``RevalidationResult/modified(_:)`` with the new bytes (replace the cached ones).
     ///   Without any validator the request is an ordinary download and the result is `.modified`.
+    ///
+    /// Conditional requests are coalesced with those carrying the same validators, not with
+    /// plain downloads of the URL.
     public func revalidateData(with url: URL, validators: HTTPCacheInfo, options: DownloadOptions = DownloadOptions(),
                                progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws(AlcedoError) -> RevalidationResult {
         let key = FetchKey(url: url, validators: validators)

@@ -115,11 +115,4 @@ final class PriorityLimiter: Sendable {
     func load(_ key: String) -> (running: Int, waiting: Int) {
         state.withLock { ($0.slots[key]?.running ?? 0, $0.slots[key]?.waiting.count ?? 0) }
     }
-
-    /// Runs `body` holding a place under `key`.
-    func withPlace<T: Sendable>(_ key: String, ticket: PriorityTicket, _ body: () async throws -> T) async throws -> T {
-        try await acquire(key, ticket: ticket)
-        defer { release(key) }
-        return try await body()
-    }
 }

@@ -23,6 +23,7 @@ public enum RequestErrorReason: Sendable, CustomStringConvertible {
     /// loader's error.
     case networkFailure(URL, underlying: any Error)
 
+    /// The reason in one line.
     public var description: String {
         switch self {
         case .invalidURL(let url): return "invalid URL: \(url)"

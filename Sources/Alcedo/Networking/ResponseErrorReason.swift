@@ -8,6 +8,11 @@ public enum ResponseErrorReason: Sendable, CustomStringConvertible {
     /// found while streaming (the download stopped at `received` bytes).
     case bodyTooLarge(URL, limit: Int, received: Int)
     /// The body ended after a different number of bytes than `Content-Length` announced.
+    ///
+    /// A body cut short is always caught. A body *longer* than announced is caught by loaders
+    /// that do not frame responses by `Content-Length`; over HTTP/1.1 with the default loader
+    /// the response ends at the announced length and the surplus bytes only break the
+    /// connection (which is then dropped), so the caller gets the announced bytes.
     case lengthMismatch(URL, expected: Int, received: Int)
     /// The body is not an image (its first bytes match no image signature, whatever the
     /// `Content-Type` says). `excerpt` shows how it starts: text when it is text, hex otherwise.
@@ -15,6 +20,7 @@ public enum ResponseErrorReason: Sendable, CustomStringConvertible {
     /// The downloader's response delegate rejected the body.
     case rejected(URL, message: String)
 
+    /// The reason in one line.
     public var description: String {
         switch self {
         case .invalidStatusCode(let code, let response):

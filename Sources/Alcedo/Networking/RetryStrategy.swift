@@ -20,6 +20,7 @@ public struct RetryContext: Sendable {
     /// How many retries were already made (0 after the first attempt).
     public let retriedCount: Int
 
+    /// Creates a context.
     public init(url: URL, error: AlcedoError, retriedCount: Int) {
         self.url = url
         self.error = error
@@ -73,6 +74,8 @@ public struct DelayRetryStrategy: RetryStrategy {
     /// The longest `Retry-After` honoured (default 60 s); a server asking for more is not retried.
     public let maxRetryAfter: Duration
 
+    /// Creates a strategy retrying at most `maxRetryCount` times, waiting `retryInterval`
+    /// (default 3 s) between attempts and honouring a `Retry-After` up to `maxRetryAfter` (default 60 s).
     public init(maxRetryCount: Int, retryInterval: Interval = .seconds(3), maxRetryAfter: Duration = .seconds(60)) {
         self.maxRetryCount = maxRetryCount
         self.retryInterval = retryInterval

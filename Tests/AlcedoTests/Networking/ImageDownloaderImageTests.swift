@@ -47,7 +47,7 @@ struct ImageDownloaderImageTests {
         let decoder = RecordingDecoder()
         let registry = ImageCodecRegistry(includingBuiltIns: false)
         registry.register(decoder)
-        return (ImageDownloader(name: "images", configuration: .init(timeout: .seconds(5)), codecRegistry: registry), decoder)
+        return (ImageDownloader(name: "images", configuration: .init(timeout: .seconds(30)), codecRegistry: registry), decoder)
     }
 
     @Test func decodesWithTheInjectedRegistry() async throws {
@@ -156,12 +156,47 @@ struct ImageDownloaderImageTests {
         let (downloader, _) = makeDownloader()
         defer { server.stop() }
         server.route("/a.png", .ok(pngLikeData(count: 100)))
-        let delivered = Collected<PixelSize>()
+        let delivered = Collected<Result<PixelSize, AlcedoError>>()
         let task = downloader.downloadImage(with: server.url("/a.png")) { result in
-            if case .success(let value) = result { delivered.append(value.image.size) }
+            delivered.append(result.map(\.image.size))
         }
         #expect(task.url == server.url("/a.png"))
-        #expect(await eventually { delivered.values == [PixelSize(width: 2, height: 2)] })
+        #expect(await eventually { !delivered.values.isEmpty })
+        #expect(try delivered.values.map { try $0.get() } == [PixelSize(width: 2, height: 2)])
         await downloader.shutdown()
+    }
+}
+
+@Suite("ImageDownloader with the built-in codecs")
+struct ImageDownloaderCodecTests {
+    @Test func downloadsAndDecodesJPEGAndPNG() async throws {
+        try await withDownloader { server, downloader in
+            let jpeg = try Fixtures.data("libjpeg-turbo/testorig.jpg")
+            server.route("/photo.jpg", .ok(jpeg, contentType: "image/jpeg"))
+            let result = try await downloader.downloadImage(with: server.url("/photo.jpg"))
+            #expect(result.image.size == PixelSize(width: 227, height: 149))
+            #expect(result.image.sourceFormat == .jpeg)
+            #expect(result.originalData == jpeg)
+
+            let png = try samplePNG()
+            server.route("/a.png", .ok(png))
+            let decoded = try await downloader.downloadImage(with: server.url("/a.png"))
+            let info = try ImageCodecRegistry.shared.info(for: png)
+            #expect(decoded.image.size == PixelSize(width: info.width, height: info.height))
+            #expect(decoded.image.sourceFormat == .png)
+        }
+    }
+
+    @Test func downsamplingProcessorMakesAThumbnail() async throws {
+        try await withDownloader { server, downloader in
+            server.route("/photo.jpg", .ok(try Fixtures.data("libjpeg-turbo/testorig.jpg")))
+            server.route("/test.webp", .ok(try Fixtures.data("libwebp/test.webp")))
+            let thumb = DownloadOptions(processor: DownsamplingImageProcessor(size: PixelSize(width: 60, height: 60)))
+            let jpeg = try await downloader.downloadImage(with: server.url("/photo.jpg"), options: thumb)
+            #expect(max(jpeg.image.width, jpeg.image.height) == 60)
+            let webp = try await downloader.downloadImage(with: server.url("/test.webp"), options: thumb)
+            #expect(max(webp.image.width, webp.image.height) <= 60)
+            #expect(webp.image.sourceFormat == .webp)
+        }
     }
 }

@@ -47,6 +47,24 @@ struct ImageDownloaderRequestTests {
         }
     }
 
+    @Test func credentialsDoNotFollowARedirectToAnotherOrigin() async throws {
+        try await withDownloader { server, downloader in
+            let other = try await TestHTTPServer.start()
+            defer { other.stop() }
+            other.route("/img.png", .ok(pngLikeData(count: 64)))
+            server.route("/same.png", .ok(pngLikeData(count: 64)))
+            server.route("/away", .redirect(to: other.url("/img.png").absoluteString))
+            server.route("/here", .redirect(to: "/same.png"))
+            let signed = DownloadOptions(requestModifier: HeaderFieldsModifier(["Authorization": "Bearer t", "Cookie": "c=1"]))
+            _ = try await downloader.downloadData(with: server.url("/away"), options: signed)
+            _ = try await downloader.downloadData(with: server.url("/here"), options: signed)
+            let crossed = try #require(other.requests("/img.png").first)
+            #expect(!crossed.headers.contains(name: "Authorization") && !crossed.headers.contains(name: "Cookie"))
+            let kept = try #require(server.requests("/same.png").first)
+            #expect(kept.headers.first(name: "Authorization") == "Bearer t")
+        }
+    }
+
     @Test func redirectLoopIsDetected() async throws {
         try await withDownloader { server, downloader in
             server.route("/a", .redirect(to: "/b"))
@@ -62,7 +80,7 @@ struct ImageDownloaderRequestTests {
     }
 
     @Test func tooManyRedirectsStop() async throws {
-        var configuration = ImageDownloader.Configuration(timeout: .seconds(5))
+        var configuration = ImageDownloader.Configuration(timeout: .seconds(30))
         configuration.maximumRedirects = 3
         try await withDownloader(configuration) { server, downloader in
             server.route("/hop") { request in
@@ -143,7 +161,7 @@ struct ImageDownloaderRequestTests {
     }
 
     @Test func defaultHeadersAuthenticateEveryRequest() async throws {
-        var configuration = ImageDownloader.Configuration(timeout: .seconds(5))
+        var configuration = ImageDownloader.Configuration(timeout: .seconds(30))
         var request = DownloadRequest(url: URL(string: "http://unused")!)
         request.setBasicAuthorization(username: "alice", password: "pw")
         configuration.defaultHeaders["Authorization"] = request.headers["Authorization"]
@@ -165,7 +183,7 @@ struct ImageDownloaderRequestTests {
                 return data.dropFirst(4)
             }
         }
-        var configuration = ImageDownloader.Configuration(timeout: .seconds(5))
+        var configuration = ImageDownloader.Configuration(timeout: .seconds(30))
         configuration.delegate = Unwrap()
         try await withDownloader(configuration) { server, downloader in
             server.route("/wrapped", .ok(Data("WRAP".utf8) + pngLikeData(count: 100)))
@@ -215,7 +233,7 @@ struct ImageDownloaderRequestTests {
     }
 
     @Test func lowPriorityWaitsBehindNormalAndHigh() async throws {
-        var configuration = ImageDownloader.Configuration(timeout: .seconds(5))
+        var configuration = ImageDownloader.Configuration(timeout: .seconds(30))
         configuration.maximumConcurrentRequestsPerHost = 1
         try await withDownloader(configuration) { server, downloader in
             for path in ["/first", "/low", "/normal", "/high"] { server.route(path, .ok(pngLikeData(count: 32))) }
@@ -236,7 +254,7 @@ struct ImageDownloaderRequestTests {
     }
 
     @Test func perHostLimitCapsConcurrentRequests() async throws {
-        var configuration = ImageDownloader.Configuration(timeout: .seconds(5))
+        var configuration = ImageDownloader.Configuration(timeout: .seconds(30))
         configuration.maximumConcurrentRequestsPerHost = 2
         try await withDownloader(configuration) { server, downloader in
             for i in 0..<5 { server.route("/\(i)", .ok(pngLikeData(count: 32))) }

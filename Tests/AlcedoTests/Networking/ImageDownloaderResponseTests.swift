@@ -40,7 +40,7 @@ struct ImageDownloaderResponseTests {
     }
 
     @Test func acceptableStatusCodesCanBeCustomised() async throws {
-        var configuration = ImageDownloader.Configuration(timeout: .seconds(5))
+        var configuration = ImageDownloader.Configuration(timeout: .seconds(30))
         configuration.acceptableStatusCodes = [200, 203]
         try await withDownloader(configuration) { server, downloader in
             server.route("/203", .init(status: 203, body: pngLikeData(count: 100)))
@@ -99,7 +99,7 @@ struct ImageDownloaderResponseTests {
     }
 
     @Test func declaredBodyOverTheLimitFailsBeforeReading() async throws {
-        var configuration = ImageDownloader.Configuration(timeout: .seconds(5))
+        var configuration = ImageDownloader.Configuration(timeout: .seconds(30))
         configuration.maximumBodySize = 1000
         try await withDownloader(configuration) { server, downloader in
             server.route("/big", .ok(pngLikeData(count: 5000)))
@@ -114,7 +114,7 @@ struct ImageDownloaderResponseTests {
     }
 
     @Test func undeclaredBodyOverTheLimitStopsWhileStreaming() async throws {
-        var configuration = ImageDownloader.Configuration(timeout: .seconds(5))
+        var configuration = ImageDownloader.Configuration(timeout: .seconds(30))
         configuration.maximumBodySize = 10_000
         try await withDownloader(configuration) { server, downloader in
             var response = TestHTTPServer.Response.ok(pngLikeData(count: 100_000))

@@ -3,7 +3,7 @@ import Testing
 @testable import Alcedo
 
 /// Runs `body` with a fresh test server and downloader, shutting both down afterwards.
-func withDownloader<T>(_ configuration: ImageDownloader.Configuration = .init(timeout: .seconds(5)),
+func withDownloader<T>(_ configuration: ImageDownloader.Configuration = .init(timeout: .seconds(30)),
                        _ body: (TestHTTPServer, ImageDownloader) async throws -> T) async throws -> T {
     let server = try await TestHTTPServer.start()
     let downloader = ImageDownloader(name: "test", configuration: configuration)
@@ -28,6 +28,16 @@ func pngLikeData(count: Int) -> Data {
 
 /// A real PNG file from the fixtures.
 func samplePNG() throws -> Data { try Fixtures.data("libpng/testpngs/rgb-8.png") }
+
+/// Waits (polling every 5 ms, at most `seconds`; generous, as the whole suite runs in parallel on few cores) until `condition` holds; `false` if it never does.
+func eventually(within seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while !condition() {
+        if ContinuousClock.now > deadline { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}
 
 /// Thread-safe list for collecting values from callbacks.
 final class Collected<Element: Sendable>: Sendable {

@@ -7,7 +7,7 @@ import Testing
 struct URLSessionImageLoaderTests {
     private func withURLSessionDownloader(_ body: (TestHTTPServer, ImageDownloader) async throws -> Void) async throws {
         let server = try await TestHTTPServer.start()
-        let downloader = ImageDownloader(name: "urlsession", configuration: .init(timeout: .seconds(5)),
+        let downloader = ImageDownloader(name: "urlsession", configuration: .init(timeout: .seconds(30)),
                                          loader: URLSessionImageLoader())
         defer { server.stop() }
         try await body(server, downloader)
