@@ -2,7 +2,8 @@
 """The peers of the pipeline benchmark: the same work as Alcedo's retrieve (download from the
 loopback server, decode, fit in 256x256, JPEG q85, write to a cache folder) with Pillow +
 requests (one at a time, and on 4 threads, the usual way to speed it up) and pyvips.
-Usage: peers.py BASE_URL REPETITIONS NAME... Prints one JSON object of median seconds per batch."""
+Usage: peers.py BASE_URL REPETITIONS NAME... Prints one JSON object of median seconds per batch
+(wall, and CPU of every thread as NAME_cpu)."""
 import concurrent.futures
 import hashlib
 import io
@@ -68,21 +69,25 @@ def vips(folder):
             assert max(thumb.width, thumb.height) == 256
 
 
-def timed(run):
-    samples = []
+def timed(name, run, results):
+    """Median wall seconds of a batch as `name`, median CPU seconds (all threads) as `name_cpu`."""
+    walls, cpus = [], []
     for _ in range(repetitions):
         folder = tempfile.mkdtemp(prefix="pipeline-peer-")
         try:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             run(folder)
-            samples.append(time.perf_counter() - start)
+            walls.append(time.perf_counter() - start)
+            cpus.append(time.process_time() - cpu)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-    samples.sort()
-    return samples[len(samples) // 2]
+    results[name] = sorted(walls)[len(walls) // 2]
+    results[name + "_cpu"] = sorted(cpus)[len(cpus) // 2]
 
 
-results = {"pillow": timed(pillow), "pillow_threads": timed(pillow_threads)}
+results = {}
+timed("pillow", pillow, results)
+timed("pillow_threads", pillow_threads, results)
 if pyvips is not None:
-    results["pyvips"] = timed(vips)
+    timed("pyvips", vips, results)
 print(json.dumps(results, sort_keys=True))

@@ -9,6 +9,9 @@
 import Alcedo
 import Foundation
 import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct Options {
     let inputs: URL
@@ -62,6 +65,51 @@ func retrieveAll(_ urls: [URL], _ retrieveOptions: AlcedoOptionsInfo, _ manager:
     return Double(seconds) + Double(attoseconds) / 1e18
 }
 
+/// CPU seconds (user + system) this process has used so far, every thread included.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+/// Diagnostics (ALCEDO_BENCH_STAGES=1): the CPU each stage of a cold batch costs on its own.
+func stageBreakdown(urls: [URL], files: [Data], target: PixelSize) async throws {
+    func cpu(_ label: String, _ body: () async throws -> Void) async rethrows {
+        let before = processCPUSeconds()
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await body()
+        print(String(format: "  stage %-34@ cpu %7.1f ms, wall %@", label as NSString, (processCPUSeconds() - before) * 1000,
+                     "\(clock.now - start)"))
+    }
+    let downloader = ImageDownloader(name: "stages")
+    try await cpu("download 50 (concurrent)") {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for url in urls { group.addTask { try await downloader.downloadData(with: url).data.count } }
+            for try await _ in group {}
+        }
+    }
+    await downloader.shutdown()
+    let options = DecodingOptions(targetSize: target, contentMode: .aspectFit)
+    var decoded: [AlcedoImage] = []
+    try await cpu("decode 50 at 1/4 (one thread)") {
+        decoded = try files.map { try ImageCodecRegistry.shared.decode($0, options: options) }
+    }
+    var small: [AlcedoImage] = []
+    try await cpu("downsample 50 (one thread)") {
+        small = try decoded.map { try DownsamplingImageProcessor(size: target).process($0) }
+    }
+    try await cpu("encode 50 JPEG q85 (one thread)") {
+        for image in small { _ = try ImageCodecRegistry.shared.encode(image, as: .jpeg, options: EncodingOptions(quality: 85)) }
+    }
+}
+
+/// The system's 1-minute load average (Linux), to tell a quiet run from a busy machine.
+func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
+}
+
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted[sorted.count / 2]
@@ -76,26 +124,14 @@ enum PipelineBenchmarks {
         for name in names { files[name] = try Data(contentsOf: options.inputs.appendingPathComponent(name)) }
         let totalBytes = files.values.reduce(0) { $0 + $1.count }
 
-        if ProcessInfo.processInfo.environment["ALCEDO_BENCH_DECODE"] != nil, let data = files[names[0]] {
-            let options = DecodingOptions(targetSize: PixelSize(width: 256, height: 256), contentMode: .aspectFit)
-            let clock = ContinuousClock()
-            for label in ["decode 1/4", "decode + downsample", "decode + downsample + encode"] {
-                var samples: [Duration] = []
-                for _ in 0..<15 {
-                    let start = clock.now
-                    var image = try ImageCodecRegistry.shared.decode(data, options: options)
-                    if label != "decode 1/4" { image = try DownsamplingImageProcessor(size: PixelSize(width: 256, height: 256)).process(image) }
-                    if label.hasSuffix("encode") { _ = try ImageCodecRegistry.shared.encode(image, as: .jpeg, options: EncodingOptions(quality: 85)) }
-                    samples.append(clock.now - start)
-                    precondition(image.width > 0)
-                }
-                print("  \(label): median \(samples.sorted()[samples.count / 2])")
-            }
-        }
+        let startLoad = loadAverage()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server = try await FileServer.start(files: files, group: group)
         let urls = names.map { URL(string: server.baseURL + $0)! }
         let target = PixelSize(width: 256, height: 256)
+        if ProcessInfo.processInfo.environment["ALCEDO_BENCH_STAGES"] != nil {
+            try await stageBreakdown(urls: urls, files: names.compactMap { files[$0] }, target: target)
+        }
         let retrieveOptions: AlcedoOptionsInfo = [
             .processor(DownsamplingImageProcessor(size: target)),
             .cacheSerializer(FormatIndicatedCacheSerializer.jpeg(quality: 85)),
@@ -107,6 +143,7 @@ enum PipelineBenchmarks {
 
         var cold: [Double] = []
         var warm: [Double] = []
+        let cpuBeforeCold = processCPUSeconds()
         var lastFolder: URL?
         for run in 0..<options.repetitions {
             let folder = scratch.appendingPathComponent("run\(run)")
@@ -116,6 +153,8 @@ enum PipelineBenchmarks {
             await downloader.shutdown()
             lastFolder = folder
         }
+        // The CPU of a cold batch, the loopback server's included.
+        let coldCPU = (processCPUSeconds() - cpuBeforeCold) / Double(options.repetitions)
         for _ in 0..<options.repetitions {
             // A new cache over the same folder: an empty memory cache, every image read from disk.
             let downloader = ImageDownloader(name: "bench-warm")
@@ -130,9 +169,12 @@ enum PipelineBenchmarks {
         process.arguments = ["python3", options.peers, server.baseURL, String(options.repetitions)] + names
         let pipe = Pipe()
         process.standardOutput = pipe
+        let cpuBeforePeers = processCPUSeconds()
         try process.run()
         let peerOutput = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        // What serving one peer batch cost this process (3 peers x repetitions batches were served).
+        let serverCPUPerBatch = (processCPUSeconds() - cpuBeforePeers) / Double(3 * options.repetitions)
         await server.stop()
         try await group.shutdownGracefully()
         guard process.terminationStatus == 0,
@@ -145,7 +187,8 @@ enum PipelineBenchmarks {
         func ms(_ seconds: Double) -> String { String(format: "%8.1f ms", seconds * 1000) }
         func ratio(_ value: Double) -> String { String(format: "%6.2fx", value) }
         print("\(names.count) JPEGs, \(totalBytes / 1024) KiB in all; fetch + decode + 256x256 downsample + JPEG q85 + store;",
-              "median of \(options.repetitions) runs of the whole batch")
+              "median of \(options.repetitions) runs of the whole batch; \(ProcessInfo.processInfo.activeProcessorCount) cores,",
+              "load average \(startLoad) before, \(loadAverage()) after (other work on the machine lowers every figure)")
         print("  alcedo cold  \(ms(alcedoCold))   (\(names.count) concurrent retrieves, empty cache)")
         print("  alcedo warm  \(ms(alcedoWarm))   (same requests, from the disk cache, empty memory cache)")
         for (key, label) in [("pillow", "Pillow + requests, one at a time"), ("pillow_threads", "Pillow + requests, 4 threads"),
@@ -161,7 +204,17 @@ enum PipelineBenchmarks {
             if let threads = peers["pillow_threads"] { print("  cold vs Pillow 4 threads     \(ratio(threads / alcedoCold))") }
             if let vips = peers["pyvips"] { print("  cold vs pyvips               \(ratio(vips / alcedoCold))") }
         }
-        var summary: [String: Double] = ["alcedo_cold": alcedoCold, "alcedo_warm": alcedoWarm]
+        // CPU per batch (the loopback server's share included on both sides) does not depend on
+        // what else runs on the machine: it shows the work each side does.
+        print("CPU per cold batch, server included: alcedo \(ms(coldCPU))", terminator: "")
+        for key in ["pillow", "pillow_threads", "pyvips"] {
+            guard let cpu = peers[key + "_cpu"] else { continue }
+            let total = cpu + serverCPUPerBatch
+            print(", \(key) \(ms(total)) (\(ratio(total / coldCPU)))", terminator: "")
+        }
+        print()
+        var summary: [String: Double] = ["alcedo_cold": alcedoCold, "alcedo_warm": alcedoWarm, "alcedo_cold_cpu": coldCPU,
+                                         "server_cpu_per_peer_batch": serverCPUPerBatch]
         for (key, value) in peers { summary[key] = value }
         let json = try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys])
         print(String(decoding: json, as: UTF8.self))
