@@ -19,6 +19,8 @@ extension DiskStorage {
         public let directoryURL: URL
 
         let directoryPath: String
+        /// `"." + pathExtension`, or empty.
+        private let fileSuffix: String
         private let settings: Mutex<Config>
         let index = DiskIndex()
         private let stripes: [Stripe] = (0..<64).map { _ in Stripe() }
@@ -41,11 +43,13 @@ extension DiskStorage {
         public init(config: Config) {
             directoryURL = config.folderURL
             directoryPath = config.folderURL.path
+            fileSuffix = config.pathExtension.map { "." + $0 } ?? ""
             settings = Mutex(config)
         }
 
-        /// The settings. ``Config/folderURL`` and ``Config/pathExtension`` cannot change; a
-        /// lower size limit applies from the next store or clean-up.
+        /// The settings. Changes to ``Config/folderURL`` and ``Config/pathExtension`` are
+        /// ignored: they are fixed when the backend is created. A lower size limit applies from
+        /// the next store or clean-up.
         public var config: Config {
             get { settings.withLock { $0 } }
             set { settings.withLock { $0 = newValue } }
@@ -61,12 +65,7 @@ extension DiskStorage {
             URL(fileURLWithPath: path(for: CacheKeyHash(key: key)))
         }
 
-        private func fileName(for id: CacheKeyHash) -> String {
-            guard let pathExtension = config.pathExtension else { return id.hex }
-            return id.hex + "." + pathExtension
-        }
-
-        private func path(for id: CacheKeyHash) -> String { directoryPath + "/" + fileName(for: id) }
+        private func path(for id: CacheKeyHash) -> String { directoryPath + "/" + id.hex + fileSuffix }
 
         private func stripe(_ id: CacheKeyHash) -> Stripe { stripes[id.stripe(of: stripes.count)] }
 
@@ -555,7 +554,7 @@ extension DiskStorage {
             defer { closedir(directory) }
             let directoryFD = dirfd(directory)
             let config = self.config
-            let expectedSuffix: [UInt8] = config.pathExtension.map { Array(("." + $0).utf8) } ?? []
+            let expectedSuffix = Array(fileSuffix.utf8)
             let temporaryCutoff = config.now().timeIntervalSince1970 - config.temporaryFileLifetime
             let temporaryPrefix: [UInt8] = Array(".tmp-".utf8)
             var entries: [CacheKeyHash: DiskIndex.Entry] = [:]
