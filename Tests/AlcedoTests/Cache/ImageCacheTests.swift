@@ -163,10 +163,10 @@ struct ImageCacheTests {
         let first = makeCache()
         for index in 0..<4 {
             try await first.store(image, forKey: "k\(index)")
-            clock.advance(1)
+            clock.advance(100)
         }
         _ = try await first.retrieveImageInDiskCache(forKey: "k0")
-        clock.advance(1)
+        clock.advance(100)
         let fileSize = try #require(try await first.diskMetadata(forKey: "k0")?.fileSize)
         // Restart with a limit of four files: one more store trims to two, k0 (read last) and the new one.
         let second = makeCache(diskSizeLimit: fileSize * 4)

@@ -166,18 +166,27 @@ func diskBenchmarks() throws {
     let foundationFolder = try folder("foundation")
     let storage = DiskStorage.Backend(config: .init(folderURL: work.appendingPathComponent("alcedo", isDirectory: true)))
 
-    // Each side writes its own new files once; Foundation's Data.write fsyncs every file on
-    // Linux, so it writes a tenth as many (the figure is per entry).
-    let writePlain = seconds { for index in 0..<count { PlainFile.write(payloads[index % 16], to: "\(plainPaths)/\(index)") } }
-    let writeOurs = try seconds {
-        for index in 0..<count { try storage.store(value: payloads[index % 16], forKey: keys[index]) }
-    }
-    let writeAtomic = seconds {
-        for index in 0..<count { PlainFile.writeAtomically(payloads[index % 16], to: "\(atomicPaths)/\(index)") }
-    }
-    let writeFoundation = try seconds {
-        for index in 0..<foundationCount {
-            try payloads[index % 16].write(to: foundationFolder.appendingPathComponent("\(index)"))
+    // Each side writes its own new files, in a hundred interleaved batches so that the page cache,
+    // writeback and the other users of the machine weigh on every side alike. Foundation's
+    // Data.write fsyncs every file on Linux, so it writes a tenth as many (figures are per entry).
+    var writePlain = 0.0
+    var writeOurs = 0.0
+    var writeAtomic = 0.0
+    var writeFoundation = 0.0
+    let batch = count / 100
+    for start in stride(from: 0, to: count, by: batch) {
+        let range = start..<min(start + batch, count)
+        writePlain += seconds { for index in range { PlainFile.write(payloads[index % 16], to: "\(plainPaths)/\(index)") } }
+        writeOurs += try seconds {
+            for index in range { try storage.store(value: payloads[index % 16], forKey: keys[index]) }
+        }
+        writeAtomic += seconds {
+            for index in range { PlainFile.writeAtomically(payloads[index % 16], to: "\(atomicPaths)/\(index)") }
+        }
+        writeFoundation += try seconds {
+            for index in range.prefix(foundationCount / 100) {
+                try payloads[index % 16].write(to: foundationFolder.appendingPathComponent("\(index)"))
+            }
         }
     }
     try? fileManager.removeItem(atPath: atomicPaths)
@@ -190,26 +199,50 @@ func diskBenchmarks() throws {
     report("disk store, Foundation peer (fsyncs)", alcedo: writeOurs * perEntry, peer: writeFoundation * 1e6 / Double(foundationCount),
            peerName: "Data.write", unit: "us/entry", scale: 1)
 
-    // Five rounds, alternating, best of each: all read from a warm page cache.
+    // Reads from a warm page cache, interleaved in batches as above, best of three rounds.
     var readOurs = Double.infinity
     var readPlain = Double.infinity
     var readFoundation = Double.infinity
     var bytes = 0
-    for _ in 0..<5 {
-        readPlain = min(readPlain, seconds {
-            for index in 0..<count { bytes &+= PlainFile.read("\(plainPaths)/\(index)").count }
-        })
-        readOurs = min(readOurs, try seconds {
-            for index in 0..<count { bytes &+= try storage.value(forKey: keys[index])?.count ?? 0 }
-        })
-        readFoundation = min(readFoundation, try seconds {
-            for index in 0..<count { bytes &+= try Data(contentsOf: URL(fileURLWithPath: "\(plainPaths)/\(index)")).count }
-        })
+    for _ in 0..<3 {
+        var ours = 0.0
+        var plain = 0.0
+        var foundation = 0.0
+        for start in stride(from: 0, to: count, by: batch) {
+            let range = start..<min(start + batch, count)
+            plain += seconds { for index in range { bytes &+= PlainFile.read("\(plainPaths)/\(index)").count } }
+            ours += try seconds { for index in range { bytes &+= try storage.value(forKey: keys[index])?.count ?? 0 } }
+            foundation += try seconds {
+                for index in range { bytes &+= try Data(contentsOf: URL(fileURLWithPath: "\(plainPaths)/\(index)")).count }
+            }
+        }
+        readOurs = min(readOurs, ours)
+        readPlain = min(readPlain, plain)
+        readFoundation = min(readFoundation, foundation)
     }
     report("disk retrieve \(count) x 50 KB", alcedo: readOurs, peer: readPlain,
            peerName: "open/read/close", unit: "us/entry", scale: perEntry)
     report("disk retrieve, Foundation peer", alcedo: readOurs, peer: readFoundation,
            peerName: "Data(contentsOf:)", unit: "us/entry", scale: perEntry)
+
+    // The same reads when every one also writes the access to the file, as the first read of an
+    // entry in a minute does (accessTimeGranularity 0 makes every read do it).
+    let writingAccess = DiskStorage.Backend(config: .init(folderURL: storage.directoryURL, accessTimeGranularity: 0))
+    var readWriting = Double.infinity
+    var readPlainAgain = Double.infinity
+    for _ in 0..<3 {
+        var ours = 0.0
+        var plain = 0.0
+        for start in stride(from: 0, to: count, by: batch) {
+            let range = start..<min(start + batch, count)
+            plain += seconds { for index in range { bytes &+= PlainFile.read("\(plainPaths)/\(index)").count } }
+            ours += try seconds { for index in range { bytes &+= try writingAccess.value(forKey: keys[index])?.count ?? 0 } }
+        }
+        readWriting = min(readWriting, ours)
+        readPlainAgain = min(readPlainAgain, plain)
+    }
+    report("disk retrieve, writing the access each time", alcedo: readWriting, peer: readPlainAgain,
+           peerName: "open/read/close", unit: "us/entry", scale: perEntry)
     if bytes != 15 * count * size { print("  (some reads missed: \(bytes) bytes)") }
     try? fileManager.removeItem(atPath: plainPaths)
     try storage.removeAll()
@@ -224,10 +257,33 @@ final class ManualClock: Sendable {
     func set(_ date: Date) { current.withLock { $0 = date } }
 }
 
+/// Wall-clock and CPU seconds of `body` (the machine may be shared: CPU time is this process's own).
+func timed(_ body: () throws -> Void) rethrows -> (wall: Double, cpu: Double) {
+    func cpuNow() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+    let cpuStart = cpuNow()
+    let wall = try seconds(body)
+    return (wall, cpuNow() - cpuStart)
+}
+
+struct CleanUpFigures {
+    var freshScan = (wall: 0.0, cpu: 0.0)
+    var knownScan = (wall: 0.0, cpu: 0.0)
+    var expired = (wall: 0.0, cpu: 0.0)
+    var expiredRemoved = 0
+    var trim = (wall: 0.0, cpu: 0.0)
+    var trimRemoved = 0
+    var fileSize = 0
+}
+
 /// Fills a folder with `count` entries of 200 bytes, one stored per simulated second, a tenth
-/// of them expiring after an hour; cleans it with a size limit of 80 % of the total, trimmed to
-/// half of that. Returns the clean-up time, the scan time and how many entries went.
-func cleanUpOurs(count: Int) throws -> (clean: Double, scan: Double, removed: Int, fileSize: Int) {
+/// of them expiring after an hour. Then: a scan by a new backend (as after a restart) and by
+/// the backend that wrote them; a clean-up of the expired tenth by the writing backend; and a
+/// clean-up by a new backend with a size limit of 80 % of what is left, trimmed to half of that.
+func cleanUpOurs(count: Int) throws -> CleanUpFigures {
     let folder = work.appendingPathComponent("alcedo-clean-\(count)", isDirectory: true)
     let clock = ManualClock()
     let start = clock.now
@@ -238,71 +294,86 @@ func cleanUpOurs(count: Int) throws -> (clean: Double, scan: Double, removed: In
         try writer.store(value: payload, forKey: "https://example.com/\(index)",
                          expiration: index % 10 == 0 ? .seconds(3_600) : .never)
     }
-    let total = try writer.totalSize()
+    var figures = CleanUpFigures()
+    figures.fileSize = try writer.totalSize() / count
     clock.set(start.addingTimeInterval(Double(count) + 7_200))
-    let config = DiskStorage.Config(folderURL: folder, sizeLimit: total * 8 / 10, expiration: .never, now: { clock.now })
     var statistics: DiskStorage.Statistics?
-    let scan = try seconds { statistics = try DiskStorage.Backend(config: config).statistics() }
+    figures.freshScan = try timed {
+        statistics = try DiskStorage.Backend(config: .init(folderURL: folder, now: { clock.now })).statistics()
+    }
     precondition(statistics?.entryCount == count)
-    var cleaned: DiskStorage.CleanUpReport?
-    let clean = try seconds { cleaned = try DiskStorage.Backend(config: config).cleanUp() }
+    figures.knownScan = try timed { statistics = try writer.statistics() }
+    figures.expired = try timed { figures.expiredRemoved = try writer.cleanUp().all.count }
+    let left = try writer.totalSize()
+    let config = DiskStorage.Config(folderURL: folder, sizeLimit: left * 8 / 10, expiration: .never, now: { clock.now })
+    figures.trim = try timed { figures.trimRemoved = try DiskStorage.Backend(config: config).cleanUp().all.count }
     try? fileManager.removeItem(at: folder)
-    return (clean, scan, cleaned?.all.count ?? 0, total / count)
+    return figures
 }
 
 /// The same folder shape as plain files, cleaned the way Kingfisher's disk storage does it:
-/// list with resource values (modification date as expiration, size), remove the expired,
-/// sort the rest by date, remove the oldest down to the same target.
-func cleanUpPeer(count: Int, fileSize: Int) throws -> (clean: Double, removed: Int) {
+/// list with resource values (modification date as expiration, size), remove the expired;
+/// then list again, sort by date and remove the oldest down to the same target.
+func cleanUpPeer(count: Int, fileSize: Int) throws -> (expired: (wall: Double, cpu: Double), expiredRemoved: Int,
+                                                      trim: (wall: Double, cpu: Double), trimRemoved: Int) {
     let folder = work.appendingPathComponent("plain-clean-\(count)", isDirectory: true)
     try fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
     let payload = Data(count: fileSize)  // the size of one of Alcedo's files, header included
     let base = Date(timeIntervalSince1970: 1_700_000_000)
     for index in 0..<count {
-        let url = folder.appendingPathComponent("\(index)")
-        try payload.write(to: url)
+        let path = "\(folder.path)/\(index)"
+        PlainFile.write(payload, to: path)
         let expiration = index % 10 == 0 ? base.addingTimeInterval(Double(index) + 3_600) : Date.distantFuture
-        try fileManager.setAttributes([.modificationDate: expiration], ofItemAtPath: url.path)
+        try fileManager.setAttributes([.modificationDate: expiration], ofItemAtPath: path)
     }
     let now = base.addingTimeInterval(Double(count) + 7_200)
-    let limit = count * payload.count * 8 / 10
-    var removed = 0
-    let clean = try seconds {
-        let keys: [URLResourceKey] = [.contentModificationDateKey, .fileSizeKey, .isDirectoryKey]
-        let urls = try fileManager.contentsOfDirectory(at: folder, includingPropertiesForKeys: keys)
-        var kept: [(URL, Date, Int)] = []
-        var total = 0
-        for url in urls {
+    let keys: [URLResourceKey] = [.contentModificationDateKey, .fileSizeKey, .isDirectoryKey]
+    func list() throws -> [(url: URL, date: Date, size: Int)] {
+        try fileManager.contentsOfDirectory(at: folder, includingPropertiesForKeys: keys).compactMap { url in
             let values = try url.resourceValues(forKeys: Set(keys))
-            guard values.isDirectory != true, let date = values.contentModificationDate else { continue }
-            if date <= now {
-                try fileManager.removeItem(at: url)
-                removed += 1
-            } else {
-                let size = values.fileSize ?? 0
-                kept.append((url, date, size))
-                total += size
-            }
+            guard values.isDirectory != true, let date = values.contentModificationDate else { return nil }
+            return (url, date, values.fileSize ?? 0)
         }
+    }
+    var expiredRemoved = 0
+    let expired = try timed {
+        for file in try list() where file.date <= now {
+            try fileManager.removeItem(at: file.url)
+            expiredRemoved += 1
+        }
+    }
+    var trimRemoved = 0
+    let trim = try timed {
+        let files = try list().sorted { $0.date < $1.date }
+        var total = files.reduce(0) { $0 + $1.size }
+        let limit = total * 8 / 10
         guard total > limit else { return }
-        kept.sort { $0.1 < $1.1 }
-        for (url, _, size) in kept where total > limit / 2 {
-            try fileManager.removeItem(at: url)
-            total -= size
-            removed += 1
+        for file in files where total > limit / 2 {
+            try fileManager.removeItem(at: file.url)
+            total -= file.size
+            trimRemoved += 1
         }
     }
     try? fileManager.removeItem(at: folder)
-    return (clean, removed)
+    return (expired, expiredRemoved, trim, trimRemoved)
 }
 
 func cleanUpBenchmarks() throws {
+    func line(_ name: String, _ ours: (wall: Double, cpu: Double), _ peer: (wall: Double, cpu: Double), _ peerName: String) {
+        report(name, alcedo: ours.wall, peer: peer.wall, peerName: peerName, unit: "ms", scale: 1_000)
+        print(String(format: "  %-42@ cpu: alcedo %9.1f ms   peer %9.1f ms   ratio %.2f",
+                     "" as NSString, ours.cpu * 1_000, peer.cpu * 1_000, ours.cpu / peer.cpu))
+    }
     for count in quick ? [10_000] : [10_000, 100_000] {
         let ours = try cleanUpOurs(count: count)
         let peer = try cleanUpPeer(count: count, fileSize: ours.fileSize)
-        report("clean-up of \(count) entries (\(ours.removed) removed)", alcedo: ours.clean, peer: peer.clean,
-               peerName: "FileManager (\(peer.removed))", unit: "ms", scale: 1_000)
-        print(String(format: "  scan of %d entries alone: %.1f ms", count, ours.scan * 1_000))
+        line("clean-up of \(count): expired (\(ours.expiredRemoved))", ours.expired, peer.expired,
+             "FileManager (\(peer.expiredRemoved))")
+        line("clean-up of \(count - ours.expiredRemoved) after restart: limit (\(ours.trimRemoved))", ours.trim, peer.trim,
+             "FileManager (\(peer.trimRemoved))")
+        print(String(format: "  scan of %d entries: after restart %.1f ms (cpu %.1f), known to the backend %.1f ms (cpu %.1f)",
+                     count, ours.freshScan.wall * 1_000, ours.freshScan.cpu * 1_000,
+                     ours.knownScan.wall * 1_000, ours.knownScan.cpu * 1_000))
     }
 }
 
