@@ -4,7 +4,7 @@ import PackageDescription
 
 let package = Package(
     name: "AlcedoFuzz",
-    dependencies: [.package(path: "..")],
+    dependencies: [.package(name: "Alcedo", path: "..")],
     targets: [
         .executableTarget(
             name: "AlcedoFuzz",

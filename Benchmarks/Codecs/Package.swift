@@ -5,7 +5,7 @@ import PackageDescription
 let package = Package(
     name: "CodecBenchmarks",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(path: "../..")],
+    dependencies: [.package(name: "Alcedo", path: "../..")],
     targets: [
         .executableTarget(
             name: "CodecBenchmarks",

@@ -1,8 +1,477 @@
+/*
+ * libjpeg's classic API behind setjmp/longjmp: errors become status codes and messages.
+ * See alcedo_jpeg.h for the contract of each function.
+ */
+#include <setjmp.h>
 #include <stdio.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include <jpeglib.h>
+#include <jerror.h>
 #include "alcedo_jpeg.h"
 
 int alcedo_jpeg_lib_version(void) {
     return JPEG_LIB_VERSION;
+}
+
+/* ---- Error handling shared by decoding and encoding ---------------------------------- */
+
+/* libjpeg's error manager extended with the jump point and what the shim learnt.
+   `pub` comes first so that cinfo->err can be cast back to this struct. */
+typedef struct alcedo_jpeg_error {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    enum alcedo_jpeg_status status;
+    int in_header;       /* reading the header: running out of data is always fatal */
+    int allow_truncated; /* keep decoding (grey fill) when the data ends early */
+    int ended_early;     /* the data ended before the last row of MCUs of a scan */
+    int saw_end;         /* libjpeg warned of a premature end anywhere (then any error is blamed on it) */
+    char message[JMSG_LENGTH_MAX];
+} alcedo_jpeg_error;
+
+static alcedo_jpeg_error *error_of(j_common_ptr cinfo) {
+    return (alcedo_jpeg_error *)cinfo->err;
+}
+
+/* Errors that mean "valid JPEG, feature not available" rather than "broken data". */
+static enum alcedo_jpeg_status status_for_error_code(int code) {
+    switch (code) {
+    case JERR_BAD_PRECISION:
+    case JERR_SOF_UNSUPPORTED:
+    case JERR_CONVERSION_NOTIMPL:
+    case JERR_NOT_COMPILED:
+    case JERR_ARITH_NOTIMPL:
+    case JERR_NOTIMPL:
+        return ALCEDO_JPEG_UNSUPPORTED;
+    case JERR_OUT_OF_MEMORY:
+        return ALCEDO_JPEG_NO_MEMORY;
+    default:
+        return ALCEDO_JPEG_CORRUPT;
+    }
+}
+
+/* Formats the current message into the shim's buffer instead of printing it to stderr. */
+static void capture_message(j_common_ptr cinfo) {
+    (*cinfo->err->format_message)(cinfo, error_of(cinfo)->message);
+}
+
+static void stop(j_common_ptr cinfo, enum alcedo_jpeg_status status) {
+    error_of(cinfo)->status = status;
+    longjmp(error_of(cinfo)->jump, 1);
+}
+
+/* Replaces libjpeg's error_exit, which would call exit(). */
+static void on_error_exit(j_common_ptr cinfo) {
+    alcedo_jpeg_error *error = error_of(cinfo);
+    if (cinfo->err->msg_code == JERR_BAD_PRECISION) {
+        snprintf(error->message, JMSG_LENGTH_MAX, "%d-bit samples (only 8-bit JPEG is supported)",
+                 cinfo->err->msg_parm.i[0]);
+    } else {
+        (*cinfo->err->output_message)(cinfo);
+    }
+    stop(cinfo, error->saw_end ? ALCEDO_JPEG_TRUNCATED : status_for_error_code(cinfo->err->msg_code));
+}
+
+/* 1 while the entropy decoder works on the last row of MCUs of a scan (or later). */
+static int in_last_mcu_row(j_common_ptr cinfo) {
+    if (!cinfo->is_decompressor) return 0;
+    j_decompress_ptr dinfo = (j_decompress_ptr)cinfo;
+    return dinfo->total_iMCU_rows > 0 && dinfo->input_iMCU_row + 1 >= dinfo->total_iMCU_rows;
+}
+
+/*
+ * Warnings (level -1) are counted and the first one kept; trace messages are ignored.
+ * "Premature end of JPEG file" (no more bytes) and "premature end of data segment" (a marker
+ * where entropy-coded data should be) mean the data stops before the image does: libjpeg
+ * would fill the rest grey. Before the last row of MCUs of a scan that is truncation, and
+ * decoding stops at once unless allowed. Within the last row it is tolerated: that is how a
+ * file missing only its EOI marker (or a few bytes of padding before it) looks, and at most
+ * that one row of MCUs is affected.
+ */
+static void on_emit_message(j_common_ptr cinfo, int level) {
+    alcedo_jpeg_error *error = error_of(cinfo);
+    if (level >= 0) return;
+    int code = cinfo->err->msg_code;
+    if (code == JWRN_JPEG_EOF || code == JWRN_HIT_MARKER) error->saw_end = 1;
+    if ((code == JWRN_JPEG_EOF || code == JWRN_HIT_MARKER) && (error->in_header || !in_last_mcu_row(cinfo))) {
+        error->ended_early = 1;
+        if (error->in_header || !error->allow_truncated) {
+            (*cinfo->err->output_message)(cinfo);
+            stop(cinfo, ALCEDO_JPEG_TRUNCATED);
+        }
+    }
+    if (cinfo->err->num_warnings == 0) (*cinfo->err->output_message)(cinfo);
+    cinfo->err->num_warnings++;
+}
+
+static struct jpeg_error_mgr *install_error_manager(alcedo_jpeg_error *error) {
+    struct jpeg_error_mgr *manager = jpeg_std_error(&error->pub);
+    manager->error_exit = on_error_exit;
+    manager->emit_message = on_emit_message;
+    manager->output_message = capture_message;
+    error->status = ALCEDO_JPEG_OK;
+    error->message[0] = '\0';
+    return manager;
+}
+
+/* ---- Decoding -------------------------------------------------------------------------- */
+
+enum decoder_stage { STAGE_NEW, STAGE_HEADER, STAGE_STARTED, STAGE_DONE, STAGE_FAILED };
+
+struct alcedo_jpeg_decoder {
+    struct jpeg_decompress_struct cinfo;
+    alcedo_jpeg_error error;
+    struct jpeg_progress_mgr progress;
+    enum decoder_stage stage;
+    int created;      /* jpeg_create_decompress succeeded */
+    int incomplete;   /* scans are missing: some component or coefficient never completed */
+    unsigned char component_scanned[MAX_COMPONENTS]; /* sequential files: components seen in a scan */
+    int cmyk_output;  /* libjpeg writes CMYK that the shim turns into RGBA */
+};
+
+/* Records which components the current scan codes (for sequential multi-scan files). */
+static void note_scan_components(alcedo_jpeg_decoder *decoder) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    for (int i = 0; i < cinfo->comps_in_scan && i < MAX_COMPS_IN_SCAN; i++) {
+        jpeg_component_info *component = cinfo->cur_comp_info[i];
+        if (component != NULL && component->component_index >= 0 && component->component_index < MAX_COMPONENTS) {
+            decoder->component_scanned[component->component_index] = 1;
+        }
+    }
+}
+
+/* Called by libjpeg between units of work (at least once per scan while a multi-scan file
+   is read): notes the scan's components and stops files with absurdly many scans. */
+static void on_progress(j_common_ptr cinfo) {
+    if (!cinfo->is_decompressor) return;
+    alcedo_jpeg_decoder *decoder = (alcedo_jpeg_decoder *)cinfo->client_data;
+    if (decoder->cinfo.input_scan_number > ALCEDO_JPEG_MAX_SCANS) {
+        snprintf(error_of(cinfo)->message, JMSG_LENGTH_MAX,
+                 "more than %d scans (a hostile or broken progressive file)", ALCEDO_JPEG_MAX_SCANS);
+        stop(cinfo, ALCEDO_JPEG_CORRUPT);
+    }
+    note_scan_components(decoder);
+}
+
+alcedo_jpeg_decoder *alcedo_jpeg_decoder_create(void) {
+    alcedo_jpeg_decoder *volatile decoder = calloc(1, sizeof *decoder);
+    if (decoder == NULL) return NULL;
+    decoder->cinfo.err = install_error_manager(&decoder->error);
+    decoder->cinfo.client_data = decoder;
+    if (setjmp(decoder->error.jump)) {
+        jpeg_destroy_decompress(&decoder->cinfo); /* frees whatever was allocated; safe when nothing was */
+        free(decoder);
+        return NULL;
+    }
+    jpeg_create_decompress(&decoder->cinfo);
+    decoder->created = 1;
+    decoder->progress.progress_monitor = on_progress;
+    decoder->cinfo.progress = &decoder->progress;
+    return decoder;
+}
+
+void alcedo_jpeg_decoder_destroy(alcedo_jpeg_decoder *decoder) {
+    if (decoder == NULL) return;
+    if (decoder->created) jpeg_destroy_decompress(&decoder->cinfo);
+    free(decoder);
+}
+
+static enum alcedo_jpeg_status misuse(alcedo_jpeg_decoder *decoder, const char *what) {
+    snprintf(decoder->error.message, JMSG_LENGTH_MAX, "%s", what);
+    return ALCEDO_JPEG_MISUSE;
+}
+
+static enum alcedo_jpeg_color color_of(J_COLOR_SPACE space) {
+    switch (space) {
+    case JCS_GRAYSCALE: return ALCEDO_JPEG_COLOR_GRAY;
+    case JCS_RGB: return ALCEDO_JPEG_COLOR_RGB;
+    case JCS_YCbCr: return ALCEDO_JPEG_COLOR_YCBCR;
+    case JCS_CMYK: return ALCEDO_JPEG_COLOR_CMYK;
+    case JCS_YCCK: return ALCEDO_JPEG_COLOR_YCCK;
+    default: return ALCEDO_JPEG_COLOR_UNKNOWN;
+    }
+}
+
+static void find_exif(j_decompress_ptr cinfo, alcedo_jpeg_header *header) {
+    for (jpeg_saved_marker_ptr marker = cinfo->marker_list; marker != NULL; marker = marker->next) {
+        if (marker->marker == JPEG_APP0 + 1 && marker->data_length >= 6 && marker->data != NULL
+            && memcmp(marker->data, "Exif\0\0", 6) == 0) {
+            header->exif = marker->data;
+            header->exif_length = marker->data_length;
+            return;
+        }
+    }
+}
+
+enum alcedo_jpeg_status alcedo_jpeg_read_header(alcedo_jpeg_decoder *decoder, const uint8_t *data,
+                                                size_t size, alcedo_jpeg_header *header) {
+    if (decoder == NULL || header == NULL) return ALCEDO_JPEG_MISUSE;
+    if (decoder->stage != STAGE_NEW) return misuse(decoder, "the header was already read");
+    if (data == NULL || size == 0) return misuse(decoder, "no data");
+    memset(header, 0, sizeof *header);
+    decoder->stage = STAGE_FAILED;
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    /* Running out of data inside the header leaves nothing to show: always an error. */
+    decoder->error.in_header = 1;
+    jpeg_mem_src(cinfo, data, (unsigned long)size);
+    jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);
+    if (jpeg_read_header(cinfo, TRUE) != JPEG_HEADER_OK) {
+        snprintf(decoder->error.message, JMSG_LENGTH_MAX, "no image in the data");
+        return ALCEDO_JPEG_CORRUPT;
+    }
+
+    header->width = (int32_t)cinfo->image_width;
+    header->height = (int32_t)cinfo->image_height;
+    header->components = cinfo->num_components;
+    header->color = color_of(cinfo->jpeg_color_space);
+    header->precision = cinfo->data_precision;
+    header->progressive = cinfo->progressive_mode ? 1 : 0;
+    header->arithmetic = cinfo->arith_code ? 1 : 0;
+    find_exif(cinfo, header);
+    note_scan_components(decoder);
+    decoder->error.in_header = 0;
+    decoder->stage = STAGE_HEADER;
+    return ALCEDO_JPEG_OK;
+}
+
+/* 1 when the scans read leave the image incomplete: a progressive file whose scans stop
+   before every coefficient of every component has all its bits, or a sequential file with
+   a component no scan coded. Either way the file ended (with or without an EOI marker)
+   before its last scans. */
+static int scans_incomplete(alcedo_jpeg_decoder *decoder) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    for (int component = 0; component < cinfo->num_components && component < MAX_COMPONENTS; component++) {
+        if (cinfo->progressive_mode) {
+            if (cinfo->coef_bits == NULL) return 0;
+            for (int coefficient = 0; coefficient < DCTSIZE2; coefficient++) {
+                if (cinfo->coef_bits[component][coefficient] != 0) return 1;
+            }
+        } else if (!decoder->component_scanned[component]) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+enum alcedo_jpeg_status alcedo_jpeg_start(alcedo_jpeg_decoder *decoder, int scale_denominator,
+                                          int allow_truncated, int32_t *out_width, int32_t *out_height) {
+    if (decoder == NULL || out_width == NULL || out_height == NULL) return ALCEDO_JPEG_MISUSE;
+    if (decoder->stage != STAGE_HEADER) return misuse(decoder, "start called before the header was read");
+    if (scale_denominator != 1 && scale_denominator != 2 && scale_denominator != 4 && scale_denominator != 8) {
+        return misuse(decoder, "the scale denominator must be 1, 2, 4 or 8");
+    }
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    decoder->stage = STAGE_FAILED;
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+
+    switch (cinfo->jpeg_color_space) {
+    case JCS_GRAYSCALE:
+    case JCS_RGB:
+    case JCS_YCbCr:
+        cinfo->out_color_space = JCS_EXT_RGBA;
+        break;
+    case JCS_CMYK:
+    case JCS_YCCK:
+        /* libjpeg turns YCCK into CMYK but neither into RGB: the shim does the last step. */
+        cinfo->out_color_space = JCS_CMYK;
+        decoder->cmyk_output = 1;
+        break;
+    default:
+        snprintf(decoder->error.message, JMSG_LENGTH_MAX,
+                 "colour space of %d components with no known transform", cinfo->num_components);
+        return ALCEDO_JPEG_UNSUPPORTED;
+    }
+    /* djpeg's defaults, spelled out so that the output matches it byte for byte. */
+    cinfo->dct_method = JDCT_ISLOW;
+    cinfo->do_fancy_upsampling = TRUE;
+    cinfo->do_block_smoothing = TRUE;
+    cinfo->quantize_colors = FALSE;
+    cinfo->scale_num = 1;
+    cinfo->scale_denom = (unsigned int)scale_denominator;
+    decoder->error.allow_truncated = allow_truncated ? 1 : 0;
+
+    jpeg_start_decompress(cinfo);
+
+    if (scans_incomplete(decoder)) {
+        decoder->incomplete = 1;
+        if (!allow_truncated) {
+            snprintf(decoder->error.message, JMSG_LENGTH_MAX, "the scans end before the image is complete");
+            return ALCEDO_JPEG_TRUNCATED;
+        }
+    }
+    if (cinfo->output_components != 4) return misuse(decoder, "unexpected number of output components");
+    *out_width = (int32_t)cinfo->output_width;
+    *out_height = (int32_t)cinfo->output_height;
+    decoder->stage = STAGE_STARTED;
+    return ALCEDO_JPEG_OK;
+}
+
+/* x * y / 255, rounded to nearest (exact for 0...255 x 0...255). */
+static inline uint8_t multiply_255(unsigned x, unsigned y) {
+    unsigned t = x * y + 128;
+    return (uint8_t)((t + (t >> 8)) >> 8);
+}
+
+/* Inverted CMYK (Adobe's convention) to RGBA, in place: both take 4 bytes a pixel. */
+static void cmyk_row_to_rgba(uint8_t *row, JDIMENSION width) {
+    for (JDIMENSION x = 0; x < width; x++, row += 4) {
+        unsigned k = row[3];
+        row[0] = multiply_255(row[0], k);
+        row[1] = multiply_255(row[1], k);
+        row[2] = multiply_255(row[2], k);
+        row[3] = 255;
+    }
+}
+
+enum alcedo_jpeg_status alcedo_jpeg_read_pixels(alcedo_jpeg_decoder *decoder, uint8_t *rgba,
+                                                size_t stride, size_t capacity) {
+    if (decoder == NULL) return ALCEDO_JPEG_MISUSE;
+    if (decoder->stage != STAGE_STARTED) return misuse(decoder, "read_pixels called before start");
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    JDIMENSION width = cinfo->output_width, height = cinfo->output_height;
+    if (rgba == NULL || stride < (size_t)width * 4 || capacity / stride < (size_t)height) {
+        return misuse(decoder, "the pixel buffer is too small");
+    }
+    decoder->stage = STAGE_FAILED;
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+
+    /* Rows are decoded straight into the caller's buffer, a few at a time. */
+    enum { ROWS_PER_CALL = 16 };
+    JSAMPROW rows[ROWS_PER_CALL];
+    while (cinfo->output_scanline < height) {
+        JDIMENSION first = cinfo->output_scanline;
+        JDIMENSION count = height - first < ROWS_PER_CALL ? height - first : ROWS_PER_CALL;
+        for (JDIMENSION i = 0; i < count; i++) rows[i] = rgba + (size_t)(first + i) * stride;
+        JDIMENSION done = jpeg_read_scanlines(cinfo, rows, count);
+        if (done == 0) {
+            /* Cannot happen with an in-memory source, which never suspends; never loop forever. */
+            snprintf(decoder->error.message, JMSG_LENGTH_MAX, "the decoder made no progress");
+            return ALCEDO_JPEG_CORRUPT;
+        }
+        if (decoder->cmyk_output) {
+            for (JDIMENSION i = 0; i < done; i++) cmyk_row_to_rgba(rows[i], width);
+        }
+    }
+    /* jpeg_finish_decompress is not called: every pixel is written, and what may follow the
+       last scan (trailing markers or garbage) does not change the picture. */
+    decoder->stage = STAGE_DONE;
+    return ALCEDO_JPEG_OK;
+}
+
+const char *alcedo_jpeg_message(const alcedo_jpeg_decoder *decoder) {
+    return decoder == NULL ? "" : decoder->error.message;
+}
+
+long alcedo_jpeg_warning_count(const alcedo_jpeg_decoder *decoder) {
+    return decoder == NULL ? 0 : decoder->error.pub.num_warnings;
+}
+
+int alcedo_jpeg_was_truncated(const alcedo_jpeg_decoder *decoder) {
+    return decoder != NULL && (decoder->error.ended_early || decoder->incomplete);
+}
+
+/* ---- Encoding -------------------------------------------------------------------------- */
+
+/* Heap-allocated so that nothing the jump skips over lives in the setjmp caller's locals. */
+typedef struct encoder_context {
+    struct jpeg_compress_struct cinfo;
+    alcedo_jpeg_error error;
+    int created;
+    unsigned char *buffer; /* jpeg_mem_dest's output, grown by libjpeg with malloc */
+    unsigned long size;
+} encoder_context;
+
+/* 1 when some pixel of the row is not fully opaque. */
+static int row_has_alpha(const uint8_t *row, int32_t width) {
+    for (int32_t x = 0; x < width; x++) {
+        if (row[(size_t)x * 4 + 3] != 255) return 1;
+    }
+    return 0;
+}
+
+/* Composites a row of straight-alpha RGBA onto white: c' = c * a / 255 + 255 - a, rounded. */
+static void composite_row_on_white(const uint8_t *source, uint8_t *target, int32_t width) {
+    for (int32_t x = 0; x < width; x++, source += 4, target += 4) {
+        unsigned alpha = source[3];
+        unsigned background = 255 - alpha;
+        target[0] = (uint8_t)(multiply_255(source[0], alpha) + background);
+        target[1] = (uint8_t)(multiply_255(source[1], alpha) + background);
+        target[2] = (uint8_t)(multiply_255(source[2], alpha) + background);
+        target[3] = 255;
+    }
+}
+
+static void compress(encoder_context *context, const uint8_t *rgba, int32_t width, int32_t height,
+                     size_t stride, int quality, int progressive) {
+    j_compress_ptr cinfo = &context->cinfo;
+    jpeg_create_compress(cinfo);
+    context->created = 1;
+    jpeg_mem_dest(cinfo, &context->buffer, &context->size);
+
+    cinfo->image_width = (JDIMENSION)width;
+    cinfo->image_height = (JDIMENSION)height;
+    cinfo->input_components = 4;
+    cinfo->in_color_space = JCS_EXT_RGBA; /* libjpeg-turbo ignores the fourth byte */
+    jpeg_set_defaults(cinfo);
+    jpeg_set_quality(cinfo, quality, TRUE);
+    cinfo->optimize_coding = TRUE;
+    cinfo->dct_method = JDCT_ISLOW;
+    int factor = quality >= 90 ? 1 : 2; /* luma sampling factor: 4:4:4 or 4:2:0 */
+    cinfo->comp_info[0].h_samp_factor = factor;
+    cinfo->comp_info[0].v_samp_factor = factor;
+    if (progressive) jpeg_simple_progression(cinfo);
+
+    JSAMPROW composited = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE,
+                                                      (JDIMENSION)width * 4, 1)[0];
+    jpeg_start_compress(cinfo, TRUE);
+    while (cinfo->next_scanline < cinfo->image_height) {
+        const uint8_t *source = rgba + (size_t)cinfo->next_scanline * stride;
+        JSAMPROW row;
+        if (row_has_alpha(source, width)) {
+            composite_row_on_white(source, composited, width);
+            row = composited;
+        } else {
+            row = (JSAMPROW)(uintptr_t)source; /* libjpeg only reads input rows */
+        }
+        jpeg_write_scanlines(cinfo, &row, 1);
+    }
+    jpeg_finish_compress(cinfo);
+}
+
+enum alcedo_jpeg_status alcedo_jpeg_encode(const uint8_t *rgba, int32_t width, int32_t height, size_t stride,
+                                           int quality, int progressive, uint8_t **output, size_t *output_size,
+                                           char *message, size_t message_capacity) {
+    if (output == NULL || output_size == NULL) return ALCEDO_JPEG_MISUSE;
+    *output = NULL;
+    *output_size = 0;
+    if (message != NULL && message_capacity > 0) message[0] = '\0';
+    if (rgba == NULL || width <= 0 || height <= 0 || width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION
+        || stride < (size_t)width * 4 || quality < 1 || quality > 100) {
+        if (message != NULL && message_capacity > 0) snprintf(message, message_capacity, "invalid arguments");
+        return ALCEDO_JPEG_MISUSE;
+    }
+    encoder_context *context = calloc(1, sizeof *context);
+    if (context == NULL) return ALCEDO_JPEG_NO_MEMORY;
+    context->cinfo.err = install_error_manager(&context->error);
+
+    enum alcedo_jpeg_status status;
+    if (setjmp(context->error.jump)) {
+        status = context->error.status;
+    } else {
+        compress(context, rgba, width, height, stride, quality, progressive);
+        status = ALCEDO_JPEG_OK;
+        *output = context->buffer;
+        *output_size = (size_t)context->size;
+        context->buffer = NULL;
+    }
+    if (status != ALCEDO_JPEG_OK && message != NULL && message_capacity > 0) {
+        snprintf(message, message_capacity, "%s", context->error.message);
+    }
+    if (context->created) jpeg_destroy_compress(&context->cinfo);
+    free(context->buffer);
+    free(context);
+    return status;
 }

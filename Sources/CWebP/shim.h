@@ -31,4 +31,16 @@ static inline WebPAnimEncoder *alcedo_webp_anim_encoder_new(int width, int heigh
 static inline WebPDemuxer *alcedo_webp_demux(const WebPData *data) {
     return WebPDemux(data);
 }
+static inline WebPDemuxer *alcedo_webp_demux_partial(const WebPData *data, WebPDemuxState *state) {
+    return WebPDemuxPartial(data, state);
+}
+static inline VP8StatusCode alcedo_webp_get_features(const uint8_t *data, size_t size, WebPBitstreamFeatures *features) {
+    return WebPGetFeatures(data, size, features);
+}
+static inline void alcedo_webp_data_init(WebPData *data) {
+    WebPDataInit(data);
+}
+static inline void alcedo_webp_data_clear(WebPData *data) {
+    WebPDataClear(data);
+}
 #endif

@@ -1,9 +1,132 @@
 #ifndef ALCEDO_JPEG_H
 #define ALCEDO_JPEG_H
+/*
+ * A thin shim over libjpeg's classic API (libjpeg-turbo, API version 62).
+ *
+ * libjpeg reports fatal errors by calling error_exit, whose default implementation calls
+ * exit(). Swift cannot call setjmp, so every function here that calls into libjpeg owns a
+ * setjmp point: the shim's error_exit formats the message into a buffer and longjmps back,
+ * and the function returns a status code instead. Nothing here ever exits the process or
+ * prints to stderr.
+ */
 #include <stddef.h>
 #include <stdint.h>
 
 /* The libjpeg API version Alcedo was compiled against (JPEG_LIB_VERSION, e.g. 62). */
 int alcedo_jpeg_lib_version(void);
+
+/* What a shim call ended with. */
+enum alcedo_jpeg_status {
+    /* Success (warnings about corrupt data may have been recorded: see alcedo_jpeg_warning_count). */
+    ALCEDO_JPEG_OK = 0,
+    /* libjpeg stopped on an error in the data (the message says which). */
+    ALCEDO_JPEG_CORRUPT = 1,
+    /* The data ends before the image does (premature end of file, or a progressive image
+       whose scans stop before every coefficient is complete). */
+    ALCEDO_JPEG_TRUNCATED = 2,
+    /* A valid JPEG that uses a feature this build cannot decode (12-bit or lossless data,
+       an unknown colour space, ...). */
+    ALCEDO_JPEG_UNSUPPORTED = 3,
+    /* A call made out of order or with a buffer too small: a programming error. */
+    ALCEDO_JPEG_MISUSE = 4,
+    /* memory could not be allocated. */
+    ALCEDO_JPEG_NO_MEMORY = 5
+};
+
+/* The colour space of the stored data, as libjpeg reads it from the header. */
+enum alcedo_jpeg_color {
+    ALCEDO_JPEG_COLOR_UNKNOWN = 0,
+    ALCEDO_JPEG_COLOR_GRAY = 1,
+    ALCEDO_JPEG_COLOR_RGB = 2,
+    ALCEDO_JPEG_COLOR_YCBCR = 3,
+    ALCEDO_JPEG_COLOR_CMYK = 4,
+    ALCEDO_JPEG_COLOR_YCCK = 5
+};
+
+/* Most scans a progressive or multi-scan file may have before decoding stops with
+   ALCEDO_JPEG_CORRUPT (hostile files use thousands of tiny scans to burn CPU time). */
+#define ALCEDO_JPEG_MAX_SCANS 1000
+
+/* What the header says. Sizes are those of the stored picture, before any EXIF orientation. */
+typedef struct alcedo_jpeg_header {
+    int32_t width;
+    int32_t height;
+    int32_t components;
+    enum alcedo_jpeg_color color;
+    int32_t precision;   /* bits per sample (8; 12-bit files fail earlier with UNSUPPORTED) */
+    int32_t progressive; /* 1 for a progressive (SOF2/SOF10) file */
+    int32_t arithmetic;  /* 1 when the entropy coding is arithmetic */
+    /* The first APP1 segment starting with "Exif\0\0" (NULL when there is none), as stored
+       after the marker length; valid until the decoder is destroyed. */
+    const uint8_t *exif;
+    size_t exif_length;
+} alcedo_jpeg_header;
+
+/* One decompression: libjpeg's state, the error manager and the jump point. Opaque. */
+typedef struct alcedo_jpeg_decoder alcedo_jpeg_decoder;
+
+/* Creates a decoder, or returns NULL when memory is short. Destroy it when done. */
+alcedo_jpeg_decoder *alcedo_jpeg_decoder_create(void);
+
+/* Frees everything the decoder holds. Accepts NULL. */
+void alcedo_jpeg_decoder_destroy(alcedo_jpeg_decoder *decoder);
+
+/*
+ * Reads the header of the JPEG in data[0..<size] (up to the first scan) into *header.
+ * The data must stay valid and unchanged until the decoder is destroyed. Running out of
+ * data in the header is always ALCEDO_JPEG_TRUNCATED.
+ */
+enum alcedo_jpeg_status alcedo_jpeg_read_header(alcedo_jpeg_decoder *decoder, const uint8_t *data,
+                                                size_t size, alcedo_jpeg_header *header);
+
+/*
+ * Starts decompressing at 1/scale_denominator of the stored size (1, 2, 4 or 8; libjpeg's
+ * DCT scaling), with djpeg's default settings (JDCT_ISLOW, fancy upsampling), to RGBA with
+ * alpha 255. Progressive and multi-scan files are read completely here.
+ *
+ * Without allow_truncated, data that ends before the last row of MCUs of a scan (premature
+ * end of file, or a marker where entropy-coded data should be) stops decoding at once with
+ * ALCEDO_JPEG_TRUNCATED, and so do scans that leave the image incomplete (a progressive file
+ * missing its last scans, a sequential one missing a component). Data ending inside the
+ * last row of MCUs, as in a file missing only its EOI marker, is tolerated. With
+ * allow_truncated, libjpeg goes on as it does by default (missing data decodes as grey) and
+ * alcedo_jpeg_was_truncated tells what happened.
+ *
+ * On success *out_width and *out_height hold the size alcedo_jpeg_read_pixels will write.
+ */
+enum alcedo_jpeg_status alcedo_jpeg_start(alcedo_jpeg_decoder *decoder, int scale_denominator,
+                                          int allow_truncated, int32_t *out_width, int32_t *out_height);
+
+/*
+ * Writes every output row, as RGBA8 with alpha 255, into rgba: row y at rgba + y * stride.
+ * stride must be at least 4 * out_width and capacity at least stride * out_height.
+ * CMYK and YCCK data is taken as Adobe's inverted CMYK (what Photoshop writes and what
+ * browsers assume) and turned into RGB as R = C * K / 255 (likewise G from M, B from Y),
+ * rounded, as djpeg does.
+ */
+enum alcedo_jpeg_status alcedo_jpeg_read_pixels(alcedo_jpeg_decoder *decoder, uint8_t *rgba,
+                                                size_t stride, size_t capacity);
+
+/* The message of the last error, or of the first warning after a success ("" when none). */
+const char *alcedo_jpeg_message(const alcedo_jpeg_decoder *decoder);
+
+/* How many corrupt-data warnings libjpeg has emitted so far. */
+long alcedo_jpeg_warning_count(const alcedo_jpeg_decoder *decoder);
+
+/* 1 when the data ended early or the scans left the image incomplete (only observable with
+   allow_truncated: otherwise that is an ALCEDO_JPEG_TRUNCATED error), else 0. */
+int alcedo_jpeg_was_truncated(const alcedo_jpeg_decoder *decoder);
+
+/*
+ * Compresses width x height RGBA8 pixels (row y at rgba + y * stride) into a JPEG in memory.
+ * Pixels whose alpha is below 255 are composited onto white first. quality is 1...100;
+ * Huffman tables are optimised; chroma is subsampled 4:2:0 below quality 90 and kept 4:4:4
+ * at 90 and above; progressive selects a progressive scan script.
+ * On ALCEDO_JPEG_OK *output holds *output_size bytes the caller must free() with free();
+ * otherwise *output is NULL and message (of capacity message_capacity) says why.
+ */
+enum alcedo_jpeg_status alcedo_jpeg_encode(const uint8_t *rgba, int32_t width, int32_t height, size_t stride,
+                                           int quality, int progressive, uint8_t **output, size_t *output_size,
+                                           char *message, size_t message_capacity);
 
 #endif

@@ -1,0 +1,198 @@
+import CAlcedoCodecs
+import Foundation
+
+/// Decodes JPEG with libjpeg-turbo.
+///
+/// Reads baseline, progressive and arithmetic-coded files, every chroma subsampling,
+/// grayscale, RGB, YCbCr, CMYK and YCCK. The output is RGBA8 with alpha 255, decoded with
+/// djpeg's default settings (accurate integer IDCT, fancy upsampling), so the pixels match
+/// `djpeg` byte for byte.
+///
+/// - **Orientation**: the EXIF orientation (APP1 tag 0x0112) is applied when
+///   ``DecodingOptions/appliesOrientation`` is set (the default), and recorded in
+///   ``AlcedoImage/orientation`` either way. With it off, the pixels stay as stored.
+/// - **CMYK and YCCK** are taken as Adobe's inverted CMYK, which is what Photoshop writes
+///   and what browsers, Pillow and djpeg assume, and turned into RGB as R = C·K/255.
+/// - **Scaling**: with ``DecodingOptions/targetSize`` set, the file is decoded at the
+///   smallest of 1/8, 1/4, 1/2 or full size (libjpeg's DCT scaling) whose size still
+///   reaches ``DecodingOptions/minimumScale(forWidth:height:)`` of the upright picture.
+/// - **Limits**: ``DecodingOptions/limits`` is checked against the size in the header
+///   (full size, even when scaling) before any pixel buffer is allocated.
+/// - **Truncated files**: when the data stops before the image does (the file ends, or a
+///   marker appears where compressed data should be) before the last row of MCUs of a scan,
+///   or when the scans leave the picture incomplete (a progressive file missing its last
+///   scans, a sequential one missing a component), decoding stops at once with
+///   ``DecodingErrorReason/truncated(format:message:)``. With ``DecodingOptions/allowTruncated``
+///   the partial picture is returned, the missing part grey (baseline) or blurred
+///   (progressive), as libjpeg makes it; only a cut inside the header or inside a
+///   marker segment between progressive scans still throws `.truncated`. Data that stops inside the last row of
+///   MCUs is accepted by default: that is how a file missing only its EOI marker looks, and
+///   at most that one row (8 or 16 pixels) is grey.
+/// - **Corrupt data** that libjpeg can step over (it warns, e.g. "extraneous bytes before
+///   marker", "bad Huffman code") does not fail the decode: like browsers and Pillow, the
+///   picture libjpeg makes of it is returned. Data libjpeg cannot step over throws
+///   ``DecodingErrorReason/corrupt(format:message:)`` (``DecodingErrorReason/invalidHeader(format:message:)``
+///   when it is in the header). A file with more than 1,000 scans is refused as corrupt.
+/// - **Not supported** (``DecodingErrorReason/unsupportedFeature(format:message:)``):
+///   12-bit and lossless JPEG, hierarchical JPEG, and colour spaces libjpeg cannot name
+///   (for example two-component files).
+public struct JPEGDecoder: ImageDecoding {
+    /// Always ``ImageFormat/jpeg``.
+    public var format: ImageFormat { .jpeg }
+
+    /// Creates a JPEG decoder. It holds no state; one value may serve any number of threads.
+    public init() {}
+
+    /// Reads the header without decoding pixels.
+    ///
+    /// The size is that of the upright picture when ``DecodingOptions/appliesOrientation``
+    /// is set (the default), else as stored; `orientation` is what the file states. The
+    /// size is the full size even when ``DecodingOptions/targetSize`` is set, and it is
+    /// reported even when ``DecodingOptions/limits`` would refuse to decode it.
+    /// - Throws: ``AlcedoError/decodingError(reason:)`` when the data is empty, is not a JPEG
+    ///   or its header is broken, truncated or unsupported.
+    public func info(for data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
+        try JPEGDecompression.withHeader(of: data) { (_, header) throws(AlcedoError) -> ImageInfo in
+            let orientation = header.orientation
+            let upright = header.uprightSize(appliesOrientation: options.appliesOrientation)
+            return ImageInfo(format: .jpeg, width: upright.width, height: upright.height, orientation: orientation)
+        }
+    }
+
+    /// Decodes `data` into an RGBA8 image (alpha 255), upright unless
+    /// ``DecodingOptions/appliesOrientation`` is off, scaled down by libjpeg when
+    /// ``DecodingOptions/targetSize`` allows. See the type's documentation for truncated,
+    /// corrupt and unsupported files.
+    /// - Throws: ``AlcedoError/decodingError(reason:)``.
+    public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
+        try JPEGDecompression.withHeader(of: data) { (decompression, header) throws(AlcedoError) -> AlcedoImage in
+            try options.limits.check(width: header.width, height: header.height, format: .jpeg)
+            let upright = header.uprightSize(appliesOrientation: options.appliesOrientation)
+            let denominator = Self.scaleDenominator(width: upright.width, height: upright.height, options: options)
+            let (width, height) = try decompression.start(scaleDenominator: denominator,
+                                                          allowTruncated: options.allowTruncated)
+            let pixels = try decompression.readPixels(width: width, height: height)
+            let orientation = header.orientation
+            guard options.appliesOrientation, orientation != .up else {
+                return AlcedoImage(width: width, height: height, pixels: pixels,
+                                   sourceFormat: .jpeg, orientation: orientation)
+            }
+            let turned = orientation.apply(to: pixels, width: width, height: height)
+            return AlcedoImage(width: turned.width, height: turned.height, pixels: turned.pixels,
+                               sourceFormat: .jpeg, orientation: orientation)
+        }
+    }
+
+    /// The DCT scaling denominator (1, 2, 4 or 8) for a picture whose upright size is
+    /// `width` x `height`: the largest whose output (libjpeg rounds each side up) is still at
+    /// least `minimumScale` times the full size on both sides.
+    static func scaleDenominator(width: Int, height: Int, options: DecodingOptions) -> Int {
+        let scale = options.minimumScale(forWidth: width, height: height)
+        guard scale < 1 else { return 1 }
+        let neededWidth = Double(width) * scale - 1e-9
+        let neededHeight = Double(height) * scale - 1e-9
+        for denominator in [8, 4, 2] {
+            let scaledWidth = (width + denominator - 1) / denominator
+            let scaledHeight = (height + denominator - 1) / denominator
+            if Double(scaledWidth) >= neededWidth && Double(scaledHeight) >= neededHeight {
+                return denominator
+            }
+        }
+        return 1
+    }
+}
+
+/// The header facts the decoder needs, copied out of the C shim's header.
+struct JPEGHeader {
+    /// Stored size, before orientation.
+    let width: Int
+    let height: Int
+    /// The EXIF orientation the file states (`.up` when none or unreadable).
+    let orientation: ImageOrientation
+
+    /// The size after orientation when `appliesOrientation`, else the stored size.
+    func uprightSize(appliesOrientation: Bool) -> (width: Int, height: Int) {
+        appliesOrientation && orientation.swapsDimensions ? (height, width) : (width, height)
+    }
+}
+
+/// One libjpeg decompression through the C shim, alive for the duration of a closure.
+struct JPEGDecompression {
+    private let handle: OpaquePointer
+
+    /// Reads the header of `data` and calls `body` with the decompression and the header,
+    /// while the bytes of `data` stay pinned for libjpeg.
+    static func withHeader<T>(
+        of data: Data, _ body: (JPEGDecompression, JPEGHeader) throws(AlcedoError) -> T
+    ) throws(AlcedoError) -> T {
+        guard !data.isEmpty else { throw .decodingError(reason: .emptyData) }
+        guard let handle = alcedo_jpeg_decoder_create() else {
+            throw .decodingError(reason: .corrupt(format: .jpeg, message: "out of memory creating the decoder"))
+        }
+        defer { alcedo_jpeg_decoder_destroy(handle) }
+        let decompression = JPEGDecompression(handle: handle)
+        let result = data.withUnsafeBytes { raw -> Result<T, AlcedoError> in
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+                return .failure(.decodingError(reason: .emptyData))
+            }
+            var cHeader = alcedo_jpeg_header()
+            let status = alcedo_jpeg_read_header(handle, base, raw.count, &cHeader)
+            guard status == ALCEDO_JPEG_OK else {
+                return .failure(decompression.error(for: status, inHeader: true))
+            }
+            var orientation = ImageOrientation.up
+            if let exif = cHeader.exif, cHeader.exif_length > 0 {
+                let blob = UnsafeRawBufferPointer(start: exif, count: cHeader.exif_length)
+                orientation = ExifOrientationReader.orientation(in: blob) ?? .up
+            }
+            let header = JPEGHeader(width: Int(cHeader.width), height: Int(cHeader.height), orientation: orientation)
+            do throws(AlcedoError) {
+                return .success(try body(decompression, header))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Starts decompression at 1/`scaleDenominator` and returns the output size.
+    func start(scaleDenominator: Int, allowTruncated: Bool) throws(AlcedoError) -> (width: Int, height: Int) {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        let status = alcedo_jpeg_start(handle, Int32(scaleDenominator), allowTruncated ? 1 : 0, &width, &height)
+        guard status == ALCEDO_JPEG_OK else { throw error(for: status, inHeader: false) }
+        guard width > 0, height > 0 else {
+            throw .decodingError(reason: .invalidHeader(format: .jpeg, message: "output size \(width)x\(height)"))
+        }
+        return (Int(width), Int(height))
+    }
+
+    /// Decodes every row straight into a new RGBA8 buffer of `width` x `height`.
+    func readPixels(width: Int, height: Int) throws(AlcedoError) -> [UInt8] {
+        let stride = width * 4
+        let count = stride * height
+        var status = ALCEDO_JPEG_MISUSE
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initializedCount in
+            if let base = buffer.baseAddress {
+                status = alcedo_jpeg_read_pixels(handle, base, stride, buffer.count)
+            }
+            initializedCount = status == ALCEDO_JPEG_OK ? count : 0
+        }
+        guard status == ALCEDO_JPEG_OK else { throw error(for: status, inHeader: false) }
+        return pixels
+    }
+
+    /// The typed error for a failed shim call, with libjpeg's message.
+    private func error(for status: alcedo_jpeg_status, inHeader: Bool) -> AlcedoError {
+        let message = String(cString: alcedo_jpeg_message(handle))
+        switch status {
+        case ALCEDO_JPEG_TRUNCATED:
+            return .decodingError(reason: .truncated(format: .jpeg, message: message))
+        case ALCEDO_JPEG_UNSUPPORTED:
+            return .decodingError(reason: .unsupportedFeature(format: .jpeg, message: message))
+        default:
+            return .decodingError(reason: inHeader ? .invalidHeader(format: .jpeg, message: message)
+                                                   : .corrupt(format: .jpeg, message: message))
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import CWebP
+import Foundation
+
+/// Encodes images as WebP with libwebp: lossy or lossless, alpha kept, animations with every
+/// frame's duration and the loop count.
+///
+/// - A still image (one frame) goes through `WebPEncode`; an animated one through libwebp's
+///   animation encoder, which stores each frame as the smallest rectangle that changed.
+///   Consecutive identical frames are merged into one with the durations added, as libwebp
+///   does; what is shown does not change.
+/// - ``EncodingOptions/quality`` (1...100) drives lossy compression; it is validated even when
+///   ``EncodingOptions/lossless`` is set, where it is ignored.
+/// - Lossless output keeps every pixel exactly, including the colour of fully transparent
+///   pixels (libwebp's `exact` mode).
+/// - Frame durations are written in whole milliseconds (rounded, at most 16,777,215 ms, the
+///   format's limit) and the loop count is clamped to the format's 0...65,535 (0: forever).
+/// - Metadata (EXIF, ICC, XMP) is not written.
+public struct WebPEncoder: ImageEncoding {
+    /// Always ``ImageFormat/webp``.
+    public var format: ImageFormat { .webp }
+
+    /// libwebp's speed/size trade-off, 0 (fastest) to 6 (smallest files); default 4, libwebp's
+    /// own default. Values outside 0...6 are clamped when encoding.
+    public var method: Int
+
+    /// Creates a WebP encoder.
+    /// - Parameter method: libwebp's speed/size trade-off, clamped to 0...6 (default 4).
+    public init(method: Int = 4) {
+        self.method = min(6, max(0, method))
+    }
+
+    /// Encodes `image` as WebP: one frame as a still image, several as an animation.
+    /// - Parameter options: quality and lossless mode (default ``EncodingOptions/default``: lossy, quality 90).
+    /// - Throws: `.invalidQuality` when the quality is outside 1...100, `.imageNotEncodable` when
+    ///   a side is over 16,383 pixels (the format's limit), `.libraryFailure` when libwebp fails.
+    public func encode(_ image: AlcedoImage, options: EncodingOptions = .default) throws(AlcedoError) -> Data {
+        try options.validate()
+        guard image.width <= Int(WEBP_MAX_DIMENSION), image.height <= Int(WEBP_MAX_DIMENSION) else {
+            throw .encodingError(reason: .imageNotEncodable(
+                format: .webp, message: "\(image.width)x\(image.height) is over the format's limit of \(WEBP_MAX_DIMENSION) pixels a side"))
+        }
+        var config = try makeConfig(options)
+        if image.frames.count == 1 {
+            return try Self.encodeStill(image, config: &config)
+        }
+        return try Self.encodeAnimation(image, config: &config)
+    }
+
+    /// libwebp's configuration for `options`.
+    private func makeConfig(_ options: EncodingOptions) throws(AlcedoError) -> WebPConfig {
+        var config = WebPConfig()
+        guard alcedo_webp_config_init(&config) != 0 else { throw Self.failure("libwebp does not match the headers Alcedo was built with") }
+        config.method = Int32(min(6, max(0, method)))
+        config.thread_level = 0
+        if options.lossless {
+            // Quality keeps libwebp's default of 75: for lossless it is effort, not fidelity.
+            config.lossless = 1
+            config.exact = 1
+        } else {
+            config.quality = Float(options.quality)
+        }
+        guard WebPValidateConfig(&config) != 0 else { throw Self.failure("libwebp rejected the configuration") }
+        return config
+    }
+
+    private static func encodeStill(_ image: AlcedoImage, config: inout WebPConfig) throws(AlcedoError) -> Data {
+        let writer = UnsafeMutablePointer<WebPMemoryWriter>.allocate(capacity: 1)
+        writer.initialize(to: WebPMemoryWriter())
+        WebPMemoryWriterInit(writer)
+        defer {
+            WebPMemoryWriterClear(writer)
+            writer.deallocate()
+        }
+        return try withPicture(image.pixels, width: image.width, height: image.height) { picture throws(AlcedoError) -> Data in
+            picture.pointee.writer = WebPMemoryWrite
+            picture.pointee.custom_ptr = UnsafeMutableRawPointer(writer)
+            guard WebPEncode(&config, picture) != 0 else { throw failure(picture.pointee.error_code) }
+            guard let bytes = writer.pointee.mem, writer.pointee.size > 0 else { throw failure("libwebp wrote nothing") }
+            return Data(bytes: bytes, count: writer.pointee.size)
+        }
+    }
+
+    private static func encodeAnimation(_ image: AlcedoImage, config: inout WebPConfig) throws(AlcedoError) -> Data {
+        var encoderOptions = WebPAnimEncoderOptions()
+        guard alcedo_webp_anim_encoder_options_init(&encoderOptions) != 0 else {
+            throw failure("libwebp does not match the headers Alcedo was built with")
+        }
+        encoderOptions.anim_params.loop_count = Int32(min(65_535, max(0, image.loopCount)))
+        encoderOptions.allow_mixed = 0
+        guard let encoder = alcedo_webp_anim_encoder_new(Int32(image.width), Int32(image.height), &encoderOptions) else {
+            throw failure("libwebp could not create the animation encoder")
+        }
+        defer { WebPAnimEncoderDelete(encoder) }
+
+        var timestamp = 0
+        for (index, frame) in image.frames.enumerated() {
+            try withPicture(frame.pixels, width: image.width, height: image.height) { picture throws(AlcedoError) in
+                guard WebPAnimEncoderAdd(encoder, picture, Int32(timestamp), &config) != 0 else {
+                    throw failure("frame \(index + 1): \(animationError(encoder, picture: picture))")
+                }
+            }
+            let milliseconds = (frame.duration * 1000).rounded()
+            timestamp += milliseconds.isFinite ? Int(min(16_777_215, max(0, milliseconds))) : 0
+            guard timestamp <= Int(Int32.max) else {
+                throw .encodingError(reason: .imageNotEncodable(format: .webp, message: "the animation is longer than \(Int32.max) ms"))
+            }
+        }
+        // A last call without a frame gives the last frame its duration.
+        guard WebPAnimEncoderAdd(encoder, nil, Int32(timestamp), nil) != 0 else {
+            throw failure(animationError(encoder, picture: nil))
+        }
+        var output = WebPData()
+        alcedo_webp_data_init(&output)
+        defer { alcedo_webp_data_clear(&output) }
+        guard WebPAnimEncoderAssemble(encoder, &output) != 0 else { throw failure(animationError(encoder, picture: nil)) }
+        guard let bytes = output.bytes, output.size > 0 else { throw failure("libwebp wrote nothing") }
+        return Data(bytes: bytes, count: output.size)
+    }
+
+    /// Calls `body` with a picture holding `pixels` (RGBA8, straight alpha), freed afterwards.
+    private static func withPicture<T>(_ pixels: [UInt8], width: Int, height: Int,
+                                       _ body: (UnsafeMutablePointer<WebPPicture>) throws(AlcedoError) -> T) throws(AlcedoError) -> T {
+        let picture = UnsafeMutablePointer<WebPPicture>.allocate(capacity: 1)
+        picture.initialize(to: WebPPicture())
+        defer {
+            WebPPictureFree(picture)
+            picture.deallocate()
+        }
+        guard alcedo_webp_picture_init(picture) != 0 else { throw failure("libwebp does not match the headers Alcedo was built with") }
+        picture.pointee.use_argb = 1
+        picture.pointee.width = Int32(width)
+        picture.pointee.height = Int32(height)
+        let imported = pixels.withUnsafeBufferPointer { buffer in
+            WebPPictureImportRGBA(picture, buffer.baseAddress, Int32(width * 4))
+        }
+        guard imported != 0 else { throw failure(picture.pointee.error_code) }
+        return try body(picture)
+    }
+
+    /// The animation encoder's message for its last failure, or the picture's error code.
+    private static func animationError(_ encoder: OpaquePointer, picture: UnsafeMutablePointer<WebPPicture>?) -> String {
+        if let message = WebPAnimEncoderGetError(encoder), message.pointee != 0 {
+            return String(cString: message)
+        }
+        return picture.map { describe($0.pointee.error_code) } ?? "the animation encoder failed"
+    }
+
+    private static func failure(_ message: String) -> AlcedoError {
+        .encodingError(reason: .libraryFailure(format: .webp, message: message))
+    }
+
+    private static func failure(_ code: WebPEncodingError) -> AlcedoError {
+        switch code {
+        case VP8_ENC_ERROR_BAD_DIMENSION, VP8_ENC_ERROR_FILE_TOO_BIG:
+            return .encodingError(reason: .imageNotEncodable(format: .webp, message: describe(code)))
+        default:
+            return failure(describe(code))
+        }
+    }
+
+    private static func describe(_ code: WebPEncodingError) -> String {
+        switch code {
+        case VP8_ENC_ERROR_OUT_OF_MEMORY, VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY: return "out of memory"
+        case VP8_ENC_ERROR_NULL_PARAMETER: return "a required parameter is missing"
+        case VP8_ENC_ERROR_INVALID_CONFIGURATION: return "invalid configuration"
+        case VP8_ENC_ERROR_BAD_DIMENSION: return "the picture's width or height is not encodable"
+        case VP8_ENC_ERROR_PARTITION0_OVERFLOW: return "the first partition is over 512 KiB (try a lower quality)"
+        case VP8_ENC_ERROR_PARTITION_OVERFLOW: return "a partition is over 16 MiB (try a lower quality)"
+        case VP8_ENC_ERROR_BAD_WRITE: return "the encoded bytes could not be written"
+        case VP8_ENC_ERROR_FILE_TOO_BIG: return "the file would be over 4 GiB"
+        case VP8_ENC_ERROR_USER_ABORT: return "encoding was aborted"
+        default: return "libwebp error \(code.rawValue)"
+        }
+    }
+}

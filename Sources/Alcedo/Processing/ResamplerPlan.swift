@@ -1,0 +1,193 @@
+import Dispatch
+import Foundation
+
+/// Everything about resizing one size to another that does not depend on the pixels: the
+/// box factors and the Lanczos3 weight tables. Built once, run on every frame.
+///
+/// A run splits the output rows into bands, each on its own core when the work is large
+/// enough. A band makes the boxed rows (``ResamplerBox``) its output rows need, filters
+/// them horizontally as they are made, then filters each output row vertically from them,
+/// unpremultiplies, rounds and clamps to 8 bits. Each row is computed the same way
+/// whichever band it falls in, so the result does not depend on the number of bands.
+struct ResamplerPlan: Sendable {
+    /// How a run spreads its rows over cores.
+    enum Concurrency: Sendable, Equatable {
+        /// Bands on every core when the work is at least ``parallelWorkThreshold``.
+        case automatic
+        /// One band on the calling thread.
+        case serial
+        /// Exactly this many bands (at most one per row), run concurrently.
+        case bands(Int)
+    }
+
+    /// Below this estimate of multiply-adds (about a quarter of a millisecond of work), a
+    /// run stays on the calling thread: handing bands to other threads would cost more.
+    static let parallelWorkThreshold = 1 << 18
+
+    let source: PixelSize
+    let target: PixelSize
+    /// The box pre-shrink factors (1 when the axis is not box-shrunk).
+    let boxX: Int
+    let boxY: Int
+    /// The size after the box pre-shrink.
+    let boxed: PixelSize
+    let horizontal: ResamplerWeights
+    let vertical: ResamplerWeights
+
+    /// A plan from `source` to `target`; both must be at least 1x1.
+    init(from source: PixelSize, to target: PixelSize) {
+        self.source = source
+        self.target = target
+        (boxX, boxY) = Self.boxFactors(from: source, to: target)
+        boxed = PixelSize(width: (source.width + boxX - 1) / boxX, height: (source.height + boxY - 1) / boxY)
+        horizontal = ResamplerWeights(inputCount: boxed.width, outputCount: target.width,
+                                      extent: Double(source.width) / Double(boxX))
+        vertical = ResamplerWeights(inputCount: boxed.height, outputCount: target.height,
+                                    extent: Double(source.height) / Double(boxY))
+    }
+
+    /// The integer box factors per axis: the largest `k` that keeps `source / k` at least
+    /// twice the target (1 when enlarging or shrinking by less than 2), with the block area
+    /// capped at ``ResamplerBox/maximumBoxArea``.
+    static func boxFactors(from source: PixelSize, to target: PixelSize) -> (x: Int, y: Int) {
+        var x = max(1, source.width / max(1, 2 * target.width))
+        var y = max(1, source.height / max(1, 2 * target.height))
+        let limit = ResamplerBox.maximumBoxArea
+        if x * y > limit {
+            // Shrink the larger factor; when both are large, share the area evenly.
+            let even = Int(Double(limit).squareRoot())
+            if x > even && y > even {
+                (x, y) = (even, even)
+            } else if x > y {
+                x = limit / y
+            } else {
+                y = limit / x
+            }
+        }
+        return (x, y)
+    }
+
+    /// An estimate of the multiply-adds of one run, to decide whether to use several cores.
+    var estimatedWork: Int {
+        source.width * source.height
+            + target.width * boxed.height * horizontal.stride
+            + target.width * target.height * vertical.stride
+    }
+
+    /// Resizes one frame: `pixels` holds `source.width * source.height * 4` bytes.
+    func resize(_ pixels: UnsafeBufferPointer<UInt8>, concurrency: Concurrency = .automatic) -> [UInt8] {
+        precondition(pixels.count == source.width * source.height * 4,
+                     "a \(source) RGBA8 buffer holds \(source.width * source.height * 4) bytes, got \(pixels.count)")
+        let count = target.width * target.height * 4
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            run(pixels, into: UnsafeMutableBufferPointer(rebasing: buffer[0..<count]), concurrency: concurrency)
+            initialized = count
+        }
+    }
+
+    /// The number of bands a run uses.
+    func bandCount(for concurrency: Concurrency) -> Int {
+        switch concurrency {
+        case .serial: return 1
+        case .bands(let count): return max(1, count)
+        case .automatic:
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            guard cores > 1, estimatedWork >= Self.parallelWorkThreshold else { return 1 }
+            // One band per core: bands share nothing, but each recomputes the boxed rows at
+            // its top edge that the band above also needs.
+            return cores
+        }
+    }
+
+    /// Resizes `pixels` into `destination` (`target.width * target.height * 4` bytes).
+    ///
+    /// Each band walks its output rows top to bottom. The boxed rows their vertical windows
+    /// need are made and filtered horizontally as they come into view, into a ring of
+    /// `vertical.stride` rows: the intermediate picture is never held whole, and what is
+    /// read is still in cache. Bands recompute the few boxed rows their windows share.
+    func run(_ pixels: UnsafeBufferPointer<UInt8>, into destination: UnsafeMutableBufferPointer<UInt8>,
+             concurrency: Concurrency) {
+        let bands = bandCount(for: concurrency)
+        let outputWidth = target.width
+        let ringRows = vertical.stride
+        let (source, boxX, boxY, boxedWidth) = (self.source, self.boxX, self.boxY, boxed.width)
+        let filtersHorizontally = !(horizontal.isIdentity && boxedWidth == outputWidth)
+
+        horizontal.withTable { horizontal in
+            vertical.withTable { vertical in
+                Self.perform(bands: bands, rows: target.height) { rows in
+                    let box = ResamplerBox(source: pixels, width: source.width, height: source.height, boxX: boxX, boxY: boxY)
+                    let boxedRow = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: filtersHorizontally ? boxedWidth : 0)
+                    let ring = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: ringRows * outputWidth)
+                    let sums = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: outputWidth)
+                    defer {
+                        boxedRow.deallocate()
+                        ring.deallocate()
+                        sums.deallocate()
+                    }
+                    var nextRow = 0
+                    for y in rows {
+                        let first = vertical.starts[y]
+                        let end = first + vertical.counts[y]
+                        nextRow = Swift.max(nextRow, first)
+                        while nextRow < end {
+                            let slot = nextRow % ringRows
+                            let filtered = UnsafeMutableBufferPointer(rebasing: ring[(slot * outputWidth)..<((slot + 1) * outputWidth)])
+                            if filtersHorizontally {
+                                box.makeRow(nextRow, into: boxedRow)
+                                horizontal.filterRow(UnsafeBufferPointer(boxedRow), into: filtered)
+                            } else {
+                                box.makeRow(nextRow, into: filtered)
+                            }
+                            nextRow += 1
+                        }
+                        vertical.filterColumns(UnsafeBufferPointer(ring), width: outputWidth, rows: ringRows, output: y, into: sums)
+                        let output = UnsafeMutableRawBufferPointer(
+                            rebasing: UnsafeMutableRawBufferPointer(destination)[(y * outputWidth * 4)..<((y + 1) * outputWidth * 4)])
+                        for x in 0..<outputWidth {
+                            output.storeBytes(of: Self.unpremultiply(sums[x]), toByteOffset: x &* 4, as: SIMD4<UInt8>.self)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Splits `rows` into `bands` contiguous ranges and runs `body` on each, concurrently
+    /// when there is more than one; returns when all are done.
+    ///
+    /// `body` reads shared input and writes only the output rows of its own range, so the
+    /// concurrent calls never touch the same memory. That is what makes handing the
+    /// non-`Sendable` closure (it captures buffer pointers) to other threads sound.
+    private static func perform(bands: Int, rows: Int, _ body: (Range<Int>) -> Void) {
+        let bands = min(bands, rows)
+        guard bands > 1 else {
+            body(0..<rows)
+            return
+        }
+        withoutActuallyEscaping(body) { body in
+            nonisolated(unsafe) let body = body
+            DispatchQueue.concurrentPerform(iterations: bands) { band in
+                body((rows * band / bands)..<(rows * (band + 1) / bands))
+            }
+        }
+    }
+
+    /// A premultiplied pixel back to straight RGBA8: alpha clamped to 0...255 and rounded; a
+    /// pixel whose alpha rounds to 0 becomes transparent black; colours divided by alpha,
+    /// clamped and rounded (to nearest, ties to even).
+    @inline(__always)
+    static func unpremultiply(_ pixel: SIMD4<Float>) -> SIMD4<UInt8> {
+        let alpha = Swift.min(Swift.max(pixel.w, 0), 255)
+        guard alpha >= 0.5 else { return SIMD4<UInt8>() }
+        let scale = 255 / alpha
+        // Lane by lane: the generic SIMD clamps are not inlined and cost more than the rest.
+        let straight = SIMD4<Float>(Swift.min(Swift.max(pixel.x * scale, 0), 255),
+                                    Swift.min(Swift.max(pixel.y * scale, 0), 255),
+                                    Swift.min(Swift.max(pixel.z * scale, 0), 255),
+                                    alpha)
+        // Adding 1.5 * 2^23 leaves the value rounded to an integer in the low mantissa bits.
+        let rounded = unsafeBitCast(straight + SIMD4(repeating: 12_582_912), to: SIMD4<UInt32>.self)
+        return SIMD4<UInt8>(truncatingIfNeeded: rounded)
+    }
+}

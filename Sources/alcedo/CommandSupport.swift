@@ -1,0 +1,86 @@
+import Alcedo
+import ArgumentParser
+import Foundation
+
+/// Output helpers shared by the subcommands: one line per failure on stderr, JSON lines on stdout.
+enum Console {
+    /// Writes `message` and a newline to standard error.
+    static func error(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+
+    /// Writes one line to standard output and flushes it, so piped output streams.
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    /// One compact JSON object on one line.
+    static func jsonLine(_ object: [String: Any]) {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        line(String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// Reads a whole regular file, turning failures into the system's one-line reason.
+func readFile(_ path: String) throws(CLIFailure) -> Data {
+    var info = stat()
+    guard stat(path, &info) == 0 else {
+        throw CLIFailure(path: path, reason: "cannot read: \(String(cString: strerror(errno)))")
+    }
+    guard (info.st_mode & S_IFMT) == S_IFREG else {
+        let what = (info.st_mode & S_IFMT) == S_IFDIR ? "is a folder" : "is not a regular file"
+        throw CLIFailure(path: path, reason: "cannot read: \(what)")
+    }
+    do {
+        return try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
+    } catch {
+        let reason = access(path, R_OK) != 0 ? String(cString: strerror(errno)) : "\(error)"
+        throw CLIFailure(path: path, reason: "cannot read: \(reason)")
+    }
+}
+
+/// Writes `data` atomically: a temporary file in the same folder, then a rename, so a reader
+/// never sees a half-written file. Failures carry the system's reason (`No such file or directory`…).
+func writeFile(_ data: Data, to path: String) throws(CLIFailure) {
+    let url = URL(fileURLWithPath: path)
+    let temporary = url.deletingLastPathComponent()
+        .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp").path
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw CLIFailure(path: path, reason: "cannot write: \(String(cString: strerror(errno)))") }
+    var failure: Int32 = 0
+    data.withUnsafeBytes { raw in
+        var offset = 0
+        while offset < raw.count {
+            let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                failure = errno
+                return
+            }
+            offset += written
+        }
+    }
+    if close(fd) != 0 && failure == 0 { failure = errno }
+    if failure == 0 && rename(temporary, path) != 0 { failure = errno }
+    if failure != 0 {
+        unlink(temporary)
+        throw CLIFailure(path: path, reason: "cannot write: \(String(cString: strerror(failure)))")
+    }
+}
+
+/// A failure of one file: printed as `alcedo: PATH: REASON`.
+struct CLIFailure: Error {
+    let path: String
+    let reason: String
+
+    init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    init(path: String, error: AlcedoError) {
+        self.init(path: path, reason: error.description)
+    }
+
+    func report() { Console.error("alcedo: \(path): \(reason)") }
+}

@@ -1,0 +1,122 @@
+import Alcedo
+import ArgumentParser
+import Foundation
+
+/// `alcedo convert IN OUT [--format png|jpeg|gif|webp|pam] [--quality Q] [--downsample WxH] [--frame N]`
+struct ConvertCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "convert",
+        abstract: "Decode an image, optionally downsample it, and encode it in another format.",
+        discussion: """
+            The output format comes from --format or OUT's extension. --downsample fits the image \
+            inside WxH, keeping its aspect ratio and never upscaling, with decoder-side scaling \
+            where the format allows (JPEG, WebP). pam writes a binary PAM (TUPLTYPE RGB_ALPHA, \
+            RGBA8 with straight alpha) of one frame.
+            """
+    )
+
+    @Argument(help: "The image to read.")
+    var input: String
+
+    @Argument(help: "The file to write.")
+    var output: String
+
+    @Option(help: "Output format: png, jpeg, gif, webp or pam (default: from OUT's extension).")
+    var format: String?
+
+    @Option(help: "Quality for JPEG and lossy WebP, 1-100.")
+    var quality: Int = 90
+
+    @Option(help: "Fit inside WxH (for example 256x256), keeping the aspect ratio, never upscaling.")
+    var downsample: String?
+
+    @Option(help: "Write only frame N of an animation (default: all frames for gif and webp, frame 0 otherwise).")
+    var frame: Int?
+
+    func validate() throws {
+        guard (1...100).contains(quality) else { throw ValidationError("--quality must be in 1...100, got \(quality)") }
+        if let downsample, PixelSize(parsing: downsample) == nil {
+            throw ValidationError("--downsample takes WxH with positive integers, for example 256x256; got \(downsample)")
+        }
+        if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more, got \(frame)") }
+    }
+
+    func run() throws {
+        do {
+            try convert()
+        } catch {
+            error.report()
+            throw ExitCode.failure
+        }
+    }
+
+    private func convert() throws(CLIFailure) {
+        let target = try outputTarget()
+        let data = try readFile(input)
+
+        // Still outputs need one frame only; skip decoding the rest when it is the first.
+        let frameIndex = frame ?? 0
+        let needsOneFrame = frame != nil || !target.isAnimatable
+        var options = DecodingOptions(firstFrameOnly: needsOneFrame && frameIndex == 0)
+        let bounds = downsample.flatMap { PixelSize(parsing: $0) }
+        if let bounds {
+            options.targetSize = bounds
+            options.contentMode = .aspectFit
+        }
+
+        var image: AlcedoImage
+        var finalSize: PixelSize?
+        do {
+            if let bounds {
+                // The exact output size comes from the stored size: a decoder-side scale may round.
+                let info = try ImageCodecRegistry.shared.info(for: data, options: options)
+                finalSize = PixelSize(width: info.width, height: info.height).fitting(in: bounds)
+            }
+            image = try ImageCodecRegistry.shared.decode(data, options: options)
+        } catch {
+            throw CLIFailure(path: input, error: error)
+        }
+        if needsOneFrame {
+            guard frameIndex < image.frames.count else {
+                throw CLIFailure(path: input, reason: "has \(image.frames.count) frame(s); frame \(frameIndex) does not exist")
+            }
+            if image.frames.count > 1 { image = image.frame(at: frameIndex) }
+        }
+        if let finalSize, finalSize != image.size { image = image.resized(to: finalSize) }
+
+        let encoded: Data
+        switch target {
+        case .pam:
+            encoded = PAMWriter.encode(image)
+        case .format(let format):
+            do {
+                encoded = try ImageCodecRegistry.shared.encode(image, as: format, options: EncodingOptions(quality: quality))
+            } catch {
+                throw CLIFailure(path: output, error: error)
+            }
+        }
+        try writeFile(encoded, to: output)
+    }
+
+    private enum OutputTarget {
+        case pam
+        case format(ImageFormat)
+
+        var isAnimatable: Bool {
+            if case .format(let format) = self { return format == .gif || format == .webp }
+            return false
+        }
+    }
+
+    private func outputTarget() throws(CLIFailure) -> OutputTarget {
+        let word = format ?? URL(fileURLWithPath: output).pathExtension
+        if word.lowercased() == "pam" { return .pam }
+        guard let format = ImageFormat(fileExtension: word),
+              ImageCodecRegistry.shared.encodableFormats.contains(format) else {
+            let known = (ImageCodecRegistry.shared.encodableFormats.map(\.rawValue) + ["pam"]).sorted().joined(separator: ", ")
+            let what = word.isEmpty ? "no output format: give --format or an extension" : "cannot write format \"\(word)\""
+            throw CLIFailure(path: output, reason: "\(what) (known: \(known))")
+        }
+        return .format(format)
+    }
+}

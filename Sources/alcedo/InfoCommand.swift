@@ -1,0 +1,62 @@
+import Alcedo
+import ArgumentParser
+import Foundation
+
+/// `alcedo info FILE... [--json]`
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Print the format, size, frames, loop count, durations and orientation of image files."
+    )
+
+    @Argument(help: "Image files to inspect.")
+    var files: [String]
+
+    @Flag(help: "One JSON object per line per file.")
+    var json = false
+
+    func run() throws {
+        var failed = false
+        for path in files {
+            do throws(CLIFailure) {
+                let data = try readFile(path)
+                let info: ImageInfo
+                do { info = try ImageCodecRegistry.shared.info(for: data) } catch { throw CLIFailure(path: path, error: error) }
+                report(info, path: path, byteCount: data.count)
+            } catch {
+                error.report()
+                failed = true
+            }
+        }
+        if failed { throw ExitCode.failure }
+    }
+
+    private func report(_ info: ImageInfo, path: String, byteCount: Int) {
+        if json {
+            Console.jsonLine([
+                "file": path,
+                "format": info.format.rawValue,
+                "width": info.width,
+                "height": info.height,
+                "frames": info.frameCount,
+                "loopCount": info.loopCount,
+                "durations": info.frameDurations,
+                "totalDuration": info.totalDuration,
+                "orientation": info.orientation.rawValue,
+                "hasAlpha": info.hasAlpha,
+                "bytes": byteCount,
+            ])
+        } else {
+            var text = "\(path): \(info.format) \(info.width)x\(info.height)"
+            text += info.frameCount == 1 ? ", 1 frame" : ", \(info.frameCount) frames"
+            if info.frameCount > 1 {
+                text += ", loop \(info.loopCount == 0 ? "forever" : String(info.loopCount))"
+                text += ", \(String(format: "%.3f", info.totalDuration)) s"
+            }
+            text += ", orientation \(info.orientation.rawValue)"
+            if info.hasAlpha { text += ", alpha" }
+            text += ", \(byteCount) bytes"
+            Console.line(text)
+        }
+    }
+}

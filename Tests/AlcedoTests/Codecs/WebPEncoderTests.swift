@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+@testable import Alcedo
+
+@Suite("WebP encoder")
+struct WebPEncoderTests {
+    let encoder = WebPEncoder()
+    let decoder = WebPDecoder()
+
+    /// A 64x48 picture with smooth ramps, a hard-edged disc and, with `alpha`, an alpha ramp
+    /// and a fully transparent corner whose colour is not black.
+    static func picture(alpha: Bool, seed: Int = 0) -> AlcedoImage {
+        let width = 64, height = 48
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                let i = (y * width + x) * 4
+                let dx = x - 40 + seed, dy = y - 20
+                let inDisc = dx * dx + dy * dy < 100
+                pixels[i] = UInt8(truncatingIfNeeded: x * 4 + seed * 16)
+                pixels[i + 1] = inDisc ? 230 : UInt8(y * 5)
+                pixels[i + 2] = inDisc ? 40 : UInt8(255 - x * 3)
+                pixels[i + 3] = alpha ? (x < 8 && y < 8 ? 0 : UInt8(255 - y * 2)) : 255
+            }
+        }
+        return AlcedoImage(width: width, height: height, pixels: pixels)
+    }
+
+    static func alphaChannel(_ pixels: [UInt8]) -> [UInt8] {
+        stride(from: 3, to: pixels.count, by: 4).map { pixels[$0] }
+    }
+
+    /// libwebp's reference decode of test.webp: a 128x128 photograph, opaque.
+    static func photo() throws -> AlcedoImage {
+        let ppm = try PPMImage(data: try Fixtures.data("libwebp/test_ref.ppm"))
+        var pixels = [UInt8]()
+        pixels.reserveCapacity(ppm.width * ppm.height * 4)
+        for i in stride(from: 0, to: ppm.rgb.count, by: 3) { pixels += [ppm.rgb[i], ppm.rgb[i + 1], ppm.rgb[i + 2], 255] }
+        return AlcedoImage(width: ppm.width, height: ppm.height, pixels: pixels)
+    }
+
+    @Test("lossy round trip of a photograph at quality 90 stays above 38 dB")
+    func lossyRoundTrip() throws {
+        let source = try Self.photo()
+        let data = try encoder.encode(source, options: EncodingOptions(quality: 90))
+        #expect(ImageFormat.webPVariant(of: data) == .lossy)
+        let decoded = try decoder.decode(data)
+        #expect(decoded.width == 128 && decoded.height == 128)
+        // cwebp -q 90 on the same picture measures 42.3 dB (libwebp 1.2.4); a broken channel
+        // order, offset or quality mapping falls far below.
+        #expect(PixelCompare.psnr(decoded.pixels, source.pixels) > 38)
+    }
+
+    @Test("lossy keeps the alpha channel exactly")
+    func lossyAlpha() throws {
+        let source = Self.picture(alpha: true)
+        let data = try encoder.encode(source, options: EncodingOptions(quality: 90))
+        #expect(ImageFormat.webPVariant(of: data) == .extended)
+        let decoded = try decoder.decode(data)
+        #expect(WebPTestSupport.differences(Self.alphaChannel(decoded.pixels), Self.alphaChannel(source.pixels), bytesPerPixel: 1) == 0)
+    }
+
+    @Test("lossless round trip is exact, alpha and invisible colours included")
+    func losslessRoundTrip() throws {
+        let source = Self.picture(alpha: true)
+        let data = try encoder.encode(source, options: EncodingOptions(lossless: true))
+        #expect(ImageFormat.webPVariant(of: data) == .lossless)
+        let decoded = try decoder.decode(data)
+        #expect(WebPTestSupport.differences(decoded.pixels, source.pixels) == 0)
+        #expect(decoded.pixel(x: 0, y: 0) == source.pixel(x: 0, y: 0) && decoded.pixel(x: 0, y: 0).alpha == 0)
+    }
+
+    @Test("lower quality gives a smaller file")
+    func qualityChangesSize() throws {
+        let source = try Self.photo()
+        let low = try encoder.encode(source, options: EncodingOptions(quality: 10))
+        let high = try encoder.encode(source, options: EncodingOptions(quality: 95))
+        #expect(low.count < high.count)
+        let lowQuality = try decoder.decode(low)
+        let highQuality = try decoder.decode(high)
+        #expect(PixelCompare.psnr(lowQuality.pixels, source.pixels) < PixelCompare.psnr(highQuality.pixels, source.pixels))
+    }
+
+    @Test("quality outside 1...100 is an error", arguments: [0, -5, 101, 1000])
+    func invalidQuality(_ quality: Int) {
+        for lossless in [false, true] {
+            do {
+                _ = try encoder.encode(Self.picture(alpha: false), options: EncodingOptions(quality: quality, lossless: lossless))
+                Issue.record("quality \(quality) was accepted")
+            } catch {
+                guard case .encodingError(.invalidQuality(quality)) = error else {
+                    Issue.record("unexpected error \(error)")
+                    return
+                }
+            }
+        }
+    }
+
+    @Test("quality 1 and 100 are accepted")
+    func qualityBounds() throws {
+        for quality in [1, 100] {
+            let data = try encoder.encode(Self.picture(alpha: false), options: EncodingOptions(quality: quality))
+            #expect(try decoder.decode(data).width == 64)
+        }
+    }
+
+    @Test("a side over 16383 pixels cannot be encoded")
+    func tooLarge() {
+        let image = AlcedoImage(width: 16384, height: 1, pixels: [UInt8](repeating: 255, count: 16384 * 4))
+        do {
+            _ = try encoder.encode(image)
+            Issue.record("a 16384-pixel-wide image was encoded")
+        } catch {
+            guard case .encodingError(.imageNotEncodable(.webp, _)) = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+        }
+    }
+
+    static func animation(loopCount: Int) -> AlcedoImage {
+        let durations = [0.05, 0.2, 0.12]
+        let frames = durations.enumerated().map { index, duration in
+            AlcedoImage.Frame(pixels: picture(alpha: true, seed: index * 3).pixels, duration: duration)
+        }
+        return AlcedoImage(width: 64, height: 48, frames: frames, loopCount: loopCount)
+    }
+
+    @Test("lossless animation round trip: frames, pixels, durations, loop count")
+    func losslessAnimation() throws {
+        let source = Self.animation(loopCount: 2)
+        let data = try encoder.encode(source, options: EncodingOptions(lossless: true))
+        #expect(ImageFormat.webPVariant(of: data) == .animated)
+        let decoded = try decoder.decode(data)
+        #expect(decoded.frames.count == 3)
+        #expect(decoded.loopCount == 2)
+        #expect(decoded.frames.map(\.duration) == [0.05, 0.2, 0.12])
+        for (index, frame) in decoded.frames.enumerated() where index < source.frames.count {
+            // Exact, the colour of fully transparent pixels included (the encoder runs in exact mode).
+            #expect(WebPTestSupport.differences(frame.pixels, source.frames[index].pixels) == 0, "frame \(index + 1)")
+        }
+        let info = try decoder.info(for: data)
+        #expect(info.frameCount == 3 && info.loopCount == 2 && info.frameDurations == [0.05, 0.2, 0.12])
+    }
+
+    @Test("lossy animation keeps frames, durations and an infinite loop")
+    func lossyAnimation() throws {
+        let source = Self.animation(loopCount: 0)
+        let data = try encoder.encode(source, options: EncodingOptions(quality: 90))
+        let decoded = try decoder.decode(data)
+        #expect(decoded.frames.count == 3 && decoded.loopCount == 0)
+        #expect(decoded.frames.map(\.duration) == [0.05, 0.2, 0.12])
+        for (index, frame) in decoded.frames.enumerated() where index < source.frames.count {
+            #expect(WebPTestSupport.differences(Self.alphaChannel(frame.pixels), Self.alphaChannel(source.frames[index].pixels), bytesPerPixel: 1) == 0,
+                    "frame \(index + 1) alpha")
+        }
+    }
+
+    @Test("identical consecutive frames are merged, their durations added")
+    func identicalFramesMerge() throws {
+        let first = Self.picture(alpha: false).pixels
+        let second = Self.picture(alpha: false, seed: 2).pixels
+        let frames = [AlcedoImage.Frame(pixels: first, duration: 0.1), AlcedoImage.Frame(pixels: first, duration: 0.25),
+                      AlcedoImage.Frame(pixels: second, duration: 0.3)]
+        let data = try encoder.encode(AlcedoImage(width: 64, height: 48, frames: frames), options: EncodingOptions(lossless: true))
+        let decoded = try decoder.decode(data)
+        #expect(decoded.frames.map(\.duration) == [0.35, 0.3])
+        #expect(decoded.frames.count == 2 && WebPTestSupport.differences(decoded.frames[1].pixels, second) == 0)
+    }
+
+    @Test("a one-frame image is written as a still image")
+    func singleFrame() throws {
+        let frame = AlcedoImage.Frame(pixels: Self.picture(alpha: false).pixels, duration: 0.5)
+        let image = AlcedoImage(width: 64, height: 48, frames: [frame], loopCount: 4)
+        let data = try encoder.encode(image, options: EncodingOptions(lossless: true))
+        #expect(ImageFormat.webPVariant(of: data) == .lossless)
+        #expect(WebPTestSupport.differences(try decoder.decode(data).pixels, frame.pixels) == 0)
+    }
+}

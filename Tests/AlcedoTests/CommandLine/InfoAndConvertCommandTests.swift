@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+@testable import Alcedo
+
+@Suite("alcedo info and convert, run as a process")
+struct InfoAndConvertCommandTests {
+    static func jsonLines(_ text: String) throws -> [[String: Any]] {
+        try text.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    @Test("info --json prints one object per file with the documented keys")
+    func infoJSON() throws {
+        let jpeg = Fixtures.url("libjpeg-turbo/testorig.jpg").path
+        let webp = Fixtures.url("webp-generated/animated.webp").path
+        let result = try AlcedoProcess.run(["info", jpeg, webp, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let objects = try Self.jsonLines(result.stdout)
+        try #require(objects.count == 2)
+        #expect(objects[0]["format"] as? String == "jpeg")
+        #expect(objects[0]["width"] as? Int == 227)
+        #expect(objects[0]["height"] as? Int == 149)
+        #expect(objects[0]["frames"] as? Int == 1)
+        #expect(objects[0]["loopCount"] as? Int == 0)
+        #expect(objects[1]["format"] as? String == "webp")
+        let frames = try #require(objects[1]["frames"] as? Int)
+        #expect(frames > 1)
+        #expect((objects[1]["durations"] as? [Double])?.count == frames)
+    }
+
+    @Test("info on bad input: exit 1, one stderr line per bad file, good files still reported")
+    func infoBadInput() throws {
+        let dir = try TemporaryDirectory()
+        let text = dir.url.appendingPathComponent("notes.jpg")
+        try Data("not an image".utf8).write(to: text)
+        let good = Fixtures.url("libjpeg-turbo/testorig.jpg").path
+        let result = try AlcedoProcess.run(["info", text.path, good, dir.url.appendingPathComponent("missing.png").path, "--json"])
+        #expect(result.status == 1)
+        #expect(!result.crashed)
+        let errors = result.stderr.split(separator: "\n")
+        #expect(errors.count == 2)
+        #expect(errors.first?.contains("notes.jpg") == true)
+        #expect(errors.first?.contains("not an image") == true)
+        #expect(errors.last?.contains("No such file") == true)
+        #expect(try Self.jsonLines(result.stdout).count == 1)
+    }
+
+    @Test("convert --downsample fits inside the box, keeps the aspect ratio and never upscales")
+    func convertDownsample() throws {
+        let dir = try TemporaryDirectory()
+        let input = Fixtures.url("libjpeg-turbo/testorig.jpg").path  // 227x149
+        let small = dir.url.appendingPathComponent("small.png").path
+        var result = try AlcedoProcess.run(["convert", input, dir.url.appendingPathComponent("small.jpg").path, "--downsample", "100x100"])
+        #expect(result.status == 0, "\(result.stderr)")
+        var image = try ImageCodecRegistry.shared.decode(Data(contentsOf: dir.url.appendingPathComponent("small.jpg")))
+        #expect(image.size == PixelSize(width: 100, height: 66))
+        result = try AlcedoProcess.run(["convert", input, small, "--downsample", "1000x1000", "--format", "webp"])
+        #expect(result.status == 0, "\(result.stderr)")
+        image = try ImageCodecRegistry.shared.decode(Data(contentsOf: URL(fileURLWithPath: small)))
+        #expect(image.sourceFormat == .webp)
+        #expect(image.size == PixelSize(width: 227, height: 149))
+    }
+
+    @Test("convert to pam writes RGBA8 of the chosen frame, equal to the library's decode")
+    func convertPAM() throws {
+        let dir = try TemporaryDirectory()
+        let input = Fixtures.url("webp-generated/animated.webp")
+        let output = dir.url.appendingPathComponent("frame.pam")
+        let result = try AlcedoProcess.run(["convert", input.path, output.path, "--frame", "2"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let pam = try Data(contentsOf: output)
+        let decoded = try ImageCodecRegistry.shared.decode(Data(contentsOf: input))
+        let header = "P7\nWIDTH \(decoded.width)\nHEIGHT \(decoded.height)\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n"
+        #expect(pam.prefix(header.utf8.count) == Data(header.utf8))
+        #expect([UInt8](pam.dropFirst(header.utf8.count)) == decoded.frames[2].pixels)
+    }
+
+    @Test("convert failures: exit 1 and one line naming the file")
+    func convertFailures() throws {
+        let dir = try TemporaryDirectory()
+        let good = Fixtures.url("libjpeg-turbo/testorig.jpg").path
+        let truncated = dir.url.appendingPathComponent("cut.jpg")
+        try Data(contentsOf: URL(fileURLWithPath: good)).prefix(2000).write(to: truncated)
+        let cases: [([String], String)] = [
+            (["convert", truncated.path, dir.url.appendingPathComponent("a.webp").path], "cut.jpg"),
+            (["convert", good, dir.url.appendingPathComponent("no/such/folder/a.jpg").path], "a.jpg"),
+            (["convert", good, dir.url.appendingPathComponent("a.xyz").path], "a.xyz"),
+            (["convert", Fixtures.url("webp-generated/animated.webp").path, dir.url.appendingPathComponent("a.pam").path, "--frame", "99"], "animated.webp"),
+        ]
+        for (arguments, name) in cases {
+            let result = try AlcedoProcess.run(arguments)
+            #expect(result.status == 1, "\(arguments)")
+            #expect(!result.crashed)
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(result.stderr)")
+            #expect(lines.first?.contains(name) == true, "\(result.stderr)")
+        }
+        // Nothing half-written is left behind.
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.url.path).filter { $0 != "cut.jpg" }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+}
