@@ -92,6 +92,7 @@ extension DiskStorage {
             let id = CacheKeyHash(key: key)
             try ensureLoaded()
             let record = DiskEntryRecord(key: key, creation: nowMs, httpCacheInfo: httpCacheInfo).encoded()
+            try Self.checkRecordSize(record, key: key)
             let header = DiskEntryHeader(
                 slotCapacity: DiskEntryHeader.capacity(forPayload: record.count), dataLength: data.count,
                 lastAccess: nowMs, expiration: DiskTime.milliseconds(expiration.estimatedExpiration(since: now)),
@@ -103,6 +104,14 @@ extension DiskStorage {
             try write(header: header, record: record, data: data, id: id)
             if config.sizeLimit > 0, index.totalSize > config.sizeLimit {
                 try trim(protecting: id)
+            }
+        }
+
+        /// Throws `.metadataTooLarge` when a record would not fit the largest slot a reader accepts.
+        private static func checkRecordSize(_ record: [UInt8], key: String) throws(AlcedoError) {
+            let limit = DiskEntryHeader.maxSlotCapacity - DiskEntryHeader.slotSlack - 63
+            guard record.count <= limit else {
+                throw .cacheError(reason: .metadataTooLarge(key: key, size: record.count, limit: limit))
             }
         }
 
@@ -398,6 +407,7 @@ extension DiskStorage {
             case .success(let bytes): data = bytes
             case .failure(let error): throw .cacheError(reason: .readFailed(path: path, errno: error.code))
             }
+            try Self.checkRecordSize(payload, key: key)
             updated.slotCapacity = DiskEntryHeader.capacity(forPayload: payload.count)
             try write(header: updated, record: payload, data: data, id: id)
             return true

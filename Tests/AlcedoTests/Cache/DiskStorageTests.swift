@@ -86,6 +86,18 @@ struct DiskStorageTests {
         #expect(try storage.value(forKey: "nul") == nil, "a key is not cut at NUL")
     }
 
+    @Test func keyTooLargeForTheHeaderIsATypedError() throws {
+        let storage = makeStorage()
+        let key = String(repeating: "k", count: 2 << 20)
+        #expect(throws: AlcedoError.self) { try storage.store(value: Data("x".utf8), forKey: key) }
+        #expect(try storage.value(forKey: key) == nil)
+        #expect(try storage.totalSize() == 0)
+        try storage.store(value: Data("x".utf8), forKey: "k")
+        let huge = HTTPCacheInfo(etag: String(repeating: "e", count: 2 << 20))
+        #expect(throws: AlcedoError.self) { try storage.updateMetadata(forKey: "k", httpCacheInfo: huge) }
+        #expect(try storage.value(forKey: "k") == Data("x".utf8))
+    }
+
     @Test func metadataIsKeptWithTheEntry() throws {
         let storage = makeStorage()
         let info = HTTPCacheInfo(etag: "W/\"abc\"", lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", maxAge: 600,
