@@ -245,6 +245,47 @@ struct ImageCacheTests {
         #expect(try await cache.retrieveImage(forKey: "photo", processorIdentifier: "png").image?.pixels == half.pixels)
     }
 
+    @Test func tenThousandConcurrentOperationsLoseAndCorruptNothing() async throws {
+        let cache = makeCache()
+        let images = (0..<200).map { AlcedoImage.testPattern(width: 4, height: 3, seed: UInt8($0), format: .bmp) }
+        // Keys 0..<100 are stored and read; keys 100..<200 are also removed.
+        let (failures, stored) = await withTaskGroup(of: (Int, Int?).self) { group in
+            for step in 0..<10_000 {
+                group.addTask {
+                    let number = (step / 4 + (step % 4) * 37) % 200
+                    let key = "image-\(number)"
+                    do {
+                        switch step % 4 {
+                        case 0:
+                            try await cache.store(images[number], forKey: key)
+                            return (0, number)
+                        case 1, 2:
+                            let found = try await cache.retrieveImage(forKey: key).image
+                            return (found == nil || found?.pixels == images[number].pixels ? 0 : 1, nil)
+                        default:
+                            if number >= 100 { try await cache.removeImage(forKey: key) }
+                            return (0, nil)
+                        }
+                    } catch {
+                        return (1, nil)
+                    }
+                }
+            }
+            return await group.reduce(into: (0, Set<Int>())) { result, outcome in
+                result.0 += outcome.0
+                if let number = outcome.1 { result.1.insert(number) }
+            }
+        }
+        #expect(failures == 0)
+        let fresh = makeCache()
+        for number in stored where number < 100 {
+            let result = try await fresh.retrieveImage(forKey: "image-\(number)")
+            #expect(result.cacheType == .disk, "image-\(number) was stored and never removed")
+            #expect(result.image?.pixels == images[number].pixels)
+        }
+        #expect(stored.filter { $0 < 100 }.count == 100)
+    }
+
     @Test func defaultCacheLivesUnderTheUserCacheFolder() {
         #expect(ImageCache.default.name == "default")
         let url = ImageCache.default.diskStorage.directoryURL
