@@ -164,13 +164,15 @@ public final class ImageCache: Sendable {
     }
 
     /// The stored bytes and their metadata (HTTP validators and freshness included), for
-    /// revalidating a downloaded entry; `nil` when not on disk. Counts as an access.
-    public func retrieveDataInDiskCache(forKey key: String, processorIdentifier: String = "")
+    /// revalidating a downloaded entry; `nil` when not on disk. Counts as an access, which
+    /// changes the entry's expiration as `extendingExpiration` says (default `.cacheTime`).
+    public func retrieveDataInDiskCache(forKey key: String, processorIdentifier: String = "",
+                                        extendingExpiration: ExpirationExtending = .cacheTime)
         async throws(AlcedoError) -> (data: Data, metadata: DiskEntryMetadata)? {
         let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
         let disk = diskStorage
         return try await io.run { () throws(AlcedoError) -> (data: Data, metadata: DiskEntryMetadata)? in
-            try disk.entry(forKey: computedKey)
+            try disk.entry(forKey: computedKey, extendingExpiration: extendingExpiration)
         }
     }
 

@@ -58,13 +58,3 @@ enum EntryBytes {
         return hash
     }
 }
-
-/// Polls `condition` every 10 ms until it holds or `seconds` pass (a bound, not a timing claim).
-func eventually(within seconds: Double = 10, _ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(nanoseconds: 10_000_000)
-    }
-    return condition()
-}
