@@ -207,6 +207,44 @@ struct ImageCacheTests {
         #expect(ImageFormat.sniff(data) == .bmp)
     }
 
+    static let builtInCodecs = ImageCodecRegistry.shared.decodableFormats.isSuperset(of: [.png, .jpeg])
+        && ImageCodecRegistry.shared.encodableFormats.isSuperset(of: [.png, .jpeg])
+
+    @Test(.enabled(if: builtInCodecs, "needs the PNG and JPEG codecs"))
+    func realPNGIsCachedAsDownloadedAndDecodedFromDisk() async throws {
+        let original = try Fixtures.data("libpng/testpngs/rgb-8.png")
+        let image = try ImageCodecRegistry.shared.decode(original)
+        let cache = makeCache(codecs: .shared)
+        try await cache.store(image, original: original, forKey: "https://example.com/rgb-8.png")
+        #expect(try await cache.retrieveDataInDiskCache(forKey: "https://example.com/rgb-8.png")?.data == original)
+        let other = makeCache(codecs: .shared)
+        let result = try await other.retrieveImage(forKey: "https://example.com/rgb-8.png")
+        #expect(result.cacheType == .disk)
+        #expect(result.image?.pixels == image.pixels)
+        #expect(result.image?.sourceFormat == .png)
+    }
+
+    @Test(.enabled(if: builtInCodecs, "needs the PNG and JPEG codecs"))
+    func processedJPEGIsEncodedAsJPEGAndIndicatedFormatsAreHonoured() async throws {
+        let original = try Fixtures.data("libjpeg-turbo/testorig.jpg")
+        let image = try ImageCodecRegistry.shared.decode(original)
+        let half = try ImageCodecRegistry.shared.decode(original, options: DecodingOptions(
+            targetSize: PixelSize(width: image.width / 2, height: image.height / 2)))
+        let cache = makeCache(codecs: .shared)
+        try await cache.store(half, original: original, forKey: "photo", processorIdentifier: "half")
+        let stored = try #require(try await cache.retrieveDataInDiskCache(forKey: "photo", processorIdentifier: "half")?.data)
+        #expect(ImageFormat.sniff(stored) == .jpeg)
+        #expect(stored != original)
+        cache.clearMemoryCache()
+        #expect(try await cache.retrieveImage(forKey: "photo", processorIdentifier: "half").image?.size == half.size)
+
+        try await cache.store(half, forKey: "photo", processorIdentifier: "png", cacheSerializer: FormatIndicatedCacheSerializer.png)
+        let png = try #require(try await cache.retrieveDataInDiskCache(forKey: "photo", processorIdentifier: "png")?.data)
+        #expect(ImageFormat.sniff(png) == .png)
+        cache.clearMemoryCache()
+        #expect(try await cache.retrieveImage(forKey: "photo", processorIdentifier: "png").image?.pixels == half.pixels)
+    }
+
     @Test func defaultCacheLivesUnderTheUserCacheFolder() {
         #expect(ImageCache.default.name == "default")
         let url = ImageCache.default.diskStorage.directoryURL
