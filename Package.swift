@@ -49,7 +49,12 @@ let package = Package(
             dependencies: [
                 "Alcedo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            // The demo's sample images, served by its loopback HTTP server.
+            resources: [.copy("Demo/Samples")]
         ),
         .testTarget(
             name: "AlcedoTests",
