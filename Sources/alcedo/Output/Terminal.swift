@@ -44,6 +44,11 @@ enum Formatting {
         value < 100 ? String(format: "%.1f", value) : String(Int(value.rounded()))
     }
 
+    /// `0.4 s`, `12.5 s` below a minute, then as ``duration(_:)``: for elapsed times.
+    static func elapsed(_ seconds: Double) -> String {
+        seconds < 60 ? String(format: "%.1f s", seconds) : duration(seconds)
+    }
+
     /// `42s`, `3m05s`, `1h02m` for an estimated time; `--` when unknown.
     static func duration(_ seconds: Double?) -> String {
         guard let seconds, seconds.isFinite, seconds >= 0 else { return "--" }
