@@ -83,12 +83,16 @@ struct FetchCommand: AsyncParsableCommand {
         let folder = URL(fileURLWithPath: out, isDirectory: true)
         // A folder that cannot be made is reported by every URL's write, with the system's reason.
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let settings = FetchSettings(processor: processing.processor, outputFolder: folder,
-                                     format: format.flatMap(Self.outputFormat), quality: quality)
-        let fetcher = ImageFetcher(settings: settings, retriever: ImageRetriever(processor: settings.processor))
+        let settings = FetchSettings(outputFolder: folder, format: format.flatMap(Self.outputFormat), quality: quality)
+        let fetcher = ImageFetcher(settings: settings, retriever: ImageRetriever())
+        let processor = processing.processor
+        let options = RetrievalOptions(forceRefresh: forceRefresh, onlyFromCache: onlyFromCache)
+        let urls = self.urls
         let progress = ProgressBar(title: "fetch", total: urls.count)
         progress.show()
-        let reports = await FetchBatch.run(urls, concurrency: concurrency, fetcher: fetcher, progress: progress) { report in
+        let reports = await FetchBatch.run(count: urls.count, concurrency: concurrency, progress: progress) { index in
+            await fetcher.fetch(urls[index], processor: processor, options: options)
+        } report: { report in
             if json {
                 progress.printLine(Console.jsonText(report.jsonObject))
             } else {
@@ -107,28 +111,29 @@ struct FetchCommand: AsyncParsableCommand {
 }
 
 /// Runs a batch of fetches with a bounded number in flight, reporting each in input order as
-/// soon as it and those before it are done.
+/// soon as it and those before it are done, and counting each on `progress`.
 enum FetchBatch {
-    static func run(_ urls: [String], concurrency: Int, fetcher: ImageFetcher, progress: ProgressBar,
-                    report: (FetchReport) -> Void) async -> [FetchReport] {
+    static func run(count: Int, concurrency: Int, progress: ProgressBar,
+                    work: @escaping @Sendable (Int) async -> FetchReport,
+                    report: (FetchReport) -> Void = { _ in }) async -> [FetchReport] {
         await withTaskGroup(of: (Int, FetchReport).self, returning: [FetchReport].self) { group in
             var next = 0
             func launch() {
-                let index = next, url = urls[index]
+                let index = next
                 next += 1
-                group.addTask { (index, await fetcher.fetch(url)) }
+                group.addTask { (index, await work(index)) }
             }
-            while next < min(max(1, concurrency), urls.count) { launch() }
-            var done: [FetchReport?] = Array(repeating: nil, count: urls.count)
+            while next < min(max(1, concurrency), count) { launch() }
+            var done: [FetchReport?] = Array(repeating: nil, count: count)
             var reported = 0
             for await (index, result) in group {
                 done[index] = result
                 progress.record(result.succeeded ? .completed : .failed, bytes: result.bytes ?? 0)
-                while reported < urls.count, let ready = done[reported] {
+                while reported < count, let ready = done[reported] {
                     report(ready)
                     reported += 1
                 }
-                if next < urls.count { launch() }
+                if next < count { launch() }
             }
             return done.compactMap { $0 }
         }

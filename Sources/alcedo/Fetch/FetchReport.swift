@@ -16,6 +16,9 @@ struct FetchReport: Sendable {
     var bytes: Int?
     /// Wall-clock milliseconds from the start of the retrieval to the file written.
     var milliseconds: Double = 0
+    /// Wall-clock milliseconds of the retrieval alone (cache lookups, loading, decoding,
+    /// processing), without encoding and writing the file.
+    var retrievalMilliseconds: Double?
     /// The file written.
     var file: String?
     /// Why the fetch failed, in one line.

@@ -3,10 +3,8 @@ import Foundation
 
 /// What `alcedo fetch` does with every URL it retrieves.
 struct FetchSettings: Sendable {
-    /// The processor chain (nil: the image as decoded).
-    var processor: (any ImageProcessor)?
-    /// Where result files are written.
-    var outputFolder: URL
+    /// Where result files are written (nil: nothing is written).
+    var outputFolder: URL?
     /// The output format; nil writes the source's format (PNG when it has no encoder).
     var format: ImageFormat?
     /// Quality for JPEG and lossy WebP (default 90).
@@ -20,9 +18,9 @@ struct ImageFetcher: Sendable {
     let settings: FetchSettings
     let retriever: ImageRetriever
 
-    /// Retrieves `text` (a URL as given on the command line) and writes its file; never
-    /// throws: a failure is the report's ``FetchReport/error``.
-    func fetch(_ text: String) async -> FetchReport {
+    /// Retrieves `text` (a URL as given on the command line) with `processor` and writes its
+    /// file; never throws: a failure is the report's ``FetchReport/error``.
+    func fetch(_ text: String, processor: (any ImageProcessor)?, options: RetrievalOptions = RetrievalOptions()) async -> FetchReport {
         let start = ContinuousClock.now
         var report = FetchReport(url: text)
         do throws(FetchFailure) {
@@ -31,16 +29,19 @@ struct ImageFetcher: Sendable {
             case .success(let parsed): target = parsed
             case .failure(let error): throw FetchFailure(error.description)
             }
-            let retrieved = try await retriever.retrieve(target)
+            let retrieved = try await retriever.retrieve(target, processor: processor, options: options)
+            report.retrievalMilliseconds = ProgressBar.seconds(ContinuousClock.now - start) * 1000
             report.cacheType = retrieved.cacheType.name
             report.sourceSize = retrieved.sourceSize
-            let written = try await Blocking.run { () throws(FetchFailure) in try write(retrieved.image, for: text) }
             report.size = retrieved.image.size
-            report.bytes = written.bytes
-            report.file = written.path
+            if let folder = settings.outputFolder {
+                let written = try await Blocking.run { () throws(FetchFailure) in try write(retrieved.image, for: text, into: folder) }
+                report.bytes = written.bytes
+                report.file = written.path
+            }
             if settings.keepsImages { report.image = retrieved.image }
         } catch {
-            report.cacheType = nil
+            report = FetchReport(url: text)
             report.error = error.description
         }
         report.milliseconds = ProgressBar.seconds(ContinuousClock.now - start) * 1000
@@ -48,7 +49,7 @@ struct ImageFetcher: Sendable {
     }
 
     /// Encodes `image` and writes it atomically into the output folder.
-    private func write(_ image: AlcedoImage, for url: String) throws(FetchFailure) -> (path: String, bytes: Int) {
+    private func write(_ image: AlcedoImage, for url: String, into folder: URL) throws(FetchFailure) -> (path: String, bytes: Int) {
         let registry = ImageCodecRegistry.shared
         let format = settings.format
             ?? (registry.encodableFormats.contains(image.sourceFormat) ? image.sourceFormat : .png)
@@ -59,7 +60,7 @@ struct ImageFetcher: Sendable {
             throw FetchFailure(error.description)
         }
         let name = OutputFileName.make(for: url, extension: format.preferredFileExtension)
-        let path = settings.outputFolder.appendingPathComponent(name).path
+        let path = folder.appendingPathComponent(name).path
         do {
             try writeFile(data, to: path)
         } catch {

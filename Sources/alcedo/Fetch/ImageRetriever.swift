@@ -26,11 +26,18 @@ struct RetrievedImage: Sendable {
     let cacheType: RetrievalSource
 }
 
-/// Retrieves one target through the pipeline with the command's processor and options.
-struct ImageRetriever: Sendable {
-    let processor: (any ImageProcessor)?
+/// How one retrieval treats the caches.
+struct RetrievalOptions: Sendable {
+    /// Skip the caches and load again.
+    var forceRefresh = false
+    /// Never load: fail when the image is in neither cache.
+    var onlyFromCache = false
+}
 
-    func retrieve(_ target: FetchTarget) async throws(FetchFailure) -> RetrievedImage {
+/// Retrieves targets through the pipeline.
+struct ImageRetriever: Sendable {
+    func retrieve(_ target: FetchTarget, processor: (any ImageProcessor)?,
+                  options: RetrievalOptions) async throws(FetchFailure) -> RetrievedImage {
         let data: Data
         switch target {
         case .network(let url):
@@ -44,7 +51,6 @@ struct ImageRetriever: Sendable {
         case .inline(let bytes, _):
             data = bytes
         }
-        let processor = self.processor
         return try await Blocking.run { () throws(FetchFailure) -> RetrievedImage in
             do throws(AlcedoError) {
                 let registry = ImageCodecRegistry.shared
