@@ -1,5 +1,5 @@
 /// The codecs every ``ImageCodecRegistry`` starts with (unless created without built-ins).
 enum BuiltInCodecs {
-    static var decoders: [any ImageDecoding] { [JPEGDecoder(), WebPDecoder()] }
-    static var encoders: [any ImageEncoding] { [JPEGEncoder(), WebPEncoder()] }
+    static var decoders: [any ImageDecoding] { [JPEGDecoder(), PNGDecoder(), GIFDecoder(), WebPDecoder()] }
+    static var encoders: [any ImageEncoding] { [JPEGEncoder(), PNGEncoder(), GIFEncoder(), WebPEncoder()] }
 }

@@ -36,7 +36,7 @@ public final class ImageCodecRegistry: Sendable {
         state.withLock { $0.encoders[encoder.format] = encoder }
     }
 
-    /// The decoder for `format`, if any. APNG falls back to the PNG decoder (first frame).
+    /// The decoder for `format`, if any. APNG goes to the PNG decoder, which decodes its frames.
     public func decoder(for format: ImageFormat) -> (any ImageDecoding)? {
         state.withLock { state in
             state.decoders[format] ?? (format == .apng ? state.decoders[.png] : nil)

@@ -1,0 +1,236 @@
+/// Reduces RGBA8 pixels to a GIF palette of at most 256 entries.
+///
+/// Pixels with alpha below 128 become the transparent index; every other pixel is taken as
+/// opaque. When the opaque colours fit in the palette (with one slot kept for the transparent
+/// index), the palette is exact and the pixels keep their colours. Otherwise the palette is
+/// built by median cut over a 5-bit-per-channel histogram (the box with the largest squared
+/// error is split at the weighted median of its widest channel), each entry being the mean of
+/// the pixels in its box, refined by two rounds of k-means; pixels are mapped to the nearest
+/// entry (looked up per 6-bit-per-channel cell). No dithering.
+struct GIFColorQuantizer {
+    /// A quantised frame.
+    struct Result: Equatable {
+        /// RGB triples, one per palette entry (the transparent entry, if any, is black).
+        var palette: [UInt8]
+        /// One palette index per pixel.
+        var indices: [UInt8]
+        /// The index that marks transparent pixels, if any pixel is transparent.
+        var transparentIndex: Int?
+        /// The number of palette entries (`palette.count / 3`).
+        var colorCount: Int { palette.count / 3 }
+    }
+
+    /// The opaque colours of `frames` (alpha >= 128) as 0xRRGGBB, sorted, and whether any pixel
+    /// is transparent; `nil` as soon as there are more than `limit` colours.
+    static func exactColors(of frames: [[UInt8]], limit: Int) -> (colors: [UInt32], hasTransparency: Bool)? {
+        var seen = Set<UInt32>()
+        var hasTransparency = false
+        for frame in frames {
+            var overflow = false
+            frame.withUnsafeBufferPointer { p in
+                var i = 0
+                while i < p.count {
+                    if p[i + 3] < 128 {
+                        hasTransparency = true
+                    } else if seen.insert(UInt32(p[i]) << 16 | UInt32(p[i + 1]) << 8 | UInt32(p[i + 2])).inserted, seen.count > limit {
+                        overflow = true
+                        return
+                    }
+                    i += 4
+                }
+            }
+            if overflow { return nil }
+        }
+        if hasTransparency && seen.count > limit - 1 { return nil }
+        return (seen.sorted(), hasTransparency)
+    }
+
+    /// Maps `rgba` onto an exact palette of `colors` (from ``exactColors(of:limit:)``), with
+    /// the transparent index after the colours when `hasTransparency`.
+    static func exact(_ rgba: [UInt8], colors: [UInt32], hasTransparency: Bool) -> Result {
+        var lookup = [UInt32: UInt8](minimumCapacity: colors.count)
+        var palette = [UInt8]()
+        palette.reserveCapacity((colors.count + 1) * 3)
+        for (index, color) in colors.enumerated() {
+            lookup[color] = UInt8(index)
+            palette += [UInt8(color >> 16), UInt8((color >> 8) & 0xFF), UInt8(color & 0xFF)]
+        }
+        let transparent = hasTransparency ? colors.count : nil
+        if hasTransparency { palette += [0, 0, 0] }
+        let indices = rgba.withUnsafeBufferPointer { p in
+            (0..<(p.count / 4)).map { pixel -> UInt8 in
+                let i = pixel * 4
+                if p[i + 3] < 128 { return UInt8(transparent ?? 0) }
+                return lookup[UInt32(p[i]) << 16 | UInt32(p[i + 1]) << 8 | UInt32(p[i + 2])] ?? 0
+            }
+        }
+        return Result(palette: palette, indices: indices, transparentIndex: transparent)
+    }
+
+    /// Quantises one frame to at most `maxColors` entries (2...256), exactly when it can.
+    static func quantize(_ rgba: [UInt8], maxColors: Int = 256) -> Result {
+        if let found = exactColors(of: [rgba], limit: maxColors) {
+            return exact(rgba, colors: found.colors, hasTransparency: found.hasTransparency)
+        }
+        let histogram = Histogram(rgba)
+        let opaqueColors = histogram.hasTransparency ? maxColors - 1 : maxColors
+        var palette = medianCut(histogram.cells, colors: opaqueColors)
+        refine(&palette, cells: histogram.cells, rounds: 2)
+        var mapper = NearestColor(palette: palette)
+        let transparent = histogram.hasTransparency ? palette.count : nil
+        let indices = rgba.withUnsafeBufferPointer { p in
+            (0..<(p.count / 4)).map { pixel -> UInt8 in
+                let i = pixel * 4
+                if p[i + 3] < 128 { return UInt8(transparent ?? 0) }
+                return mapper.index(red: p[i], green: p[i + 1], blue: p[i + 2])
+            }
+        }
+        var rgb = palette.flatMap { [UInt8($0.red.rounded()), UInt8($0.green.rounded()), UInt8($0.blue.rounded())] }
+        if transparent != nil { rgb += [0, 0, 0] }
+        return Result(palette: rgb, indices: indices, transparentIndex: transparent)
+    }
+
+    /// A colour with fractional channels (0...255).
+    struct Color: Equatable {
+        var red: Double, green: Double, blue: Double
+
+        func distance(to other: Color) -> Double {
+            let r = red - other.red, g = green - other.green, b = blue - other.blue
+            return r * r + g * g + b * b
+        }
+    }
+
+    /// One non-empty cell of the 5-bit histogram: how many pixels fell in it and their mean.
+    struct Cell {
+        var count: Double
+        var mean: Color
+
+        func channel(_ axis: Int) -> Double { axis == 0 ? mean.red : (axis == 1 ? mean.green : mean.blue) }
+    }
+
+    /// The opaque pixels of a frame binned at 5 bits per channel, keeping exact sums.
+    struct Histogram {
+        var cells: [Cell] = []
+        var hasTransparency = false
+
+        init(_ rgba: [UInt8]) {
+            var counts = [Int](repeating: 0, count: 32_768)
+            var sums = [Int](repeating: 0, count: 32_768 * 3)
+            rgba.withUnsafeBufferPointer { p in
+                var i = 0
+                while i < p.count {
+                    if p[i + 3] < 128 {
+                        hasTransparency = true
+                    } else {
+                        let cell = Int(p[i] >> 3) << 10 | Int(p[i + 1] >> 3) << 5 | Int(p[i + 2] >> 3)
+                        counts[cell] += 1
+                        sums[cell * 3] += Int(p[i])
+                        sums[cell * 3 + 1] += Int(p[i + 1])
+                        sums[cell * 3 + 2] += Int(p[i + 2])
+                    }
+                    i += 4
+                }
+            }
+            for cell in 0..<32_768 where counts[cell] > 0 {
+                let n = Double(counts[cell])
+                cells.append(Cell(count: n, mean: Color(red: Double(sums[cell * 3]) / n, green: Double(sums[cell * 3 + 1]) / n,
+                                                       blue: Double(sums[cell * 3 + 2]) / n)))
+            }
+        }
+    }
+
+    /// Splits the cells into at most `colors` boxes and returns each box's weighted mean.
+    static func medianCut(_ cells: [Cell], colors: Int) -> [Color] {
+        guard !cells.isEmpty else { return [Color(red: 0, green: 0, blue: 0)] }
+        var boxes: [[Cell]] = [cells]
+        var errors: [Double] = [squaredError(cells)]
+        while boxes.count < colors {
+            guard let worst = errors.indices.max(by: { errors[$0] < errors[$1] }), errors[worst] > 0, boxes[worst].count > 1 else { break }
+            let box = boxes[worst]
+            let axis = widestAxis(box)
+            let sorted = box.sorted { $0.channel(axis) < $1.channel(axis) }
+            let half = sorted.reduce(0) { $0 + $1.count } / 2
+            var running = 0.0, split = 1
+            for (index, cell) in sorted.enumerated() {
+                running += cell.count
+                if running >= half { split = max(1, min(sorted.count - 1, index + 1)); break }
+            }
+            let low = Array(sorted[..<split]), high = Array(sorted[split...])
+            boxes[worst] = low
+            errors[worst] = squaredError(low)
+            boxes.append(high)
+            errors.append(squaredError(high))
+        }
+        return boxes.map { mean(of: $0) }
+    }
+
+    /// Moves each palette entry to the mean of the cells nearest to it, `rounds` times.
+    static func refine(_ palette: inout [Color], cells: [Cell], rounds: Int) {
+        for _ in 0..<rounds {
+            var sums = [Color](repeating: Color(red: 0, green: 0, blue: 0), count: palette.count)
+            var counts = [Double](repeating: 0, count: palette.count)
+            for cell in cells {
+                var best = 0, bestDistance = Double.infinity
+                for (index, entry) in palette.enumerated() {
+                    let distance = cell.mean.distance(to: entry)
+                    if distance < bestDistance { bestDistance = distance; best = index }
+                }
+                sums[best].red += cell.mean.red * cell.count
+                sums[best].green += cell.mean.green * cell.count
+                sums[best].blue += cell.mean.blue * cell.count
+                counts[best] += cell.count
+            }
+            for index in palette.indices where counts[index] > 0 {
+                palette[index] = Color(red: sums[index].red / counts[index], green: sums[index].green / counts[index],
+                                       blue: sums[index].blue / counts[index])
+            }
+        }
+    }
+
+    private static func mean(of cells: [Cell]) -> Color {
+        var total = 0.0, r = 0.0, g = 0.0, b = 0.0
+        for cell in cells {
+            total += cell.count
+            r += cell.mean.red * cell.count
+            g += cell.mean.green * cell.count
+            b += cell.mean.blue * cell.count
+        }
+        return Color(red: r / total, green: g / total, blue: b / total)
+    }
+
+    private static func squaredError(_ cells: [Cell]) -> Double {
+        let center = mean(of: cells)
+        return cells.reduce(0) { $0 + $1.count * $1.mean.distance(to: center) }
+    }
+
+    private static func widestAxis(_ cells: [Cell]) -> Int {
+        var best = 0, bestRange = -1.0
+        for axis in 0..<3 {
+            let values = cells.map { $0.channel(axis) }
+            let range = (values.max() ?? 0) - (values.min() ?? 0)
+            if range > bestRange { bestRange = range; best = axis }
+        }
+        return best
+    }
+
+    /// The nearest palette entry for a colour, cached per 6-bit-per-channel cell.
+    struct NearestColor {
+        let palette: [Color]
+        private var cache = [UInt16](repeating: .max, count: 1 << 18)
+
+        init(palette: [Color]) { self.palette = palette }
+
+        mutating func index(red: UInt8, green: UInt8, blue: UInt8) -> UInt8 {
+            let cell = Int(red >> 2) << 12 | Int(green >> 2) << 6 | Int(blue >> 2)
+            if cache[cell] != .max { return UInt8(cache[cell]) }
+            let center = Color(red: Double(red & 0xFC) + 1.5, green: Double(green & 0xFC) + 1.5, blue: Double(blue & 0xFC) + 1.5)
+            var best = 0, bestDistance = Double.infinity
+            for (index, entry) in palette.enumerated() {
+                let distance = center.distance(to: entry)
+                if distance < bestDistance { bestDistance = distance; best = index }
+            }
+            cache[cell] = UInt16(best)
+            return UInt8(best)
+        }
+    }
+}

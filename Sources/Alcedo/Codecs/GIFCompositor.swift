@@ -1,0 +1,146 @@
+/// Composites the frames of a GIF onto its logical screen, the way browsers do.
+///
+/// The canvas starts fully transparent (the background colour index is ignored, as browsers
+/// ignore it). Each frame is drawn at its offset, clipped to the canvas; pixels with the
+/// transparent index leave the canvas as it is. Before the next frame is drawn, the frame's
+/// disposal method is applied to its area: 0 (unspecified) and 1 (do not dispose) keep it,
+/// 2 (restore to background) clears it to transparent, 3 (restore to previous) puts back what
+/// was there before the frame was drawn. Methods 4-7 are undefined and keep the area.
+/// APNG frames are composited here too: their dispose operations are the same three.
+struct GIFCompositor {
+    /// A rectangle of the canvas, already clipped to it.
+    struct Area: Equatable {
+        var x: Int, y: Int, width: Int, height: Int
+        var isEmpty: Bool { width <= 0 || height <= 0 }
+
+        /// The part of a `frameWidth` x `frameHeight` frame placed at (`left`, `top`) that
+        /// lies on a `width` x `height` canvas (offsets are never negative in GIF).
+        init(left: Int, top: Int, frameWidth: Int, frameHeight: Int, canvasWidth width: Int, canvasHeight height: Int) {
+            self.init(x: left, y: top, width: max(0, min(frameWidth, width - left)), height: max(0, min(frameHeight, height - top)))
+        }
+
+        init(x: Int, y: Int, width: Int, height: Int) {
+            self.x = x
+            self.y = y
+            self.width = width
+            self.height = height
+        }
+    }
+
+    let width: Int
+    let height: Int
+    /// The canvas: `width * height` RGBA8 pixels, straight alpha.
+    private(set) var canvas: [UInt8]
+    private var pendingArea = Area(x: 0, y: 0, width: 0, height: 0)
+    private var pendingDisposal = 0
+    private var savedArea: [UInt8] = []
+
+    /// A transparent canvas of `width` x `height` (checked against the limits by the caller).
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        canvas = [UInt8](repeating: 0, count: width * height * 4)
+    }
+
+    /// Applies the previous frame's disposal, then prepares to draw a frame over `area` whose
+    /// own disposal (`disposal`, 0-7) will be applied when the next frame begins.
+    mutating func beginFrame(area: Area, disposal: Int) {
+        dispose()
+        pendingArea = area
+        pendingDisposal = disposal
+        if disposal == 3 && !area.isEmpty {
+            savedArea = copy(area)
+        }
+    }
+
+    /// Draws `count` pixels of palette indices from `row` at canvas (`x`, `y`) through
+    /// `palette` (256 RGBA entries; an entry with alpha 0 is the transparent index and is skipped).
+    mutating func drawRow(_ row: UnsafePointer<UInt8>, count: Int, x: Int, y: Int, palette: [UInt8]) {
+        guard count > 0, y >= 0, y < height, x >= 0, x + count <= width else { return }
+        palette.withUnsafeBufferPointer { colors in
+            canvas.withUnsafeMutableBufferPointer { pixels in
+                var out = (y * width + x) * 4
+                for column in 0..<count {
+                    let entry = Int(row[column]) * 4
+                    if colors[entry + 3] != 0 {
+                        pixels[out] = colors[entry]
+                        pixels[out + 1] = colors[entry + 1]
+                        pixels[out + 2] = colors[entry + 2]
+                        pixels[out + 3] = colors[entry + 3]
+                    }
+                    out += 4
+                }
+            }
+        }
+    }
+
+    /// Draws `pixels` (RGBA rows of `area.width`) over `area`: replacing what is there, or
+    /// with `blendsOver`, alpha-compositing them over it (straight alpha, rounded). APNG frames
+    /// are drawn this way.
+    mutating func drawPixels(_ pixels: [UInt8], area: Area, blendsOver: Bool) {
+        guard !area.isEmpty, area.x >= 0, area.y >= 0, area.x + area.width <= width, area.y + area.height <= height,
+              pixels.count == area.width * area.height * 4 else { return }
+        let canvasWidth = width
+        canvas.withUnsafeMutableBufferPointer { out in
+            pixels.withUnsafeBufferPointer { source in
+                for row in 0..<area.height {
+                    var to = ((area.y + row) * canvasWidth + area.x) * 4
+                    var from = row * area.width * 4
+                    for _ in 0..<area.width {
+                        let alpha = Int(source[from + 3])
+                        if !blendsOver || alpha == 255 || out[to + 3] == 0 {
+                            for channel in 0..<4 { out[to + channel] = source[from + channel] }
+                        } else if alpha > 0 {
+                            // out = src * a + dst * da * (1 - a), everything scaled by 255 * 255.
+                            let below = Int(out[to + 3]) * (255 - alpha)
+                            let total = alpha * 255 + below
+                            for channel in 0..<3 {
+                                let value = Int(source[from + channel]) * alpha * 255 + Int(out[to + channel]) * below
+                                out[to + channel] = UInt8((value + total / 2) / total)
+                            }
+                            out[to + 3] = UInt8((total + 127) / 255)
+                        }
+                        to += 4
+                        from += 4
+                    }
+                }
+            }
+        }
+    }
+
+    private mutating func dispose() {
+        guard !pendingArea.isEmpty else { return }
+        switch pendingDisposal {
+        case 2:
+            fill(pendingArea, with: nil)
+        case 3:
+            fill(pendingArea, with: savedArea)
+        default:
+            break
+        }
+        pendingDisposal = 0
+    }
+
+    private func copy(_ area: Area) -> [UInt8] {
+        var saved = [UInt8]()
+        saved.reserveCapacity(area.width * area.height * 4)
+        for row in area.y..<(area.y + area.height) {
+            let start = (row * width + area.x) * 4
+            saved += canvas[start..<(start + area.width * 4)]
+        }
+        return saved
+    }
+
+    /// Fills `area` with `source` (rows of the area's width), or with transparent black.
+    private mutating func fill(_ area: Area, with source: [UInt8]?) {
+        let rowBytes = area.width * 4
+        for row in 0..<area.height {
+            let start = ((area.y + row) * width + area.x) * 4
+            if let source {
+                canvas.replaceSubrange(start..<(start + rowBytes), with: source[(row * rowBytes)..<((row + 1) * rowBytes)])
+            } else {
+                canvas.replaceSubrange(start..<(start + rowBytes), with: repeatElement(0, count: rowBytes))
+            }
+        }
+    }
+}
