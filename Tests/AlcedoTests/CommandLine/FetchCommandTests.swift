@@ -97,13 +97,13 @@ struct FetchCommandTests {
             (["--blur", "2", "--round-corner", "8", "--downsample", "60x60"], PixelSize(width: 60, height: 39)),
         ]
         for (options, size) in cases {
-            let result = try AlcedoProcess.run(["fetch", Self.jpeg.path, "--out", dir.url.path, "--json", "--format", "webp"] + options)
+            let result = try AlcedoProcess.run(["fetch", Self.jpeg.path, "--out", dir.url.path, "--json", "--format", "png"] + options)
             #expect(result.status == 0, "\(options): \(result.stderr)")
             let object = try #require(try Self.reports(result.stdout).first)
             #expect(object["width"] as? Int == size.width, "\(options)")
             #expect(object["height"] as? Int == size.height, "\(options)")
             let file = try #require(object["file"] as? String)
-            #expect(file.hasSuffix(".webp"))
+            #expect(file.hasSuffix(".png"))
         }
     }
 
