@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Alcedo", targets: ["Alcedo"]),
+        .library(name: "AlcedoURLSession", targets: ["AlcedoURLSession"]),
         .executable(name: "alcedo", targets: ["alcedo"]),
     ],
     dependencies: [
@@ -46,6 +47,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // An ImageDataLoading on URLSession; separate so that Alcedo itself does not link
+        // FoundationNetworking (and libcurl) on Linux.
+        .target(name: "AlcedoURLSession", dependencies: ["Alcedo"]),
         .executableTarget(
             name: "alcedo",
             dependencies: [
@@ -61,7 +65,7 @@ let package = Package(
         .testTarget(
             name: "AlcedoTests",
             dependencies: [
-                "Alcedo",
+                "Alcedo", "AlcedoURLSession",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

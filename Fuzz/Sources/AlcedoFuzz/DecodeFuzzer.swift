@@ -22,3 +22,19 @@ public func fuzzDecode(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     }
     return 0
 }
+
+/// libFuzzer's driver (exported by the fuzzer runtime that `-sanitize=fuzzer` links in).
+@_silgen_name("LLVMFuzzerRunDriver")
+private func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt
+
+/// SwiftPM links an executable's entry point as `<module>_main`; hand control to libFuzzer.
+@_cdecl("AlcedoFuzz_main")
+public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var arguments = argv
+    return runFuzzerDriver(&count, &arguments, fuzzDecode)
+}

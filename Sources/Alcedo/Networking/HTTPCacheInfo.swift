@@ -7,19 +7,21 @@ public struct HTTPCacheInfo: Sendable, Hashable, Codable {
     public var etag: String?
     /// The `Last-Modified` header, verbatim, sent back as `If-Modified-Since`.
     public var lastModified: String?
-    /// `Cache-Control: max-age` in seconds.
+    /// `Cache-Control: max-age` in seconds, less the response's `Age`: the freshness left at ``responseDate``.
     public var maxAge: Int?
     /// `Cache-Control: no-cache`: the entry must be revalidated before every use.
     public var noCache: Bool
     /// `Cache-Control: no-store`: the response must not be written to disk.
     public var noStore: Bool
-    /// The `Expires` header as a date (ignored when ``maxAge`` is present, as RFC 9111 says).
+    /// The `Expires` header as a date on this machine's clock (ignored when ``maxAge`` is present,
+    /// as RFC 9111 says); `Date.distantPast` when the server sent an invalid date such as `0`.
     public var expires: Date?
     /// The `Content-Type` header, verbatim.
     public var contentType: String?
     /// When the response was received (or last revalidated with a 304).
     public var responseDate: Date
 
+    /// Creates an entry from known values; every parameter is optional (`responseDate` defaults to now).
     public init(etag: String? = nil, lastModified: String? = nil, maxAge: Int? = nil, noCache: Bool = false,
                 noStore: Bool = false, expires: Date? = nil, contentType: String? = nil, responseDate: Date = Date()) {
         self.etag = etag

@@ -2,15 +2,57 @@ import Foundation
 
 /// Why a request failed before a usable response arrived.
 public enum RequestErrorReason: Sendable, CustomStringConvertible {
-    /// The URL cannot be requested (no host, an unsupported scheme…).
+    /// The URL cannot be requested (no host, or a scheme other than `http` and `https`).
     case invalidURL(String)
+    /// The request modifier returned `nil` for the request to this URL.
+    case refusedByModifier(URL)
     /// The caller, or every caller of a coalesced request, cancelled.
     case cancelled
+    /// No connection to the server could be made within the connect timeout.
+    case connectTimedOut(URL, limit: Duration)
+    /// The whole download (one attempt, from sending the request to the last body byte) took
+    /// longer than the total timeout: a slow or stalled server.
+    case timedOut(URL, limit: Duration)
+    /// A redirect pointed back to a URL already visited in the same chain.
+    case redirectLoop(URL)
+    /// The server redirected more times than allowed.
+    case tooManyRedirects(URL, limit: Int)
+    /// A redirect's `Location` is missing from a 3xx that needs one, or is not an http(s) URL.
+    case invalidRedirect(URL, location: String?)
+    /// The connection failed (refused, reset, DNS, TLS, protocol error…); `underlying` is the
+    /// loader's error.
+    case networkFailure(URL, underlying: any Error)
 
+    /// The reason in one line.
     public var description: String {
         switch self {
         case .invalidURL(let url): return "invalid URL: \(url)"
+        case .refusedByModifier(let url): return "the request modifier refused the request to \(url.absoluteString)"
         case .cancelled: return "cancelled"
+        case .connectTimedOut(let url, let limit):
+            return "could not connect to \(url.host ?? url.absoluteString) within \(limit.alcedoSeconds)"
+        case .timedOut(let url, let limit):
+            return "\(url.absoluteString) did not finish downloading within \(limit.alcedoSeconds)"
+        case .redirectLoop(let url): return "redirect loop: \(url.absoluteString) was already visited"
+        case .tooManyRedirects(let url, let limit): return "more than \(limit) redirects, the last to \(url.absoluteString)"
+        case .invalidRedirect(let url, let location):
+            return "invalid redirect from \(url.absoluteString): Location \(location.map { "\"\($0)\"" } ?? "missing")"
+        case .networkFailure(let url, let underlying): return "network failure for \(url.absoluteString): \(underlying)"
         }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds for messages, such as `15 s` or `0.25 s`.
+    var alcedoSeconds: String {
+        let (seconds, attoseconds) = components
+        let value = Double(seconds) + Double(attoseconds) / 1e18
+        return value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+
+    /// The duration as a `TimeInterval`.
+    var alcedoTimeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -1,0 +1,265 @@
+import Foundation
+
+/// The image cache: a ``MemoryStorage`` of decoded images in front of a ``DiskStorage`` of
+/// serialized bytes.
+///
+/// Lookups go to memory first; a disk hit is decoded and put in memory. Images processed by an
+/// ``ImageProcessor`` are cached under `key@identifier` (see ``cacheKey(forKey:processorIdentifier:)``),
+/// originals under the bare key. Everything that touches the disk is `async` and runs on the
+/// cache's own I/O queue, never on the cooperative thread pool. When the disk fails (full,
+/// read-only, deleted), disk operations throw ``AlcedoError/cacheError(reason:)`` and the memory
+/// cache keeps working.
+public final class ImageCache: Sendable {
+    /// The cache used by default, named `default`, in ``DiskStorage/defaultDirectory``.
+    public static let `default` = ImageCache(name: "default")
+
+    /// The cache's name.
+    public let name: String
+    /// The memory storage of decoded images.
+    public let memoryStorage: MemoryStorage.Backend<AlcedoImage>
+    /// The disk storage of serialized images.
+    public let diskStorage: DiskStorage.Backend
+    /// The codecs disk hits are decoded with (by the default serializer).
+    public let codecs: ImageCodecRegistry
+    /// The serializer used when a call names none. Default: a ``DefaultCacheSerializer`` on ``codecs``.
+    public let cacheSerializer: any CacheSerializer
+
+    private let io: CacheIOQueue
+
+    /// Creates the cache `name` with default memory settings and its disk folder
+    /// `directory/name` (default ``DiskStorage/defaultDirectory``).
+    /// - Parameters:
+    ///   - name: the cache's name; characters other than letters, digits, `.`, `-` and `_`
+    ///     become `_` in the folder name.
+    ///   - cacheDirectoryURL: the folder that holds the cache's folder.
+    ///   - codecs: the codecs used for disk hits. Default ``ImageCodecRegistry/shared``.
+    public convenience init(name: String, cacheDirectoryURL: URL? = nil, codecs: ImageCodecRegistry = .shared) {
+        self.init(memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config()),
+                  diskStorage: DiskStorage.Backend(config: DiskStorage.Config(name: name, directory: cacheDirectoryURL)),
+                  codecs: codecs)
+    }
+
+    /// Creates a cache from storages you configured.
+    /// - Parameter cacheSerializer: the default serializer; `nil` (default) uses a
+    ///   ``DefaultCacheSerializer`` on `codecs`.
+    public init(memoryStorage: MemoryStorage.Backend<AlcedoImage>, diskStorage: DiskStorage.Backend,
+                codecs: ImageCodecRegistry = .shared, cacheSerializer: (any CacheSerializer)? = nil) {
+        self.name = diskStorage.config.name
+        self.memoryStorage = memoryStorage
+        self.diskStorage = diskStorage
+        self.codecs = codecs
+        self.cacheSerializer = cacheSerializer ?? DefaultCacheSerializer(codecs: codecs)
+        self.io = CacheIOQueue(label: "alcedo.cache.io.\(diskStorage.config.name)")
+    }
+
+    // MARK: Keys
+
+    /// The key a variant is cached under: `key` for an empty identifier, else `key@identifier`.
+    public static func cacheKey(forKey key: String, processorIdentifier identifier: String) -> String {
+        identifier.isEmpty ? key : key + "@" + identifier
+    }
+
+    /// The path of the disk file for `key` (whether or not it exists).
+    public func cachePath(forKey key: String, processorIdentifier identifier: String = "") -> String {
+        diskStorage.cacheFileURL(forKey: Self.cacheKey(forKey: key, processorIdentifier: identifier)).path
+    }
+
+    /// The SHA-256 hex of the cache key: the disk file's name without extension.
+    public func hash(forKey key: String, processorIdentifier identifier: String = "") -> String {
+        diskStorage.hash(forKey: Self.cacheKey(forKey: key, processorIdentifier: identifier))
+    }
+
+    // MARK: Store
+
+    /// Stores `image` in memory and, with `toDisk`, its serialized bytes on disk.
+    ///
+    /// The memory store happens first and always; a disk failure is thrown after it.
+    /// - Parameters:
+    ///   - original: the bytes `image` was decoded from. The default serializer stores them
+    ///     as they are. They are passed to the serializer only for the original
+    ///     (empty `processorIdentifier`): a processed variant is always serialized from its pixels.
+    ///   - processorIdentifier: the identifier of the processor that made `image` (default `""`: the original).
+    ///   - cacheSerializer: the serializer for this call; `nil` (default) uses ``cacheSerializer``.
+    ///   - httpCacheInfo: the HTTP validators and freshness to keep with the disk entry.
+    ///   - memoryExpiration, diskExpiration: this entry's expirations; `nil` (default) uses each storage's.
+    ///   - toDisk: also store on disk (default `true`).
+    public func store(
+        _ image: AlcedoImage, original: Data? = nil, forKey key: String, processorIdentifier: String = "",
+        cacheSerializer: (any CacheSerializer)? = nil, httpCacheInfo: HTTPCacheInfo? = nil,
+        memoryExpiration: StorageExpiration? = nil, diskExpiration: StorageExpiration? = nil, toDisk: Bool = true
+    ) async throws(AlcedoError) {
+        let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
+        memoryStorage.store(value: image, forKey: computedKey, expiration: memoryExpiration)
+        guard toDisk else { return }
+        let serializer = cacheSerializer ?? self.cacheSerializer
+        let original = processorIdentifier.isEmpty ? original : nil
+        let disk = diskStorage
+        try await io.run { () throws(AlcedoError) in
+            let data = try serializer.data(with: image, original: original)
+            try disk.store(value: data, forKey: computedKey, expiration: diskExpiration, httpCacheInfo: httpCacheInfo)
+        }
+    }
+
+    /// Stores `image` in memory only.
+    public func storeToMemory(_ image: AlcedoImage, forKey key: String, processorIdentifier: String = "",
+                              expiration: StorageExpiration? = nil) {
+        memoryStorage.store(value: image, forKey: Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier),
+                            expiration: expiration)
+    }
+
+    /// Stores already serialized bytes on disk only (for example a download kept as served).
+    public func storeToDisk(_ data: Data, forKey key: String, processorIdentifier: String = "",
+                            expiration: StorageExpiration? = nil, httpCacheInfo: HTTPCacheInfo? = nil) async throws(AlcedoError) {
+        let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
+        let disk = diskStorage
+        try await io.run { () throws(AlcedoError) in
+            try disk.store(value: data, forKey: computedKey, expiration: expiration, httpCacheInfo: httpCacheInfo)
+        }
+    }
+
+    // MARK: Retrieve
+
+    /// Looks for the image in memory, then on disk; a disk hit is decoded and stored in memory.
+    /// - Parameters:
+    ///   - options: how a disk hit is decoded (default `.default`).
+    ///   - cacheSerializer: the serializer for this call; `nil` (default) uses ``cacheSerializer``.
+    ///   - extendingExpiration: what the access does to the entry's expiration (default `.cacheTime`).
+    /// - Returns: the image and where it was found, or `.none`.
+    /// - Throws: a disk read error, or the decoding error of a disk entry that does not decode
+    ///   (the entry is left in place: the codec for it may simply be missing).
+    public func retrieveImage(
+        forKey key: String, processorIdentifier: String = "", options: DecodingOptions = .default,
+        cacheSerializer: (any CacheSerializer)? = nil, extendingExpiration: ExpirationExtending = .cacheTime
+    ) async throws(AlcedoError) -> ImageCacheResult {
+        if let image = retrieveImageInMemoryCache(forKey: key, processorIdentifier: processorIdentifier,
+                                                  extendingExpiration: extendingExpiration) {
+            return .memory(image)
+        }
+        guard let image = try await retrieveImageInDiskCache(
+            forKey: key, processorIdentifier: processorIdentifier, options: options,
+            cacheSerializer: cacheSerializer, extendingExpiration: extendingExpiration) else { return .none }
+        memoryStorage.store(value: image, forKey: Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier))
+        return .disk(image)
+    }
+
+    /// The image in memory, or `nil`. Never touches the disk.
+    public func retrieveImageInMemoryCache(forKey key: String, processorIdentifier: String = "",
+                                           extendingExpiration: ExpirationExtending = .cacheTime) -> AlcedoImage? {
+        memoryStorage.value(forKey: Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier),
+                            extendingExpiration: extendingExpiration)
+    }
+
+    /// The image on disk, decoded, or `nil`. Does not put it in memory.
+    public func retrieveImageInDiskCache(
+        forKey key: String, processorIdentifier: String = "", options: DecodingOptions = .default,
+        cacheSerializer: (any CacheSerializer)? = nil, extendingExpiration: ExpirationExtending = .cacheTime
+    ) async throws(AlcedoError) -> AlcedoImage? {
+        let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
+        let serializer = cacheSerializer ?? self.cacheSerializer
+        let disk = diskStorage
+        return try await io.run { () throws(AlcedoError) -> AlcedoImage? in
+            guard let data = try disk.value(forKey: computedKey, extendingExpiration: extendingExpiration) else { return nil }
+            return try serializer.image(with: data, options: options)
+        }
+    }
+
+    /// The stored bytes and their metadata (HTTP validators and freshness included), for
+    /// revalidating a downloaded entry; `nil` when not on disk. Counts as an access, which
+    /// changes the entry's expiration as `extendingExpiration` says (default `.cacheTime`).
+    public func retrieveDataInDiskCache(forKey key: String, processorIdentifier: String = "",
+                                        extendingExpiration: ExpirationExtending = .cacheTime)
+        async throws(AlcedoError) -> (data: Data, metadata: DiskEntryMetadata)? {
+        let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
+        let disk = diskStorage
+        return try await io.run { () throws(AlcedoError) -> (data: Data, metadata: DiskEntryMetadata)? in
+            try disk.entry(forKey: computedKey, extendingExpiration: extendingExpiration)
+        }
+    }
+
+    /// The metadata of the disk entry, or `nil`. Does not count as an access.
+    public func diskMetadata(forKey key: String, processorIdentifier: String = "") async throws(AlcedoError) -> DiskEntryMetadata? {
+        let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
+        let disk = diskStorage
+        return try await io.run { () throws(AlcedoError) -> DiskEntryMetadata? in try disk.metadata(forKey: computedKey) }
+    }
+
+    /// Replaces the HTTP metadata of the disk entry without rewriting its bytes (after a
+    /// `304 Not Modified`); see ``DiskStorage/Backend/updateMetadata(forKey:httpCacheInfo:expiration:)``.
+    /// - Returns: `false` when the entry is not on disk.
+    @discardableResult
+    public func updateDiskMetadata(forKey key: String, processorIdentifier: String = "", httpCacheInfo: HTTPCacheInfo?,
+                                   expiration: StorageExpiration? = nil) async throws(AlcedoError) -> Bool {
+        let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
+        let disk = diskStorage
+        return try await io.run { () throws(AlcedoError) -> Bool in
+            try disk.updateMetadata(forKey: computedKey, httpCacheInfo: httpCacheInfo, expiration: expiration)
+        }
+    }
+
+    // MARK: State
+
+    /// Where the image is cached: `.memory`, `.disk` or `.none`. Not an access.
+    public func imageCachedType(forKey key: String, processorIdentifier: String = "") async -> CacheType {
+        let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
+        if memoryStorage.isCached(forKey: computedKey) { return .memory }
+        let disk = diskStorage
+        let onDisk = (try? await io.run { disk.isCached(forKey: computedKey) }) ?? false
+        return onDisk ? .disk : .none
+    }
+
+    /// `true` when the image is cached in memory or on disk. Not an access.
+    public func isCached(forKey key: String, processorIdentifier: String = "") async -> Bool {
+        await imageCachedType(forKey: key, processorIdentifier: processorIdentifier).cached
+    }
+
+    /// Removes the image from memory and/or disk (default both).
+    public func removeImage(forKey key: String, processorIdentifier: String = "", fromMemory: Bool = true,
+                            fromDisk: Bool = true) async throws(AlcedoError) {
+        let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
+        if fromMemory { memoryStorage.remove(forKey: computedKey) }
+        guard fromDisk else { return }
+        let disk = diskStorage
+        try await io.run { () throws(AlcedoError) in try disk.remove(forKey: computedKey) }
+    }
+
+    /// Removes every image from memory.
+    public func clearMemoryCache() { memoryStorage.removeAll() }
+
+    /// Removes every entry from disk.
+    public func clearDiskCache() async throws(AlcedoError) {
+        let disk = diskStorage
+        try await io.run { () throws(AlcedoError) in try disk.removeAll() }
+    }
+
+    /// Removes every image from memory and disk.
+    public func clearCache() async throws(AlcedoError) {
+        clearMemoryCache()
+        try await clearDiskCache()
+    }
+
+    /// Removes the expired images from memory.
+    public func cleanExpiredMemoryCache() { memoryStorage.removeExpired() }
+
+    /// Removes expired entries, then least recently used ones while the folder is over its
+    /// size limit, and reports what went.
+    @discardableResult
+    public func cleanExpiredDiskCache() async throws(AlcedoError) -> DiskStorage.CleanUpReport {
+        let disk = diskStorage
+        return try await io.run { () throws(AlcedoError) -> DiskStorage.CleanUpReport in try disk.cleanUp() }
+    }
+
+    /// ``cleanExpiredMemoryCache()`` and ``cleanExpiredDiskCache()``.
+    @discardableResult
+    public func cleanExpiredCache() async throws(AlcedoError) -> DiskStorage.CleanUpReport {
+        cleanExpiredMemoryCache()
+        return try await cleanExpiredDiskCache()
+    }
+
+    /// The bytes the disk entries take, headers included.
+    public var diskStorageSize: Int {
+        get async throws(AlcedoError) {
+            let disk = diskStorage
+            return try await io.run { () throws(AlcedoError) -> Int in try disk.totalSize() }
+        }
+    }
+}

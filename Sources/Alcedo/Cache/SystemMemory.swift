@@ -1,0 +1,26 @@
+import Foundation
+
+/// How much memory this process may use, as the system says.
+enum SystemMemory {
+    /// The physical memory, lowered to the control group's memory limit when one is set (a
+    /// container with `--memory`, a systemd unit with `MemoryMax=`): on Linux, the limit in
+    /// `/sys/fs/cgroup/memory.max` (cgroup v2) or `memory/memory.limit_in_bytes` (v1).
+    static let available: UInt64 = {
+        var total = ProcessInfo.processInfo.physicalMemory
+        #if os(Linux)
+        for path in ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"] {
+            if let limit = readLimit(at: path), limit > 0 { total = min(total, limit) }
+        }
+        #endif
+        return total
+    }()
+
+    /// The number in a cgroup limit file, or `nil` when it is absent or says `max`.
+    private static func readLimit(at path: String) -> UInt64? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: 64) else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return UInt64(text)
+    }
+}

@@ -1,0 +1,44 @@
+/// How one caller wants an image downloaded.
+///
+/// Callers of the same URL share one network request; the request-level options
+/// (``requestModifier``, ``redirectHandler``, ``retryStrategy``) of the caller that started it
+/// apply to all of them. ``priority`` is the highest among the callers. ``processor`` and
+/// ``decodingOptions`` are per caller: each distinct pair is decoded and processed once.
+public struct DownloadOptions: Sendable {
+    /// The place in the per-host queue (default `.normal`; use `.low` for prefetching).
+    public var priority: DownloadPriority
+    /// Runs on the decoded image (default ``DefaultImageProcessor``); its
+    /// ``ImageProcessor/decodingTarget`` lets the decoder scale while decoding.
+    public var processor: any ImageProcessor
+    /// Options for the decoder (default ``DecodingOptions/default``); `targetSize` and
+    /// `contentMode` are taken from the processor's decoding target when it has one.
+    public var decodingOptions: DecodingOptions
+    /// Changes or refuses the request before it is sent (default `nil`).
+    public var requestModifier: (any ImageDownloadRequestModifier)?
+    /// Decides about each redirect (default `nil`: follow, within the downloader's limit).
+    public var redirectHandler: (any ImageDownloadRedirectHandler)?
+    /// Retries failed attempts (default `nil`: no retry).
+    public var retryStrategy: (any RetryStrategy)?
+
+    /// Creates options; every parameter defaults to the value stated on its property.
+    public init(priority: DownloadPriority = .normal, processor: any ImageProcessor = DefaultImageProcessor.default,
+                decodingOptions: DecodingOptions = .default, requestModifier: (any ImageDownloadRequestModifier)? = nil,
+                redirectHandler: (any ImageDownloadRedirectHandler)? = nil, retryStrategy: (any RetryStrategy)? = nil) {
+        self.priority = priority
+        self.processor = processor
+        self.decodingOptions = decodingOptions
+        self.requestModifier = requestModifier
+        self.redirectHandler = redirectHandler
+        self.retryStrategy = retryStrategy
+    }
+
+    /// The decoding options with the processor's decoding target applied.
+    var effectiveDecodingOptions: DecodingOptions {
+        var options = decodingOptions
+        if let target = processor.decodingTarget {
+            options.targetSize = target.size
+            options.contentMode = target.mode
+        }
+        return options
+    }
+}

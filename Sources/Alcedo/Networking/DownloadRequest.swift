@@ -1,0 +1,26 @@
+import Foundation
+
+/// The GET request the downloader sends for an image: a URL and header fields. Request
+/// modifiers receive it and return it changed (signed URL, added headers) or `nil` to refuse.
+public struct DownloadRequest: Sendable, Hashable {
+    /// The URL to fetch.
+    public var url: URL
+    /// The header fields sent with the request (default: none beyond the downloader's defaults).
+    public var headers: HTTPHeaderFields
+
+    /// Creates a request for `url` with `headers` (default: none).
+    public init(url: URL, headers: HTTPHeaderFields = [:]) {
+        self.url = url
+        self.headers = headers
+    }
+
+    /// Sets `Authorization: Basic …` from a user name and a password (RFC 7617, UTF-8).
+    public mutating func setBasicAuthorization(username: String, password: String) {
+        headers["Authorization"] = "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
+    }
+
+    /// Sets `Authorization: Bearer <token>`.
+    public mutating func setBearerToken(_ token: String) {
+        headers["Authorization"] = "Bearer \(token)"
+    }
+}

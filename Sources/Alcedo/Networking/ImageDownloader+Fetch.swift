@@ -1,0 +1,226 @@
+import Foundation
+
+/// One network fetch: attempts with retries; each attempt waits for a place under the per-host
+/// limit, then sends the request, follows redirects and streams the body within the total timeout.
+extension ImageDownloader {
+    typealias FetchContext = RequestCoalescer<FetchKey, FetchOutcome>.WorkContext
+
+    /// Runs attempts until one succeeds, the failure is not retriable or the retry strategy stops.
+    func fetch(_ key: FetchKey, options: DownloadOptions, context: FetchContext) async -> Result<FetchOutcome, AlcedoError> {
+        var retriedCount = 0
+        while true {
+            let result = await attempt(key, options: options, context: context)
+            guard case .failure(let error) = result else { return result }
+            if error.isCancellation || Task.isCancelled { return .failure(.requestError(reason: .cancelled)) }
+            guard error.isRetriable, let strategy = options.retryStrategy else { return result }
+            let decision = await strategy.retry(context: RetryContext(url: key.url, error: error, retriedCount: retriedCount))
+            guard case .retry(let delay) = decision else { return result }
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                return .failure(.requestError(reason: .cancelled))
+            }
+            retriedCount += 1
+        }
+    }
+
+    private func attempt(_ key: FetchKey, options: DownloadOptions, context: FetchContext) async -> Result<FetchOutcome, AlcedoError> {
+        var request = DownloadRequest(url: key.url, headers: configuration.defaultHeaders)
+        let validators = key.validators
+        for field in validators?.conditionalRequestHeaders ?? [:] {
+            request.headers[field.name] = field.value
+        }
+        if let modifier = options.requestModifier {
+            guard let modified = await modifier.modified(for: request) else {
+                return .failure(.requestError(reason: .refusedByModifier(key.url)))
+            }
+            request = modified
+        }
+        guard let host = Self.hostKey(request.url) else {
+            return .failure(.requestError(reason: .invalidURL(request.url.absoluteString)))
+        }
+        do {
+            try await hostLimiter.acquire(host, ticket: context.ticket)
+        } catch {
+            return .failure(.requestError(reason: .cancelled))
+        }
+        defer { hostLimiter.release(host) }
+
+        let limit = configuration.timeout
+        let sentRequest = request
+        let transferred = await Self.withTimeout(limit, url: request.url) { [self] in
+            await transfer(sentRequest, originalURL: key.url, acceptsNotModified: validators != nil,
+                           options: options, context: context)
+        }
+        let body: Data?, response: DownloadResponse
+        switch transferred {
+        case .failure(let error): return .failure(error)
+        case .success(let value): (body, response) = value
+        }
+        guard var data = body else { return .success(.notModified(response)) }
+        if let delegate = configuration.delegate {
+            do {
+                data = try await delegate.imageDownloader(self, didDownload: data, with: response)
+            } catch {
+                return .failure(error)
+            }
+        }
+        if let error = Self.notAnImageError(data, response: response) { return .failure(error) }
+        return .success(.downloaded(data, response))
+    }
+
+    /// Sends `request`, follows redirects and reads the final body (`nil` for an accepted 304).
+    private func transfer(_ initialRequest: DownloadRequest, originalURL: URL, acceptsNotModified: Bool,
+                          options: DownloadOptions, context: FetchContext) async -> Result<(Data?, DownloadResponse), AlcedoError> {
+        var request = initialRequest
+        var visited: Set<String> = [request.url.absoluteString]
+        var redirectCount = 0
+        while true {
+            let loaded: ImageDataLoaderResponse
+            do {
+                loaded = try await loader.load(request)
+            } catch {
+                return .failure(Self.mapLoaderError(error, url: request.url))
+            }
+            let response = DownloadResponse(url: request.url, originalURL: originalURL, statusCode: loaded.statusCode,
+                                            headers: loaded.headers, cacheInfo: HTTPCacheInfo(headers: loaded.headers))
+            if Self.redirectStatusCodes.contains(loaded.statusCode) {
+                guard let location = loaded.headers["Location"],
+                      let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
+                      Self.hostKey(target) != nil else {
+                    return .failure(.requestError(reason: .invalidRedirect(request.url, location: loaded.headers["Location"])))
+                }
+                redirectCount += 1
+                if redirectCount > configuration.maximumRedirects {
+                    return .failure(.requestError(reason: .tooManyRedirects(target, limit: configuration.maximumRedirects)))
+                }
+                guard visited.insert(target.absoluteString).inserted else {
+                    return .failure(.requestError(reason: .redirectLoop(target)))
+                }
+                var next = request
+                next.url = target
+                if Self.hostKey(target) != Self.hostKey(request.url) {
+                    // Credentials belong to the origin they were meant for.
+                    next.headers.remove("Authorization")
+                    next.headers.remove("Cookie")
+                }
+                if let handler = options.redirectHandler {
+                    if let handled = await handler.handleRedirect(response: response, newRequest: next) {
+                        request = handled
+                        continue
+                    }
+                } else {
+                    request = next
+                    continue
+                }
+            }
+            if loaded.statusCode == 304 && acceptsNotModified {
+                return .success((nil, response))
+            }
+            guard configuration.acceptableStatusCodes.contains(loaded.statusCode) else {
+                return .failure(.responseError(reason: .invalidStatusCode(loaded.statusCode, response: response)))
+            }
+            return await readBody(loaded.body, response: response, context: context)
+                .map { (Optional($0), response) }
+        }
+    }
+
+    /// Streams the body into one buffer, enforcing the size limit and `Content-Length`,
+    /// reporting progress, and stopping early when the first bytes are not an image.
+    private func readBody(_ body: ImageDataBody, response: DownloadResponse,
+                          context: FetchContext) async -> Result<Data, AlcedoError> {
+        let url = response.url
+        let limit = configuration.maximumBodySize
+        let expected = response.expectedContentLength
+        if let expected, expected > limit {
+            return .failure(.responseError(reason: .bodyTooLarge(url, limit: limit, received: 0)))
+        }
+        var data = Data()
+        if let expected { data.reserveCapacity(expected) }
+        // Without a delegate (which may rewrite the bytes), a body that does not start like an
+        // image is refused as soon as enough of it has arrived.
+        var needsEarlySniff = configuration.delegate == nil
+        do {
+            for try await chunk in body {
+                guard chunk.count <= limit - data.count else {
+                    return .failure(.responseError(reason: .bodyTooLarge(url, limit: limit, received: data.count + chunk.count)))
+                }
+                data.append(chunk)
+                context.reportProgress(DownloadProgress(receivedBytes: data.count, expectedBytes: expected))
+                if needsEarlySniff && data.count >= Self.sniffLength {
+                    needsEarlySniff = false
+                    if let error = Self.notAnImageError(data, response: response) { return .failure(error) }
+                }
+            }
+        } catch {
+            let mapped = Self.mapLoaderError(error, url: url)
+            if case .requestError(.networkFailure) = mapped, let expected, data.count < expected {
+                return .failure(.responseError(reason: .lengthMismatch(url, expected: expected, received: data.count)))
+            }
+            return .failure(mapped)
+        }
+        if let expected, data.count != expected {
+            return .failure(.responseError(reason: .lengthMismatch(url, expected: expected, received: data.count)))
+        }
+        return .success(data)
+    }
+
+    /// Status codes that redirect with a `Location`.
+    private static let redirectStatusCodes: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// How many bytes ``ImageFormat/sniff(_:)-(Data)`` may look at.
+    private static let sniffLength = 4096
+
+    /// `scheme://host:port` for an http(s) URL with a host, the key of the per-host limit.
+    static func hostKey(_ url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host, !host.isEmpty else { return nil }
+        return "\(scheme)://\(host.lowercased()):\(url.port ?? (scheme == "https" ? 443 : 80))"
+    }
+
+    static func mapLoaderError(_ error: any Error, url: URL) -> AlcedoError {
+        switch error {
+        case let error as AlcedoError: return error
+        case is CancellationError: return .requestError(reason: .cancelled)
+        default: return .requestError(reason: .networkFailure(url, underlying: error))
+        }
+    }
+
+    /// Runs `operation`, giving up with `.timedOut` after `limit`.
+    static func withTimeout<T: Sendable>(_ limit: Duration, url: URL,
+                                         _ operation: @escaping @Sendable () async -> Result<T, AlcedoError>) async -> Result<T, AlcedoError> {
+        await withTaskGroup(of: Result<T, AlcedoError>?.self) { group in
+            group.addTask { await operation() }
+            group.addTask {
+                do {
+                    try await Task.sleep(for: limit)
+                    return nil
+                } catch {
+                    return .failure(.requestError(reason: .cancelled))
+                }
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .failure(.requestError(reason: .timedOut(url, limit: limit)))
+        }
+    }
+
+    /// The error for bytes that match no image signature, with what they look like.
+    static func notAnImageError(_ data: Data, response: DownloadResponse) -> AlcedoError? {
+        guard ImageFormat.sniff(data) == .unknown else { return nil }
+        return .responseError(reason: .notAnImage(response.url, contentType: response.headers["Content-Type"],
+                                                  byteCount: data.count, excerpt: excerpt(of: data)))
+    }
+
+    /// The start of `data` for a message: quoted text when it is printable, hex bytes otherwise.
+    static func excerpt(of data: Data) -> String {
+        let head = data.prefix(64)
+        let isText = head.allSatisfy { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || (0x20...0x7E).contains($0) || $0 >= 0x80 }
+        if isText, let text = String(data: head, encoding: .utf8) ?? String(data: head.dropLast(3), encoding: .utf8) {
+            let flat = text.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")
+            return "\"\(flat)\"" + (data.count > head.count ? "…" : "")
+        }
+        let hex = data.prefix(16).map { byte in String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16) }
+        return "bytes " + hex.joined(separator: " ") + (data.count > 16 ? " …" : "")
+    }
+}

@@ -1,0 +1,172 @@
+import Synchronization
+
+/// Runs one piece of work per key however many callers want its result.
+///
+/// The first caller of a key starts the work in its own task; later callers of the same key
+/// join it while it runs. Each caller can leave on its own (it gets `.cancelled` at once);
+/// the work is cancelled when the last caller leaves. Progress reported by the work goes to
+/// every caller still there. Every caller's completion is called exactly once.
+final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    typealias Completion = @Sendable (Result<Value, AlcedoError>) -> Void
+    typealias Work = @Sendable (WorkContext) async -> Result<Value, AlcedoError>
+
+    /// What the running work can see and do.
+    struct WorkContext: Sendable {
+        /// The priority of the work: the highest of its callers' tickets, raised when one joins.
+        let ticket: PriorityTicket
+        /// Sends progress to every current caller.
+        let reportProgress: @Sendable (DownloadProgress) -> Void
+    }
+
+    /// One caller of one key, to leave with ``cancel(_:)``.
+    struct Subscription: Sendable, Hashable {
+        let key: Key
+        let id: UInt64
+    }
+
+    private struct Caller {
+        let progress: (@Sendable (DownloadProgress) -> Void)?
+        let completion: Completion
+    }
+
+    private struct Entry {
+        let generation: UInt64
+        let ticket: PriorityTicket
+        var callers: [UInt64: Caller] = [:]
+        var task: Task<Void, Never>?
+    }
+
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    init() {}
+
+    /// Adds a caller for `key`, starting `work` when nobody else is waiting for that key.
+    func subscribe(_ key: Key, priority: PriorityTicket, progress: (@Sendable (DownloadProgress) -> Void)?,
+                   completion: @escaping Completion, work: @escaping Work) -> Subscription {
+        let (subscription, generation, ticket, isNew) = state.withLock { state in
+            state.nextID += 1
+            let id = state.nextID
+            let caller = Caller(progress: progress, completion: completion)
+            if var entry = state.entries[key] {
+                entry.callers[id] = caller
+                entry.ticket.link(priority)
+                state.entries[key] = entry
+                return (Subscription(key: key, id: id), entry.generation, entry.ticket, false)
+            }
+            var entry = Entry(generation: id, ticket: PriorityTicket(priority: .low))
+            entry.ticket.link(priority)
+            entry.callers[id] = caller
+            state.entries[key] = entry
+            return (Subscription(key: key, id: id), id, entry.ticket, true)
+        }
+        guard isNew else { return subscription }
+        let context = WorkContext(ticket: ticket, reportProgress: { [weak self] progress in
+            self?.broadcast(progress, key: key, generation: generation)
+        })
+        let task = Task { [weak self] in
+            let result = await work(context)
+            self?.finish(key, generation: generation, with: result)
+        }
+        let attached = state.withLock { state in
+            guard state.entries[key]?.generation == generation else { return false }
+            state.entries[key]?.task = task
+            return true
+        }
+        // Every caller left before the task could be recorded.
+        if !attached { task.cancel() }
+        return subscription
+    }
+
+    /// Removes one caller (its completion gets `.cancelled`); cancels the work if it was the last.
+    func cancel(_ subscription: Subscription) {
+        let (caller, task): (Caller?, Task<Void, Never>?) = state.withLock { state in
+            guard var entry = state.entries[subscription.key],
+                  let caller = entry.callers.removeValue(forKey: subscription.id) else { return (nil, nil) }
+            if entry.callers.isEmpty {
+                state.entries[subscription.key] = nil
+                return (caller, entry.task)
+            }
+            state.entries[subscription.key] = entry
+            return (caller, nil)
+        }
+        task?.cancel()
+        caller?.completion(.failure(.requestError(reason: .cancelled)))
+    }
+
+    /// Cancels the work of every key matching `predicate` and all of its callers.
+    func cancelAll(where predicate: (Key) -> Bool = { _ in true }) {
+        let removed: [Entry] = state.withLock { state in
+            let keys = state.entries.keys.filter(predicate)
+            return keys.compactMap { state.entries.removeValue(forKey: $0) }
+        }
+        for entry in removed {
+            entry.task?.cancel()
+            for caller in entry.callers.values {
+                caller.completion(.failure(.requestError(reason: .cancelled)))
+            }
+        }
+    }
+
+    /// The number of callers waiting for `key`.
+    func callerCount(_ key: Key) -> Int {
+        state.withLock { $0.entries[key]?.callers.count ?? 0 }
+    }
+
+    /// The number of keys with work in flight.
+    var inFlightCount: Int { state.withLock { $0.entries.count } }
+
+    /// Waits for the value of `key` as one caller, leaving when the calling task is cancelled.
+    func value(for key: Key, priority: PriorityTicket, progress: (@Sendable (DownloadProgress) -> Void)?,
+               work: @escaping Work) async throws(AlcedoError) -> Value {
+        if Task.isCancelled { throw .requestError(reason: .cancelled) }
+        let handle = Mutex<HandleState>(.pending)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, AlcedoError>, Never>) in
+                let subscription = subscribe(key, priority: priority, progress: progress,
+                                             completion: { continuation.resume(returning: $0) }, work: work)
+                let cancelledMeanwhile = handle.withLock { state in
+                    if case .cancelled = state { return true }
+                    state = .subscribed(subscription)
+                    return false
+                }
+                if cancelledMeanwhile { cancel(subscription) }
+            }
+        } onCancel: {
+            let subscription: Subscription? = handle.withLock { state in
+                defer { state = .cancelled }
+                if case .subscribed(let subscription) = state { return subscription }
+                return nil
+            }
+            if let subscription { cancel(subscription) }
+        }
+        return try result.get()
+    }
+
+    private enum HandleState {
+        case pending
+        case subscribed(Subscription)
+        case cancelled
+    }
+
+    private func broadcast(_ progress: DownloadProgress, key: Key, generation: UInt64) {
+        let handlers = state.withLock { state -> [@Sendable (DownloadProgress) -> Void] in
+            guard let entry = state.entries[key], entry.generation == generation else { return [] }
+            return entry.callers.values.compactMap(\.progress)
+        }
+        for handler in handlers { handler(progress) }
+    }
+
+    private func finish(_ key: Key, generation: UInt64, with result: Result<Value, AlcedoError>) {
+        let callers: [Caller] = state.withLock { state in
+            guard let entry = state.entries[key], entry.generation == generation else { return [] }
+            state.entries[key] = nil
+            return Array(entry.callers.values)
+        }
+        for caller in callers { caller.completion(result) }
+    }
+}

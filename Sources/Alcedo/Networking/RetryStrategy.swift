@@ -1,0 +1,121 @@
+import Foundation
+
+/// Decides whether a failed download is tried again, and after how long.
+///
+/// The downloader asks only about failures worth retrying (see ``AlcedoError/isRetriable``):
+/// timeouts, connection failures, 5xx, 429 and truncated bodies. A cancellation, a 404, a
+/// body that is too large or not an image is never retried, whatever the strategy says.
+public protocol RetryStrategy: Sendable {
+    /// Called after each failed attempt with what happened; return ``RetryDecision/retry(after:)``
+    /// to try again or ``RetryDecision/stop`` to report the error.
+    func retry(context: RetryContext) async -> RetryDecision
+}
+
+/// What a ``RetryStrategy`` is told about a failed attempt.
+public struct RetryContext: Sendable {
+    /// The URL the caller asked for.
+    public let url: URL
+    /// Why the attempt failed.
+    public let error: AlcedoError
+    /// How many retries were already made (0 after the first attempt).
+    public let retriedCount: Int
+
+    /// Creates a context.
+    public init(url: URL, error: AlcedoError, retriedCount: Int) {
+        self.url = url
+        self.error = error
+        self.retriedCount = retriedCount
+    }
+
+    /// The wait the server asked for with `Retry-After` on a 429 or 503 response, if any.
+    public var retryAfter: Duration? {
+        guard case .responseError(.invalidStatusCode(let code, let response)) = error, code == 429 || code == 503 else {
+            return nil
+        }
+        return response.retryAfter
+    }
+}
+
+/// The answer of a ``RetryStrategy``.
+public enum RetryDecision: Sendable, Equatable {
+    /// Try again after waiting this long (the wait ends early if every caller cancels).
+    case retry(after: Duration)
+    /// Give up and report the error.
+    case stop
+}
+
+/// Retries up to ``maxRetryCount`` times, waiting ``retryInterval`` between attempts; when a
+/// 429 or 503 response carries `Retry-After`, waits what the server asked instead, or stops
+/// when that is longer than ``maxRetryAfter``.
+public struct DelayRetryStrategy: RetryStrategy {
+    /// How long to wait before a retry.
+    public enum Interval: Sendable {
+        /// The same wait before every retry.
+        case seconds(TimeInterval)
+        /// A wait that grows by the given step: step, 2 x step, 3 x step…
+        case accumulated(TimeInterval)
+        /// A wait computed from the number of retries already made (0 before the first retry).
+        case custom(block: @Sendable (_ retriedCount: Int) -> TimeInterval)
+
+        /// The wait before the retry that follows `retriedCount` earlier retries.
+        public func timeInterval(for retriedCount: Int) -> TimeInterval {
+            switch self {
+            case .seconds(let interval): return interval
+            case .accumulated(let step): return Double(retriedCount + 1) * step
+            case .custom(let block): return block(retriedCount)
+            }
+        }
+    }
+
+    /// The most retries after the first attempt.
+    public let maxRetryCount: Int
+    /// The wait between attempts (default 3 s).
+    public let retryInterval: Interval
+    /// The longest `Retry-After` honoured (default 60 s); a server asking for more is not retried.
+    public let maxRetryAfter: Duration
+
+    /// Creates a strategy retrying at most `maxRetryCount` times, waiting `retryInterval`
+    /// (default 3 s) between attempts and honouring a `Retry-After` up to `maxRetryAfter` (default 60 s).
+    public init(maxRetryCount: Int, retryInterval: Interval = .seconds(3), maxRetryAfter: Duration = .seconds(60)) {
+        self.maxRetryCount = maxRetryCount
+        self.retryInterval = retryInterval
+        self.maxRetryAfter = maxRetryAfter
+    }
+
+    public func retry(context: RetryContext) async -> RetryDecision {
+        guard context.retriedCount < maxRetryCount, context.error.isRetriable else { return .stop }
+        if let retryAfter = context.retryAfter {
+            return retryAfter <= maxRetryAfter ? .retry(after: retryAfter) : .stop
+        }
+        let seconds = max(0, retryInterval.timeInterval(for: context.retriedCount))
+        return .retry(after: .milliseconds(Int((seconds * 1000).rounded())))
+    }
+}
+
+extension AlcedoError {
+    /// `true` for failures that may go away on another attempt: timeouts, connection failures,
+    /// responses 408, 429 and 5xx, and bodies cut short. Cancellations are never retriable.
+    public var isRetriable: Bool {
+        switch self {
+        case .requestError(let reason):
+            switch reason {
+            case .connectTimedOut, .timedOut, .networkFailure: return true
+            default: return false
+            }
+        case .responseError(let reason):
+            switch reason {
+            case .invalidStatusCode(let code, _): return code == 408 || code == 429 || (500...599).contains(code)
+            case .lengthMismatch(_, let expected, let received): return received < expected
+            default: return false
+            }
+        default:
+            return false
+        }
+    }
+
+    /// `true` when the error is a cancellation.
+    public var isCancellation: Bool {
+        if case .requestError(.cancelled) = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `alcedo` executable run as a separate process, for the tests that need a second process
+/// or one to kill: it is built next to the test bundle. Blocking pipe reads and waits run on a
+/// dispatch queue, never on the cooperative thread pool.
+final class ChildProcess: Sendable {
+    /// The built `alcedo`, or `nil` when it cannot be found (the tests that need it are skipped).
+    static let executableURL: URL? = {
+        var candidates: [URL] = []
+        if let running = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            var folder = URL(fileURLWithPath: running).deletingLastPathComponent()
+            // On macOS the test binary sits inside AlcedoPackageTests.xctest/Contents/MacOS.
+            while folder.path.contains(".xctest") { folder.deleteLastPathComponent() }
+            candidates.append(folder.appendingPathComponent("alcedo"))
+        }
+        let packageRoot = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(packageRoot.appendingPathComponent(".build/debug/alcedo"))
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+
+    static var isAvailable: Bool { executableURL != nil }
+
+    fileprivate struct State {
+        let process: Process
+        let pipe: Pipe
+        var buffer = Data()
+    }
+
+    /// The child's process id.
+    let processIdentifier: Int32
+    /// The process and its output, held by one reader at a time.
+    private let state: Mutex<State>
+
+    /// Starts `alcedo arguments…`.
+    init(_ arguments: [String]) throws {
+        guard let url = Self.executableURL else { throw CocoaError(.fileNoSuchFile) }
+        let process = Process()
+        let pipe = Pipe()
+        process.executableURL = url
+        process.arguments = arguments
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        processIdentifier = process.processIdentifier
+        state = Mutex(State(process: process, pipe: pipe))
+    }
+
+    /// The next line the child prints, or `nil` at end of output.
+    func nextLine() async -> String? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: self.state.withLock { $0.readLine() })
+            }
+        }
+    }
+
+    /// Every remaining line, after the child exits; and its exit status.
+    func finish() async -> (lines: [String], status: Int32) {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let result = self.state.withLock { state -> ([String], Int32) in
+                    var lines: [String] = []
+                    while let line = state.readLine() { lines.append(line) }
+                    state.process.waitUntilExit()
+                    return (lines, state.process.terminationStatus)
+                }
+                continuation.resume(returning: result)
+            }
+        }
+    }
+
+    /// Kills the child with SIGKILL and waits for it.
+    func kill() async {
+        _ = Glibc.kill(processIdentifier, SIGKILL)
+        _ = await finish()
+    }
+
+    /// Parses the child's JSON lines.
+    static func records(_ lines: [String]) -> [[String: String]] {
+        lines.compactMap { try? JSONDecoder().decode([String: String].self, from: Data($0.utf8)) }
+    }
+}
+
+extension ChildProcess.State {
+    /// The next line of output, blocking until it comes; `nil` at end of output.
+    mutating func readLine() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer = Data(buffer[(newline + 1)...])
+                return line
+            }
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty {
+                guard !buffer.isEmpty else { return nil }
+                defer { buffer = Data() }
+                return String(decoding: buffer, as: UTF8.self)
+            }
+            buffer.append(chunk)
+        }
+    }
+}
