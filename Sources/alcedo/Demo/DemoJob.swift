@@ -46,11 +46,13 @@ struct DemoJob: Sendable {
                 photoIndex += 1
             }
         }
-        if let photo = jobs.first(where: { $0.processing == "downsample 400x300" }) {
-            jobs.append(DemoJob(name: photo.name + " (2)", url: photo.url,
+        // Next to its first request, so that both are in flight together and share the download.
+        if let index = jobs.firstIndex(where: { $0.processing == "downsample 400x300" }) {
+            let photo = jobs[index]
+            jobs.insert(DemoJob(name: photo.name + " (2)", url: photo.url,
                                 processor: DownsamplingImageProcessor(size: PixelSize(width: 200, height: 200))
                                     |> BlurImageProcessor(blurRadius: 6),
-                                processing: "downsample 200x200, blur 6"))
+                                processing: "downsample 200x200, blur 6"), at: index + 1)
         }
         return jobs
     }

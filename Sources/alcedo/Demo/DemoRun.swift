@@ -49,7 +49,7 @@ struct DemoRun {
         Console.line("")
 
         // 1. Cold: everything is downloaded, decoded, processed, stored, and written out.
-        let firstRetriever = ImageRetriever()
+        let firstRetriever = ImageRetriever.make(cacheDirectory: cacheFolder, memoryOnly: false)
         let writer = ImageFetcher(settings: FetchSettings(outputFolder: outputFolder, keepsImages: true), retriever: firstRetriever)
         Console.line("1. Empty caches: every image is downloaded, decoded (scaled down by the decoder where it can), processed and cached")
         let first = await fetchAll(jobs, title: "download", with: writer)
@@ -62,7 +62,7 @@ struct DemoRun {
         // 2. The same manager again: memory hits. 3. A new memory cache over the same disk: disk hits.
         // 4. Forced refresh: the downloads are revalidated and the server answers 304.
         let again = await fetchAll(jobs, title: "again", with: ImageFetcher(settings: FetchSettings(), retriever: firstRetriever))
-        let diskRetriever = ImageRetriever()
+        let diskRetriever = firstRetriever.withEmptyMemoryCache()
         let fromDisk = await fetchAll(jobs, title: "from disk", with: ImageFetcher(settings: FetchSettings(), retriever: diskRetriever))
         let beforeRefresh = server.statistics
         let refreshed = await fetchAll(jobs, title: "refresh", with: ImageFetcher(settings: FetchSettings(), retriever: diskRetriever),
@@ -87,7 +87,10 @@ struct DemoRun {
         let progress = ProgressBar(title: "   " + title, total: jobs.count)
         progress.show()
         let reports = await FetchBatch.run(count: jobs.count, concurrency: 4, progress: progress) { index in
-            await fetcher.fetch(jobs[index].url.absoluteString, processor: jobs[index].processor, options: options)
+            // The processor is part of the file name: one URL can have several results.
+            let job = jobs[index]
+            return await fetcher.fetch(job.url.absoluteString, processor: job.processor, options: options,
+                                       nameKey: job.url.absoluteString + "#" + job.processor.identifier)
         }
         progress.finish()
         return reports
@@ -111,11 +114,17 @@ struct DemoRun {
             var cells = [job.name]
             for run in runs {
                 let report = run[index]
-                cells += [report.cacheType ?? "failed", report.retrievalMilliseconds.map(Formatting.milliseconds) ?? "-"]
+                cells += [Self.where(report), report.retrievalMilliseconds.map(Formatting.milliseconds) ?? "-"]
             }
             table.append(cells)
         }
         for line in table.lines() { Console.line("   " + line) }
+    }
+
+    /// The cache type, with the HTTP status when a download answered (`disk, 304`).
+    private static func `where`(_ report: FetchReport) -> String {
+        guard let cacheType = report.cacheType else { return "failed" }
+        return report.httpStatus.map { "\(cacheType), \($0)" } ?? cacheType
     }
 
     private func writeContactSheet(_ jobs: [DemoJob], first: [FetchReport], runs: [[FetchReport]]) throws(CLIFailure) {
@@ -136,7 +145,7 @@ struct DemoRun {
             ]
             for (number, run) in zip(["2. again", "3. new memory cache", "4. forced refresh"], runs) {
                 let later = run[index]
-                figures.append((number, "\(later.cacheType ?? "failed"), \(later.retrievalMilliseconds.map(Formatting.milliseconds) ?? "-") ms"))
+                figures.append((number, "\(Self.where(later)), \(later.retrievalMilliseconds.map(Formatting.milliseconds) ?? "-") ms"))
             }
             items.append(ContactSheetPage.Item(file: report.file.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "",
                                                title: job.name, figures: figures))

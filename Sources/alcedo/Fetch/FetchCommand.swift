@@ -84,7 +84,9 @@ struct FetchCommand: AsyncParsableCommand {
         // A folder that cannot be made is reported by every URL's write, with the system's reason.
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let settings = FetchSettings(outputFolder: folder, format: format.flatMap(Self.outputFormat), quality: quality)
-        let fetcher = ImageFetcher(settings: settings, retriever: ImageRetriever())
+        let retriever = ImageRetriever.make(cacheDirectory: cache.cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) },
+                                            memoryOnly: memoryOnly)
+        let fetcher = ImageFetcher(settings: settings, retriever: retriever)
         let processor = processing.processor
         let options = RetrievalOptions(forceRefresh: forceRefresh, onlyFromCache: onlyFromCache)
         let urls = self.urls

@@ -21,6 +21,8 @@ struct FetchReport: Sendable {
     var retrievalMilliseconds: Double?
     /// The file written.
     var file: String?
+    /// The status of the download's final response (`304` for a revalidation), if any.
+    var httpStatus: Int?
     /// Why the fetch failed, in one line.
     var error: String?
     /// The result image, kept only when asked for (the demo's contact sheet).

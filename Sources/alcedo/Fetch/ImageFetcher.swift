@@ -19,8 +19,10 @@ struct ImageFetcher: Sendable {
     let retriever: ImageRetriever
 
     /// Retrieves `text` (a URL as given on the command line) with `processor` and writes its
-    /// file; never throws: a failure is the report's ``FetchReport/error``.
-    func fetch(_ text: String, processor: (any ImageProcessor)?, options: RetrievalOptions = RetrievalOptions()) async -> FetchReport {
+    /// file, named after `nameKey` (default: the URL; see ``OutputFileName``); never throws:
+    /// a failure is the report's ``FetchReport/error``.
+    func fetch(_ text: String, processor: (any ImageProcessor)?, options: RetrievalOptions = RetrievalOptions(),
+               nameKey: String? = nil) async -> FetchReport {
         let start = ContinuousClock.now
         var report = FetchReport(url: text)
         do throws(FetchFailure) {
@@ -31,11 +33,12 @@ struct ImageFetcher: Sendable {
             }
             let retrieved = try await retriever.retrieve(target, processor: processor, options: options)
             report.retrievalMilliseconds = ProgressBar.seconds(ContinuousClock.now - start) * 1000
-            report.cacheType = retrieved.cacheType.name
+            report.cacheType = retrieved.cacheType.description
+            report.httpStatus = retrieved.httpStatus
             report.sourceSize = retrieved.sourceSize
             report.size = retrieved.image.size
             if let folder = settings.outputFolder {
-                let written = try await Blocking.run { () throws(FetchFailure) in try write(retrieved.image, for: text, into: folder) }
+                let written = try await Blocking.run { () throws(FetchFailure) in try write(retrieved.image, for: nameKey ?? text, into: folder) }
                 report.bytes = written.bytes
                 report.file = written.path
             }

@@ -1,71 +1,88 @@
 import Alcedo
 import Foundation
 
-/// Where a retrieved image came from.
-enum RetrievalSource: Sendable {
-    /// Loaded: downloaded, read from a file or decoded from a `data:` URL.
-    case none
-    case memory
-    case disk
-
-    /// `none`, `memory` or `disk`, as printed and in JSON.
-    var name: String {
-        switch self {
-        case .none: "none"
-        case .memory: "memory"
-        case .disk: "disk"
-        }
-    }
-}
-
 /// A retrieved, processed image.
 struct RetrievedImage: Sendable {
     let image: AlcedoImage
-    /// The size before processing, when known.
+    /// The size before processing, when the original bytes were at hand (not for memory hits).
     let sourceSize: PixelSize?
-    let cacheType: RetrievalSource
+    let cacheType: CacheType
+    /// The status of the download's final response (`200`, or `304` for a revalidation), if any.
+    let httpStatus: Int?
 }
 
 /// How one retrieval treats the caches.
 struct RetrievalOptions: Sendable {
-    /// Skip the caches and load again.
+    /// Skip the caches and load again; a download revalidates what the disk holds.
     var forceRefresh = false
     /// Never load: fail when the image is in neither cache.
     var onlyFromCache = false
 }
 
-/// Retrieves targets through the pipeline.
+/// Retrieves command-line targets through an ``ImageManager``.
+///
+/// Every request waits for its disk write (``AlcedoOptionsInfoItem/waitForCache``), so the
+/// cache holds the result before the process exits.
 struct ImageRetriever: Sendable {
+    let manager: ImageManager
+    /// Options every request carries, before its own.
+    let baseOptions: AlcedoOptionsInfo
+
+    /// A retriever on the disk cache kept in `cacheDirectory` (nil: the default cache, as
+    /// `alcedo cache` finds it), or with `memoryOnly` on a memory cache alone: then nothing
+    /// is read from or written to any disk cache.
+    static func make(cacheDirectory: URL?, memoryOnly: Bool) -> ImageRetriever {
+        let memory = MemoryStorage.Backend<AlcedoImage>(config: MemoryStorage.Config())
+        let diskConfig: DiskStorage.Config
+        if memoryOnly {
+            // A folder that is never made: with .cacheMemoryOnly nothing is written, so every
+            // disk lookup misses.
+            let unused = FileManager.default.temporaryDirectory
+                .appendingPathComponent("alcedo-memory-only-\(getpid())-\(UUID().uuidString)", isDirectory: true)
+            diskConfig = DiskStorage.Config(folderURL: unused)
+        } else if let cacheDirectory {
+            diskConfig = DiskStorage.Config(folderURL: cacheDirectory)
+        } else {
+            diskConfig = DiskStorage.Config(name: "default")
+        }
+        let cache = ImageCache(memoryStorage: memory, diskStorage: DiskStorage.Backend(config: diskConfig))
+        return ImageRetriever(manager: ImageManager(downloader: .default, cache: cache),
+                              baseOptions: memoryOnly ? [.waitForCache, .cacheMemoryOnly] : [.waitForCache])
+    }
+
+    /// The same disk cache behind a new, empty memory cache.
+    func withEmptyMemoryCache() -> ImageRetriever {
+        let cache = ImageCache(memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config()),
+                               diskStorage: DiskStorage.Backend(config: manager.cache.diskStorage.config))
+        return ImageRetriever(manager: ImageManager(downloader: manager.downloader, cache: cache), baseOptions: baseOptions)
+    }
+
     func retrieve(_ target: FetchTarget, processor: (any ImageProcessor)?,
                   options: RetrievalOptions) async throws(FetchFailure) -> RetrievedImage {
-        let data: Data
+        let source: Source
         switch target {
-        case .network(let url):
-            throw FetchFailure("cannot download \(url.absoluteString) in this build")
-        case .file(let url):
-            do throws(CLIFailure) {
-                data = try await Blocking.run { () throws(CLIFailure) in try readFile(url.path) }
-            } catch {
-                throw FetchFailure("\(error.path): \(error.reason)")
-            }
-        case .inline(let bytes, _):
-            data = bytes
+        case .network(let url): source = .network(url)
+        case .file(let url): source = .provider(LocalFileImageDataProvider(fileURL: url))
+        case .inline(let data, let key): source = .provider(RawImageDataProvider(data: data, cacheKey: key))
         }
-        return try await Blocking.run { () throws(FetchFailure) -> RetrievedImage in
-            do throws(AlcedoError) {
-                let registry = ImageCodecRegistry.shared
-                let info = try registry.info(for: data)
-                var options = DecodingOptions()
-                if let target = processor?.decodingTarget {
-                    options.targetSize = target.size
-                    options.contentMode = target.mode
-                }
-                var image = try registry.decode(data, options: options)
-                if let processor { image = try processor.process(image) }
-                return RetrievedImage(image: image, sourceSize: PixelSize(width: info.width, height: info.height), cacheType: .none)
-            } catch {
-                throw FetchFailure(error)
+        var items = baseOptions
+        if let processor { items.append(.processor(processor)) }
+        if options.forceRefresh { items.append(.forceRefresh) }
+        if options.onlyFromCache { items.append(.onlyFromCache) }
+
+        let result: RetrieveImageResult
+        do {
+            result = try await manager.retrieveImage(with: source, options: items)
+        } catch {
+            throw FetchFailure(error)
+        }
+        var sourceSize: PixelSize?
+        if let original = result.originalData {
+            sourceSize = await Blocking.run { () -> PixelSize? in
+                (try? ImageCodecRegistry.shared.info(for: original)).map { PixelSize(width: $0.width, height: $0.height) }
             }
         }
+        return RetrievedImage(image: result.image, sourceSize: sourceSize, cacheType: result.cacheType,
+                              httpStatus: result.response?.statusCode)
     }
 }

@@ -13,14 +13,15 @@ struct ContactSheet {
         let caption: [String]
     }
 
-    /// The box every image is fitted into (default 200x160).
-    var cellSize = PixelSize(width: 200, height: 160)
+    /// The box every image is fitted into (default 240x180).
+    var cellSize = PixelSize(width: 240, height: 180)
     /// Columns of the grid (default 4; fewer when there are fewer entries).
     var columns = 4
     /// Space around and between cells, in pixels (default 12).
     var spacing = 12
-    /// Caption scale: each font pixel is drawn as a `scale` x `scale` square (default 2; lines
-    /// too long for the cell fall back to 1, then are cut with `..`).
+    /// Caption scale: each font pixel is drawn as a `scale` x `scale` square (default 2). When
+    /// a caption line is too wide for the cell, every caption is drawn at scale 1, and lines
+    /// still too wide are cut with `..`.
     var captionScale = 2
     var background = RGBA(red: 250, green: 250, blue: 250)
     var textColor = RGBA(red: 40, green: 40, blue: 40)
@@ -30,7 +31,9 @@ struct ContactSheet {
         let columnCount = max(1, min(columns, entries.count))
         let rowCount = max(1, (entries.count + columnCount - 1) / columnCount)
         let captionLines = entries.map(\.caption.count).max() ?? 0
-        let lineHeight = (BitmapFont.glyphHeight + 3) * captionScale
+        let widest = entries.flatMap(\.caption).map { BitmapFont.width(of: $0, scale: max(1, captionScale)) }.max() ?? 0
+        let scale = widest > cellSize.width ? 1 : max(1, captionScale)
+        let lineHeight = (BitmapFont.glyphHeight + 3) * scale
         let cellHeight = cellSize.height + (captionLines > 0 ? 6 + captionLines * lineHeight : 0)
         var canvas = Canvas(width: spacing + columnCount * (cellSize.width + spacing),
                             height: spacing + rowCount * (cellHeight + spacing), fill: background)
@@ -46,7 +49,7 @@ struct ContactSheet {
             canvas.composite(thumbnail, x: x, y: y)
             for (line, text) in entry.caption.enumerated() {
                 canvas.drawText(text, x: left, y: top + cellSize.height + 6 + line * lineHeight,
-                                maxWidth: cellSize.width, scale: captionScale, color: textColor)
+                                maxWidth: cellSize.width, scale: scale, color: textColor)
             }
         }
         return AlcedoImage(width: canvas.width, height: canvas.height, pixels: canvas.pixels, sourceFormat: .png)
@@ -120,14 +123,12 @@ private struct Canvas {
         }
     }
 
-    /// Draws one line of `text` at (`x`, `y`), at `scale` when it fits in `maxWidth`, else at
-    /// scale 1, cut with `..` when even that is too wide.
+    /// Draws one line of `text` at (`x`, `y`) at `scale`, cut with `..` when it is wider than `maxWidth`.
     mutating func drawText(_ text: String, x: Int, y: Int, maxWidth: Int, scale: Int, color: RGBA) {
-        var scale = max(1, scale)
+        let scale = max(1, scale)
         var line = text
-        if BitmapFont.width(of: line, scale: scale) > maxWidth { scale = 1 }
         if BitmapFont.width(of: line, scale: scale) > maxWidth {
-            let fitting = max(0, (maxWidth + 1) / BitmapFont.advance - 2)
+            let fitting = max(0, (maxWidth / scale + 1) / BitmapFont.advance - 2)
             line = String(line.prefix(fitting)) + ".."
         }
         var penX = x

@@ -16,21 +16,27 @@ struct FetchCommandTests {
 
     static let jpeg = Fixtures.url("libjpeg-turbo/testorig.jpg")  // 227x149
 
-    @Test("--json: one object per URL in the order given, file, file: and data: URLs, files written as reported")
+    /// Runs `alcedo` with its default cache folder inside `dir`, never the user's.
+    static func run(_ arguments: [String], in dir: TemporaryDirectory) throws -> AlcedoProcess.Result {
+        try AlcedoProcess.run(arguments, environment: ["XDG_CACHE_HOME": dir.url.appendingPathComponent("xdg").path])
+    }
+
+    @Test("--json: one object per URL in the order given, file, file: and data: URLs, files written as reported; a repeated file is a memory hit")
     func jsonLinesForLocalSources() throws {
         let dir = try TemporaryDirectory()
         let out = dir.url.appendingPathComponent("out")
         let dataURL = "data:image/jpeg;base64," + (try Data(contentsOf: Self.jpeg)).base64EncodedString()
-        let result = try AlcedoProcess.run(["fetch", Self.jpeg.path, Self.jpeg.absoluteString, dataURL,
-                                            "--out", out.path, "--json", "--concurrency", "2"])
+        let result = try Self.run(["fetch", Self.jpeg.path, Self.jpeg.absoluteString, dataURL,
+                                   "--out", out.path, "--json", "--concurrency", "1"], in: dir)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.crashed)
         let objects = try Self.reports(result.stdout)
         try #require(objects.count == 3)
         #expect(objects.map { $0["url"] as? String } == [Self.jpeg.path, Self.jpeg.absoluteString, dataURL])
+        // A path and its file: URL share a cache key.
+        #expect(objects.map { $0["cacheType"] as? String } == ["none", "memory", "none"])
         for object in objects {
             #expect(object["error"] is NSNull)
-            #expect(object["cacheType"] as? String == "none")
             #expect(object["width"] as? Int == 227)
             #expect(object["height"] as? Int == 149)
             #expect((object["ms"] as? Double).map { $0 >= 0 } == true)
@@ -55,12 +61,12 @@ struct FetchCommandTests {
         try Data(contentsOf: Self.jpeg).prefix(2000).write(to: corrupt)
         let arguments = [notImage.path, corrupt.path, dir.url.appendingPathComponent("missing.jpg").path,
                          "ftp://example.com/a.jpg", "http://", "data:image/png;base64,@@@@", Self.jpeg.path]
-        let result = try AlcedoProcess.run(["fetch"] + arguments + ["--out", dir.url.appendingPathComponent("out").path, "--json"])
+        let result = try Self.run(["fetch"] + arguments + ["--out", dir.url.appendingPathComponent("out").path, "--json"], in: dir)
         #expect(result.status == 1)
         #expect(!result.crashed)
         let objects = try Self.reports(result.stdout)
         try #require(objects.count == arguments.count)
-        let expected = ["not an image", "truncated", "No such file", "unsupported scheme", "no host", "base64"]
+        let expected = ["not an image", "truncated", "no file at", "unsupported scheme", "no host", "base64"]
         for (object, phrase) in zip(objects, expected) {
             let error = try #require(object["error"] as? String, "\(object)")
             #expect(error.contains(phrase), "\(error)")
@@ -76,7 +82,7 @@ struct FetchCommandTests {
         let file = dir.url.appendingPathComponent("plain-file")
         try Data("x".utf8).write(to: file)
         // A folder below a regular file can be neither made nor written, even by root.
-        let result = try AlcedoProcess.run(["fetch", Self.jpeg.path, "--out", file.appendingPathComponent("out").path, "--json"])
+        let result = try Self.run(["fetch", Self.jpeg.path, "--out", file.appendingPathComponent("out").path, "--json"], in: dir)
         #expect(result.status == 1)
         #expect(!result.crashed)
         let objects = try Self.reports(result.stdout)
@@ -97,7 +103,7 @@ struct FetchCommandTests {
             (["--blur", "2", "--round-corner", "8", "--downsample", "60x60"], PixelSize(width: 60, height: 39)),
         ]
         for (options, size) in cases {
-            let result = try AlcedoProcess.run(["fetch", Self.jpeg.path, "--out", dir.url.path, "--json", "--format", "png"] + options)
+            let result = try Self.run(["fetch", Self.jpeg.path, "--out", dir.url.path, "--json", "--format", "png"] + options, in: dir)
             #expect(result.status == 0, "\(options): \(result.stderr)")
             let object = try #require(try Self.reports(result.stdout).first)
             #expect(object["width"] as? Int == size.width, "\(options)")
@@ -110,8 +116,8 @@ struct FetchCommandTests {
     @Test("text output: one line per URL on stdout, failures on stderr, no progress bar when not a terminal")
     func textOutput() throws {
         let dir = try TemporaryDirectory()
-        let result = try AlcedoProcess.run(["fetch", Self.jpeg.path, dir.url.appendingPathComponent("none.jpg").path,
-                                            "--out", dir.url.path, "--format", "webp"])
+        let result = try Self.run(["fetch", Self.jpeg.path, dir.url.appendingPathComponent("none.jpg").path,
+                                   "--out", dir.url.path, "--format", "webp"], in: dir)
         #expect(result.status == 1)
         let lines = result.stdout.split(separator: "\n")
         try #require(lines.count == 1, "\(result.stdout)")
@@ -130,7 +136,7 @@ struct FetchCommandTests {
         try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
         let odd = inner.appendingPathComponent("..%2F..%2Fevil name.jpg")
         try FileManager.default.copyItem(at: Self.jpeg, to: odd)
-        let result = try AlcedoProcess.run(["fetch", odd.path, "--out", out.path, "--json"])
+        let result = try Self.run(["fetch", odd.path, "--out", out.path, "--json"], in: dir)
         #expect(result.status == 0, "\(result.stderr)")
         let file = try #require(try Self.reports(result.stdout).first?["file"] as? String)
         let name = URL(fileURLWithPath: file).lastPathComponent
@@ -144,7 +150,7 @@ struct FetchCommandTests {
                       ["--downsample", "0x5"], ["--force-refresh", "--only-from-cache"], ["--memory-only", "--cache-dir", "/tmp"]])
     func argumentErrors(options: [String]) throws {
         let dir = try TemporaryDirectory()
-        let result = try AlcedoProcess.run(["fetch", Self.jpeg.path, "--out", dir.url.path] + options)
+        let result = try Self.run(["fetch", Self.jpeg.path, "--out", dir.url.path] + options, in: dir)
         #expect(result.status == 64, "\(options): \(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path).isEmpty)
     }
