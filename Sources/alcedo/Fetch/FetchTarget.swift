@@ -1,3 +1,4 @@
+import Alcedo
 import Foundation
 
 /// What one command-line URL names: a remote image, a local file or inline bytes.
@@ -60,6 +61,17 @@ enum FetchTarget: Sendable {
             return .failure(FetchTargetError("the data URL has invalid percent-encoding"))
         }
         return .success(.inline(Data(decoded.utf8), key: text))
+    }
+}
+
+extension FetchTarget {
+    /// The pipeline's source: a download, a local file provider, or the bytes as a raw provider.
+    var source: Source {
+        switch self {
+        case .network(let url): .network(url)
+        case .file(let url): .provider(LocalFileImageDataProvider(fileURL: url))
+        case .inline(let data, let key): .provider(RawImageDataProvider(data: data, cacheKey: key))
+        }
     }
 }
 

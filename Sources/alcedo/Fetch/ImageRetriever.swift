@@ -28,15 +28,22 @@ struct ImageRetriever: Sendable {
     /// Options every request carries, before its own.
     let baseOptions: AlcedoOptionsInfo
 
-    /// A retriever on the disk cache kept in `cacheDirectory` (nil: the default cache, as
-    /// `alcedo cache` finds it), or with `memoryOnly` on a memory cache alone: then nothing
-    /// is read from or written to any disk cache.
+    /// A retriever on ``makeCache(cacheDirectory:memoryOnly:)``'s cache and the default downloader.
     static func make(cacheDirectory: URL?, memoryOnly: Bool) -> ImageRetriever {
+        let cache = makeCache(cacheDirectory: cacheDirectory, memoryOnly: memoryOnly)
+        return ImageRetriever(manager: ImageManager(downloader: .default, cache: cache),
+                              baseOptions: memoryOnly ? [.waitForCache, .cacheMemoryOnly] : [.waitForCache])
+    }
+
+    /// A cache on the disk folder `cacheDirectory` (nil: the default cache, as `alcedo cache`
+    /// finds it), or with `memoryOnly` a cache whose disk part is never used: requests must
+    /// then carry ``AlcedoOptionsInfoItem/cacheMemoryOnly``, and nothing is read from or
+    /// written to any disk cache.
+    static func makeCache(cacheDirectory: URL?, memoryOnly: Bool) -> ImageCache {
         let memory = MemoryStorage.Backend<AlcedoImage>(config: MemoryStorage.Config())
         let diskConfig: DiskStorage.Config
         if memoryOnly {
-            // A folder that is never made: with .cacheMemoryOnly nothing is written, so every
-            // disk lookup misses.
+            // A folder that is never made: nothing is written, so every disk lookup misses.
             let unused = FileManager.default.temporaryDirectory
                 .appendingPathComponent("alcedo-memory-only-\(getpid())-\(UUID().uuidString)", isDirectory: true)
             diskConfig = DiskStorage.Config(folderURL: unused)
@@ -45,9 +52,7 @@ struct ImageRetriever: Sendable {
         } else {
             diskConfig = DiskStorage.Config(name: "default")
         }
-        let cache = ImageCache(memoryStorage: memory, diskStorage: DiskStorage.Backend(config: diskConfig))
-        return ImageRetriever(manager: ImageManager(downloader: .default, cache: cache),
-                              baseOptions: memoryOnly ? [.waitForCache, .cacheMemoryOnly] : [.waitForCache])
+        return ImageCache(memoryStorage: memory, diskStorage: DiskStorage.Backend(config: diskConfig))
     }
 
     /// The same disk cache behind a new, empty memory cache.
@@ -59,12 +64,7 @@ struct ImageRetriever: Sendable {
 
     func retrieve(_ target: FetchTarget, processor: (any ImageProcessor)?,
                   options: RetrievalOptions) async throws(FetchFailure) -> RetrievedImage {
-        let source: Source
-        switch target {
-        case .network(let url): source = .network(url)
-        case .file(let url): source = .provider(LocalFileImageDataProvider(fileURL: url))
-        case .inline(let data, let key): source = .provider(RawImageDataProvider(data: data, cacheKey: key))
-        }
+        let source = target.source
         var items = baseOptions
         if let processor { items.append(.processor(processor)) }
         if options.forceRefresh { items.append(.forceRefresh) }

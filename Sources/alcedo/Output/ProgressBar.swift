@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// The line shows a bar, items done of the total, completed, skipped and failed counts, the
 /// transfer rate and an estimate of the time left:
-/// `prefetch [#########-----------]  9/20  ok 7  skipped 1  failed 1  1.2 MB/s  ETA 3s`.
+/// `prefetch [#########-----------]  9/20  completed 7  skipped 1  failed 1  1.2 MB/s  ETA 3s`.
 /// It is redrawn at most every 80 ms (and always when the last item ends). Safe to update
 /// from many tasks at once.
 final class ProgressBar: Sendable {
@@ -62,6 +62,14 @@ final class ProgressBar: Sendable {
             }
             state.counts.bytes += max(0, bytes)
             drawIfDue(&state, force: state.counts.done >= total)
+        }
+    }
+
+    /// Counts `bytes` moved by an item still in flight, and redraws when due.
+    func addBytes(_ bytes: Int) {
+        state.withLock { state in
+            state.counts.bytes += max(0, bytes)
+            drawIfDue(&state, force: false)
         }
     }
 
@@ -123,11 +131,9 @@ final class ProgressBar: Sendable {
         let rate = elapsed > 0 ? Double(counts.bytes) / elapsed : 0
         let remaining = max(0, total - counts.done)
         let eta: Double? = counts.done > 0 && elapsed > 0 ? Double(remaining) * elapsed / Double(counts.done) : nil
-        var details = "\(counts.done)/\(total)  ok \(counts.completed)"
-        if counts.skipped > 0 { details += "  skipped \(counts.skipped)" }
-        if counts.failed > 0 { details += "  failed \(counts.failed)" }
+        var details = "\(counts.done)/\(total)  completed \(counts.completed)  skipped \(counts.skipped)  failed \(counts.failed)"
         details += "  \(Formatting.bytes(Int(rate)))/s"
-        details += remaining == 0 ? "  \(Formatting.duration(elapsed))" : "  ETA \(Formatting.duration(eta))"
+        details += remaining == 0 ? "  \(Formatting.elapsed(elapsed))" : "  ETA \(Formatting.duration(eta))"
 
         let barWidth = min(30, width - 1 - title.count - details.count - 5)
         guard barWidth >= 10 else { return String("\(title) \(details)".prefix(max(0, width - 1))) }

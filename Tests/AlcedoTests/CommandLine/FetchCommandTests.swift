@@ -17,8 +17,10 @@ struct FetchCommandTests {
     static let jpeg = Fixtures.url("libjpeg-turbo/testorig.jpg")  // 227x149
 
     /// Runs `alcedo` with its default cache folder inside `dir`, never the user's.
-    static func run(_ arguments: [String], in dir: TemporaryDirectory) throws -> AlcedoProcess.Result {
-        try AlcedoProcess.run(arguments, environment: ["XDG_CACHE_HOME": dir.url.appendingPathComponent("xdg").path])
+    static func run(_ arguments: [String], in dir: TemporaryDirectory, input: Data? = nil,
+                    timeout: Duration? = nil) throws -> AlcedoProcess.Result {
+        try AlcedoProcess.run(arguments, environment: ["XDG_CACHE_HOME": dir.url.appendingPathComponent("xdg").path],
+                              input: input, timeout: timeout)
     }
 
     @Test("--json: one object per URL in the order given, file, file: and data: URLs, files written as reported; a repeated file is a memory hit")
