@@ -61,6 +61,7 @@ struct DemoRun {
 
         // 2. The same manager again: memory hits. 3. A new memory cache over the same disk: disk hits.
         // 4. Forced refresh: the downloads are revalidated and the server answers 304.
+        Console.line("2. The same requests again, 3. with a new memory cache over the same disk cache, 4. with a forced refresh")
         let again = await fetchAll(jobs, title: "again", with: ImageFetcher(settings: FetchSettings(), retriever: firstRetriever))
         let diskRetriever = firstRetriever.withEmptyMemoryCache()
         let fromDisk = await fetchAll(jobs, title: "from disk", with: ImageFetcher(settings: FetchSettings(), retriever: diskRetriever))
@@ -68,7 +69,6 @@ struct DemoRun {
         let refreshed = await fetchAll(jobs, title: "refresh", with: ImageFetcher(settings: FetchSettings(), retriever: diskRetriever),
                                        options: RetrievalOptions(forceRefresh: true))
         let afterRefresh = server.statistics
-        Console.line("2. The same requests again, 3. with a new memory cache over the same disk cache, 4. with a forced refresh")
         printRunsTable(jobs, again, fromDisk, refreshed)
         let notModified = afterRefresh.notModified - beforeRefresh.notModified
         let reloaded = afterRefresh.ok - beforeRefresh.ok
@@ -98,7 +98,7 @@ struct DemoRun {
 
     private func printFirstTable(_ jobs: [DemoJob], _ reports: [FetchReport]) {
         var table = TextTable([.init("image"), .init("processors"), .init("source"), .init("result"),
-                               .init("file", .right), .init("cache"), .init("ms", .right)])
+                               .init("file size", .right), .init("cache"), .init("ms", .right)])
         for (job, report) in zip(jobs, reports) {
             table.append([job.name, job.processing, report.sourceSize?.description ?? "-", report.size?.description ?? "-",
                           report.bytes.map(Formatting.bytes) ?? "-", report.cacheType ?? "failed",

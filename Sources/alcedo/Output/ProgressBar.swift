@@ -126,16 +126,19 @@ final class ProgressBar: Sendable {
     }
 
     /// The text of the bar for `counts` of `total` after `elapsed` seconds, fitted to `width`
-    /// columns (the bar shrinks first; it is left out below 10 columns).
+    /// columns: the bar shrinks first (to 10 columns), then the labels get short
+    /// (`ok`, `skip`, `fail`), then the bar is left out.
     static func line(title: String, counts: Counts, total: Int, elapsed: Double, width: Int) -> String {
         let rate = elapsed > 0 ? Double(counts.bytes) / elapsed : 0
         let remaining = max(0, total - counts.done)
         let eta: Double? = counts.done > 0 && elapsed > 0 ? Double(remaining) * elapsed / Double(counts.done) : nil
-        var details = "\(counts.done)/\(total)  completed \(counts.completed)  skipped \(counts.skipped)  failed \(counts.failed)"
-        details += "  \(Formatting.bytes(Int(rate)))/s"
-        details += remaining == 0 ? "  \(Formatting.elapsed(elapsed))" : "  ETA \(Formatting.duration(eta))"
-
-        let barWidth = min(30, width - 1 - title.count - details.count - 5)
+        let tail = "  \(Formatting.bytes(Int(rate)))/s"
+            + (remaining == 0 ? "  \(Formatting.elapsed(elapsed))" : "  ETA \(Formatting.duration(eta))")
+        let long = "\(counts.done)/\(total)  completed \(counts.completed)  skipped \(counts.skipped)  failed \(counts.failed)" + tail
+        let short = "\(counts.done)/\(total) ok \(counts.completed) skip \(counts.skipped) fail \(counts.failed)" + tail
+        let room = width - 1 - title.count - 5
+        let details = room - long.count >= 10 ? long : short
+        let barWidth = min(30, room - details.count)
         guard barWidth >= 10 else { return String("\(title) \(details)".prefix(max(0, width - 1))) }
         let fraction = total > 0 ? min(1, Double(counts.done) / Double(total)) : 1
         let filled = Int((fraction * Double(barWidth)).rounded(.down))
