@@ -80,7 +80,7 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let folder = URL(fileURLWithPath: out, isDirectory: true)
+        let folder = URL(fileURLWithPath: out, isDirectory: true).standardizedFileURL
         // A folder that cannot be made is reported by every URL's write, with the system's reason.
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let settings = FetchSettings(outputFolder: folder, format: format.flatMap(Self.outputFormat), quality: quality)
