@@ -15,7 +15,8 @@ struct FetchCommand: AsyncParsableCommand {
             --downsample, --resize, --round-corner, --blur. Each result is written to DIR as \
             NAME-HASH.EXT: NAME from the URL's last path component (letters, digits, - and _ \
             only), HASH 8 hex digits of the URL, EXT the output format's (--format, else the \
-            source's; PNG when the source format cannot be written). Animations keep their \
+            source's; PNG when the source format cannot be written, or is JPEG and the result has \
+            transparency, as --round-corner gives). Animations keep their \
             frames in GIF and WebP; JPEG and PNG get the first frame.
 
             One line per URL, in the order given: URL, cache type (none: loaded, memory, disk), \

@@ -5,7 +5,8 @@ import Foundation
 struct FetchSettings: Sendable {
     /// Where result files are written (nil: nothing is written).
     var outputFolder: URL?
-    /// The output format; nil writes the source's format (PNG when it has no encoder).
+    /// The output format; nil writes the source's format (PNG when it has no encoder, or when
+    /// it is JPEG and the result has transparency).
     var format: ImageFormat?
     /// Quality for JPEG and lossy WebP (default 90).
     var quality = 90
@@ -54,8 +55,10 @@ struct ImageFetcher: Sendable {
     /// Encodes `image` and writes it atomically into the output folder.
     private func write(_ image: AlcedoImage, for url: String, into folder: URL) throws(FetchFailure) -> (path: String, bytes: Int) {
         let registry = ImageCodecRegistry.shared
-        let format = settings.format
+        var format = settings.format
             ?? (registry.encodableFormats.contains(image.sourceFormat) ? image.sourceFormat : .png)
+        // Without --format, transparency a processor added to a JPEG (round corners) is kept.
+        if settings.format == nil && format == .jpeg && image.hasAlpha { format = .png }
         let data: Data
         do {
             data = try registry.encode(image, as: format, options: EncodingOptions(quality: settings.quality))

@@ -115,6 +115,18 @@ struct FetchCommandTests {
         }
     }
 
+    @Test("without --format a JPEG keeps its format, unless round corners made it transparent: then PNG")
+    func defaultFormat() throws {
+        let dir = try TemporaryDirectory()
+        let result = try Self.run(["fetch", Self.jpeg.path, "--out", dir.url.appendingPathComponent("plain").path, "--json"], in: dir)
+        #expect((try Self.reports(result.stdout).first?["file"] as? String)?.hasSuffix(".jpg") == true)
+        let rounded = try Self.run(["fetch", Self.jpeg.path, "--round-corner", "20", "--out", dir.url.appendingPathComponent("round").path, "--json"], in: dir)
+        let file = try #require(try Self.reports(rounded.stdout).first?["file"] as? String)
+        #expect(file.hasSuffix(".png"))
+        let image = try ImageCodecRegistry.shared.decode(Data(contentsOf: URL(fileURLWithPath: file)))
+        #expect(image.pixel(x: 0, y: 0).alpha == 0, "the corner is transparent")
+    }
+
     @Test("text output: one line per URL on stdout, failures on stderr, no progress bar when not a terminal")
     func textOutput() throws {
         let dir = try TemporaryDirectory()
