@@ -73,7 +73,7 @@ enum DemoSamples {
         }
         // A package checkout: the binary sits in .build/<triple>/<configuration>/ below it.
         var folder = binFolder
-        for _ in 0..<5 {
+        for _ in 0..<5 where folder.path != "/" {
             folder = folder.deletingLastPathComponent()
             folders.append(folder.appendingPathComponent("Sources/alcedo/Demo/Samples"))
         }
