@@ -5,7 +5,8 @@ import Foundation
 /// It stores the original bytes when it has them, so a downloaded file is cached exactly as
 /// served, with nothing lost to re-encoding. Without them (a processed image, an image built in
 /// memory), it encodes the image in its own format (``AlcedoImage/sourceFormat``), or as PNG
-/// when no encoder writes that format. It decodes with the codec registry.
+/// when no encoder writes that format or when the format is JPEG and the image has
+/// transparency (which JPEG would lose). It decodes with the codec registry.
 public struct DefaultCacheSerializer: CacheSerializer {
     /// A serializer with the shared codec registry and the defaults below.
     public static let `default` = DefaultCacheSerializer()
@@ -32,7 +33,9 @@ public struct DefaultCacheSerializer: CacheSerializer {
     public func data(with image: AlcedoImage, original: Data?) throws(AlcedoError) -> Data {
         if preferCacheOriginalData, let original, !original.isEmpty { return original }
         let wanted = original.map { ImageFormat.sniff($0) } ?? image.sourceFormat
-        let format = codecs.encoder(for: wanted == .apng ? .png : wanted) != nil ? wanted : .png
+        var format = codecs.encoder(for: wanted == .apng ? .png : wanted) != nil ? wanted : .png
+        // A processed JPEG may have gained transparency (round corners): JPEG would lose it.
+        if format == .jpeg && image.hasAlpha { format = .png }
         return try codecs.encode(image, as: format, options: encodingOptions)
     }
 

@@ -79,6 +79,8 @@ extension DiskStorage {
         /// `key` is removed) when the expiration is already past or the file would be larger
         /// than the size limit by itself.
         /// - Parameters:
+        ///   - data: the bytes to store.
+        ///   - key: the entry's key; any string (its SHA-256 names the file).
         ///   - expiration: this entry's expiration; `nil` (default) uses ``Config/expiration``.
         ///   - httpCacheInfo: the HTTP validators and freshness to keep with the entry.
         /// - Throws: `.cacheError` with `.diskFull`, `.readOnly`, `.cannotCreateDirectory` or
@@ -186,7 +188,9 @@ extension DiskStorage {
         /// A hit records the access in the file, so the least-recently-used order survives
         /// restarts; on a read-only folder the hit is still returned, without that record.
         /// A key the index does not hold is a miss without any filesystem call.
-        /// - Parameter extendingExpiration: what the access does to the expiration (default `.cacheTime`).
+        /// - Parameters:
+        ///   - key: the entry's key.
+        ///   - extendingExpiration: what the access does to the expiration (default `.cacheTime`).
         /// - Throws: `.cacheError(.readFailed)` when the file exists but cannot be read.
         public func value(forKey key: String, extendingExpiration: ExpirationExtending = .cacheTime) throws(AlcedoError) -> Data? {
             try read(key: key, extending: extendingExpiration, wantsData: true, wantsMetadata: false)?.data
@@ -342,6 +346,7 @@ extension DiskStorage {
         /// reader or a crash sees either the old or the new record, whole. Only when the new
         /// record does not fit the slot is the file rewritten, atomically.
         /// - Parameters:
+        ///   - key: the entry's key.
         ///   - httpCacheInfo: the new metadata (`nil` removes it).
         ///   - expiration: a new expiration counted from now; `nil` (default) keeps the current one.
         /// - Returns: `false` when there is no valid, unexpired entry under `key`.

@@ -90,7 +90,10 @@ public enum MemoryStorage {
         /// Nothing is stored (and a value already under `key` is removed) when `value` costs
         /// more than ``Config/totalCostLimit`` by itself, when the count limit is below one, or
         /// when the expiration is already past.
-        /// - Parameter expiration: this entry's expiration; `nil` (default) uses ``Config/expiration``.
+        /// - Parameters:
+        ///   - value: the value to store; its ``CacheCostCalculable/cacheCost`` counts against the cost limit.
+        ///   - key: the entry's key.
+        ///   - expiration: this entry's expiration; `nil` (default) uses ``Config/expiration``.
         @_specialize(where T == AlcedoImage)
         public func store(value: T, forKey key: String, expiration: StorageExpiration? = nil) {
             let cost = max(0, value.cacheCost)
@@ -121,7 +124,9 @@ public enum MemoryStorage {
 
         /// The value under `key`, or `nil` when there is none or it has expired (an expired
         /// entry is removed). A hit becomes the most recently used entry.
-        /// - Parameter extendingExpiration: what the access does to the expiration (default `.cacheTime`).
+        /// - Parameters:
+        ///   - key: the entry's key.
+        ///   - extendingExpiration: what the access does to the expiration (default `.cacheTime`).
         @_specialize(where T == AlcedoImage)
         public func value(forKey key: String, extendingExpiration: ExpirationExtending = .cacheTime) -> T? {
             let result: (hit: T?, expired: T?) = state.withLock { state in

@@ -14,6 +14,9 @@ public enum AlcedoError: Error, Sendable, CustomStringConvertible {
     case encodingError(reason: EncodingErrorReason)
     /// A processor could not process the image.
     case processorError(reason: ProcessorErrorReason)
+    /// The pipeline could not give the caller an image: a data provider failed, every
+    /// alternative source failed, or a binding's request was superseded by a newer one.
+    case imageSettingError(reason: ImageSettingErrorReason)
 
     public var description: String {
         switch self {
@@ -23,6 +26,7 @@ public enum AlcedoError: Error, Sendable, CustomStringConvertible {
         case .decodingError(let reason): return "decoding error: \(reason)"
         case .encodingError(let reason): return "encoding error: \(reason)"
         case .processorError(let reason): return "processor error: \(reason)"
+        case .imageSettingError(let reason): return "image setting error: \(reason)"
         }
     }
 }

@@ -1,0 +1,76 @@
+/// The options of one request, as a list: `[.processor(p), .forceRefresh, .cacheOriginalImage]`.
+/// When an option appears twice, the last one wins. A manager's
+/// ``ImageManager/defaultOptions`` come before the request's own.
+public typealias AlcedoOptionsInfo = [AlcedoOptionsInfoItem]
+
+/// One option of a request (Kingfisher's `KingfisherOptionsInfoItem`). Every option not given
+/// keeps the default stated on it.
+public enum AlcedoOptionsInfoItem: Sendable {
+    /// The cache processed images are read from and stored in. Default: the manager's ``ImageManager/cache``.
+    case targetCache(ImageCache)
+    /// The cache the original (unprocessed) image is read from and, with
+    /// ``cacheOriginalImage``, stored in. Default: the target cache.
+    case originalCache(ImageCache)
+    /// The downloader for network sources. Default: the manager's ``ImageManager/downloader``.
+    case downloader(ImageDownloader)
+    /// Do not read the caches; load again. For a network source whose response is on disk
+    /// with validators (`ETag`, `Last-Modified`), the request is conditional: a
+    /// `304 Not Modified` serves the cached bytes (and refreshes their freshness), a `200`
+    /// replaces them.
+    case forceRefresh
+    /// Use the memory cache; on a miss, skip the disk cache and load as ``forceRefresh`` does.
+    case fromMemoryCacheOrRefresh
+    /// Never load: serve from the caches or fail with
+    /// ``CacheErrorReason/notCached(key:)``.
+    case onlyFromCache
+    /// Store in memory only, never on disk.
+    case cacheMemoryOnly
+    /// Deliver the result only once it is stored on disk. Default: the disk write finishes
+    /// after delivery (a memory store always happens before).
+    case waitForCache
+    /// With a processor, also store the original bytes on disk in the original cache, so
+    /// another processor can start from them without a download.
+    case cacheOriginalImage
+    /// The processor run on the decoded image; its identifier keys the cached variant
+    /// (`key@identifier`), and its ``ImageProcessor/decodingTarget`` lets the decoder scale.
+    /// Default ``DefaultImageProcessor``.
+    case processor(any ImageProcessor)
+    /// Turns images into disk bytes and back. Default: the target cache's serializer.
+    case cacheSerializer(any CacheSerializer)
+    /// Changes the delivered image, after the caches (never stored). Default: none.
+    case imageModifier(any ImageModifier)
+    /// Changes or refuses the download request. Default: none.
+    case requestModifier(any ImageDownloadRequestModifier)
+    /// Decides about redirects. Default: follow, within the downloader's limit.
+    case redirectHandler(any ImageDownloadRedirectHandler)
+    /// The download's place in the per-host queue. Default `.normal` (`.low` for the prefetcher).
+    case downloadPriority(DownloadPriority)
+    /// The memory expiration of stored images. Default: the memory storage's (300 s).
+    case memoryCacheExpiration(StorageExpiration)
+    /// What a memory hit does to the entry's expiration. Default `.cacheTime`.
+    case memoryCacheAccessExtendingExpiration(ExpirationExtending)
+    /// The disk expiration of stored images. Default: the disk storage's (7 days).
+    case diskCacheExpiration(StorageExpiration)
+    /// What a disk hit does to the entry's expiration. Default `.cacheTime`.
+    case diskCacheAccessExtendingExpiration(ExpirationExtending)
+    /// Decode only the first frame of an animation; a cached animation is delivered as its
+    /// first frame.
+    case onlyLoadFirstFrame
+    /// Retries failed downloads. Default: none.
+    case retryStrategy(any RetryStrategy)
+    /// Sources tried in order when the source fails (cancellation excepted); when every one
+    /// fails, the error is ``ImageSettingErrorReason/alternativeSourcesExhausted(_:)``.
+    case alternativeSources([Source])
+    /// Where callback forms call back. Default ``CallbackQueue/untouch``.
+    case callbackQueue(CallbackQueue)
+    /// Honour the server's freshness (`Cache-Control: max-age`, `no-cache`, `Expires`): a
+    /// disk entry that has gone stale is revalidated with a conditional request before it is
+    /// used, and images stored in memory expire when their response does.
+    case respectHTTPFreshness
+    /// Limits for decoding (decompression bombs). Default ``DecodingLimits/default``.
+    case decodingLimits(DecodingLimits)
+    /// Bindings: keep the current image while loading instead of showing the placeholder.
+    case keepCurrentImageWhileLoading
+    /// Bindings: the image shown when loading fails (default: none; the target is left as it is).
+    case onFailureImage(AlcedoImage?)
+}

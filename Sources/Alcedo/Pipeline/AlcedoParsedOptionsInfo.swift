@@ -1,0 +1,104 @@
+/// An ``AlcedoOptionsInfo`` list read into fields, the last occurrence of each option winning.
+/// Every field has the default stated on its option in ``AlcedoOptionsInfoItem``.
+public struct AlcedoParsedOptionsInfo: Sendable {
+    /// ``AlcedoOptionsInfoItem/targetCache(_:)``. `nil`: the default stated there.
+    public var targetCache: ImageCache?
+    /// ``AlcedoOptionsInfoItem/originalCache(_:)``. `nil`: the default stated there.
+    public var originalCache: ImageCache?
+    /// ``AlcedoOptionsInfoItem/downloader(_:)``. `nil`: the default stated there.
+    public var downloader: ImageDownloader?
+    /// ``AlcedoOptionsInfoItem/forceRefresh``.
+    public var forceRefresh = false
+    /// ``AlcedoOptionsInfoItem/fromMemoryCacheOrRefresh``.
+    public var fromMemoryCacheOrRefresh = false
+    /// ``AlcedoOptionsInfoItem/onlyFromCache``.
+    public var onlyFromCache = false
+    /// ``AlcedoOptionsInfoItem/cacheMemoryOnly``.
+    public var cacheMemoryOnly = false
+    /// ``AlcedoOptionsInfoItem/waitForCache``.
+    public var waitForCache = false
+    /// ``AlcedoOptionsInfoItem/cacheOriginalImage``.
+    public var cacheOriginalImage = false
+    /// ``AlcedoOptionsInfoItem/processor(_:)``.
+    public var processor: any ImageProcessor = DefaultImageProcessor.default
+    /// ``AlcedoOptionsInfoItem/cacheSerializer(_:)``. `nil`: the default stated there.
+    public var cacheSerializer: (any CacheSerializer)?
+    /// ``AlcedoOptionsInfoItem/imageModifier(_:)``.
+    public var imageModifier: (any ImageModifier)?
+    /// ``AlcedoOptionsInfoItem/requestModifier(_:)``.
+    public var requestModifier: (any ImageDownloadRequestModifier)?
+    /// ``AlcedoOptionsInfoItem/redirectHandler(_:)``.
+    public var redirectHandler: (any ImageDownloadRedirectHandler)?
+    /// ``AlcedoOptionsInfoItem/downloadPriority(_:)``.
+    public var downloadPriority: DownloadPriority = .normal
+    /// ``AlcedoOptionsInfoItem/memoryCacheExpiration(_:)``. `nil`: the default stated there.
+    public var memoryCacheExpiration: StorageExpiration?
+    /// ``AlcedoOptionsInfoItem/memoryCacheAccessExtendingExpiration(_:)``.
+    public var memoryCacheAccessExtendingExpiration: ExpirationExtending = .cacheTime
+    /// ``AlcedoOptionsInfoItem/diskCacheExpiration(_:)``. `nil`: the default stated there.
+    public var diskCacheExpiration: StorageExpiration?
+    /// ``AlcedoOptionsInfoItem/diskCacheAccessExtendingExpiration(_:)``.
+    public var diskCacheAccessExtendingExpiration: ExpirationExtending = .cacheTime
+    /// ``AlcedoOptionsInfoItem/onlyLoadFirstFrame``.
+    public var onlyLoadFirstFrame = false
+    /// ``AlcedoOptionsInfoItem/retryStrategy(_:)``.
+    public var retryStrategy: (any RetryStrategy)?
+    /// ``AlcedoOptionsInfoItem/alternativeSources(_:)``.
+    public var alternativeSources: [Source]?
+    /// ``AlcedoOptionsInfoItem/callbackQueue(_:)``.
+    public var callbackQueue: CallbackQueue = .untouch
+    /// ``AlcedoOptionsInfoItem/respectHTTPFreshness``.
+    public var respectHTTPFreshness = false
+    /// ``AlcedoOptionsInfoItem/decodingLimits(_:)``.
+    public var decodingLimits: DecodingLimits = .default
+    /// ``AlcedoOptionsInfoItem/keepCurrentImageWhileLoading``.
+    public var keepCurrentImageWhileLoading = false
+    /// ``AlcedoOptionsInfoItem/onFailureImage(_:)``. `nil` when not given; `.some(nil)` when given as `nil`.
+    public var onFailureImage: AlcedoImage??
+
+    /// Reads `info` (default `nil`: every option at its default).
+    public init(_ info: AlcedoOptionsInfo?) {
+        for item in info ?? [] {
+            switch item {
+            case .targetCache(let cache): targetCache = cache
+            case .originalCache(let cache): originalCache = cache
+            case .downloader(let downloader): self.downloader = downloader
+            case .forceRefresh: forceRefresh = true
+            case .fromMemoryCacheOrRefresh: fromMemoryCacheOrRefresh = true
+            case .onlyFromCache: onlyFromCache = true
+            case .cacheMemoryOnly: cacheMemoryOnly = true
+            case .waitForCache: waitForCache = true
+            case .cacheOriginalImage: cacheOriginalImage = true
+            case .processor(let processor): self.processor = processor
+            case .cacheSerializer(let serializer): cacheSerializer = serializer
+            case .imageModifier(let modifier): imageModifier = modifier
+            case .requestModifier(let modifier): requestModifier = modifier
+            case .redirectHandler(let handler): redirectHandler = handler
+            case .downloadPriority(let priority): downloadPriority = priority
+            case .memoryCacheExpiration(let expiration): memoryCacheExpiration = expiration
+            case .memoryCacheAccessExtendingExpiration(let extending): memoryCacheAccessExtendingExpiration = extending
+            case .diskCacheExpiration(let expiration): diskCacheExpiration = expiration
+            case .diskCacheAccessExtendingExpiration(let extending): diskCacheAccessExtendingExpiration = extending
+            case .onlyLoadFirstFrame: onlyLoadFirstFrame = true
+            case .retryStrategy(let strategy): retryStrategy = strategy
+            case .alternativeSources(let sources): alternativeSources = sources
+            case .callbackQueue(let queue): callbackQueue = queue
+            case .respectHTTPFreshness: respectHTTPFreshness = true
+            case .decodingLimits(let limits): decodingLimits = limits
+            case .keepCurrentImageWhileLoading: keepCurrentImageWhileLoading = true
+            case .onFailureImage(let image): onFailureImage = .some(image)
+            }
+        }
+    }
+
+    /// How images are decoded for this request, before the processor's decoding target.
+    var decodingOptions: DecodingOptions {
+        DecodingOptions(firstFrameOnly: onlyLoadFirstFrame, limits: decodingLimits)
+    }
+
+    /// The download options for this request.
+    var downloadOptions: DownloadOptions {
+        DownloadOptions(priority: downloadPriority, processor: processor, decodingOptions: decodingOptions,
+                        requestModifier: requestModifier, redirectHandler: redirectHandler, retryStrategy: retryStrategy)
+    }
+}

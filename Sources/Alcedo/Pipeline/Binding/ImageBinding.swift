@@ -1,0 +1,64 @@
+import Synchronization
+
+/// The state a target keeps for the binding: which request is current, and its task.
+///
+/// Give each target its own: `let imageBinding = ImageBinding()`. Every change of the
+/// displayed image goes through this object's lock, so a result can never be shown after a
+/// newer request began, and the target's ``ImageDisplaying/display(_:)`` is never called
+/// concurrently for one target.
+public final class ImageBinding: Sendable {
+    private struct State {
+        var generation: UInt64 = 0
+        var source: Source?
+        var task: RetrieveImageTask?
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// The source of the current request, `nil` when none was set or it was set to `nil`.
+    public var currentSource: Source? { state.withLock { $0.source } }
+
+    /// `true` when `generation` is still the current request.
+    func isCurrent(_ generation: UInt64) -> Bool { state.withLock { $0.generation == generation } }
+
+    /// Starts a request: cancels the previous one and shows `initial` (when given) on `target`.
+    /// - Returns: the new request's generation.
+    func begin(_ source: Source?, showing initial: AlcedoImage??, on target: some ImageDisplaying) -> UInt64 {
+        let (generation, previous) = state.withLock { state -> (UInt64, RetrieveImageTask?) in
+            state.generation &+= 1
+            state.source = source
+            let previous = state.task
+            state.task = nil
+            if let initial { target.display(initial) }
+            return (state.generation, previous)
+        }
+        previous?.cancel()
+        return generation
+    }
+
+    /// Records the task of request `generation`, unless a newer one began or it already ended.
+    func attach(_ task: RetrieveImageTask, generation: UInt64, finished: Bool) {
+        state.withLock { state in
+            if state.generation == generation && !finished { state.task = task }
+        }
+    }
+
+    /// Ends request `generation`: when it is still current, shows `image` (when given) and
+    /// returns `true`; otherwise changes nothing and returns `false`.
+    func finish(_ generation: UInt64, showing image: AlcedoImage??, on target: some ImageDisplaying) -> Bool {
+        state.withLock { state in
+            guard state.generation == generation else { return false }
+            state.task = nil
+            if let image { target.display(image) }
+            return true
+        }
+    }
+
+    /// Cancels the current request's task, if any.
+    func cancelCurrent() {
+        let task = state.withLock { $0.task }
+        task?.cancel()
+    }
+}

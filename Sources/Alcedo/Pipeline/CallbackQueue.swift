@@ -1,0 +1,25 @@
+import Dispatch
+
+/// Where the callback forms of the manager, the prefetcher and the binding call you back.
+///
+/// There is no main run loop on a server (`DispatchQueue.main` runs only under
+/// `dispatchMain()`), so the default is ``untouch``: the callback runs on the thread that
+/// finished the work, with no hop. Pass a queue of your own (``dispatch(_:)``, a serial one to
+/// have callbacks never overlap) or ``mainAsync`` in an app that runs the main queue.
+public enum CallbackQueue: Sendable {
+    /// Call on whatever thread finished the work. The default.
+    case untouch
+    /// Call asynchronously on this queue.
+    case dispatch(DispatchQueue)
+    /// Call asynchronously on `DispatchQueue.main` (only in processes that run the main queue).
+    case mainAsync
+
+    /// Runs `block` as the case says.
+    public func execute(_ block: @escaping @Sendable () -> Void) {
+        switch self {
+        case .untouch: block()
+        case .dispatch(let queue): queue.async(execute: block)
+        case .mainAsync: DispatchQueue.main.async(execute: block)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// Storing what a run of the flow produced.
+extension ImageManager {
+    /// Stores `image` in memory under the request's variant, then on disk unless the request
+    /// is memory-only or the response said `no-store`: the processed variant (encoded by the
+    /// serializer), or without a processor the original bytes as loaded; with
+    /// ``AlcedoOptionsInfoItem/cacheOriginalImage``, also the original bytes in the original cache.
+    ///
+    /// The disk part is awaited under ``AlcedoOptionsInfoItem/waitForCache`` and runs after
+    /// delivery otherwise. Disk failures are not reported: the memory cache keeps working.
+    /// - Parameters:
+    ///   - data: the bytes `image` came from.
+    ///   - storeOriginal: `true` after a load (the original is new); `false` when the original
+    ///     came from a cache.
+    ///   - toDisk: `false` to keep the image in memory only whatever the options say.
+    func store(_ image: AlcedoImage, data: Data?, info: HTTPCacheInfo?, _ request: LoadRequest, storeOriginal: Bool,
+               toDisk: Bool = true, metrics: inout RetrieveImageMetrics) async {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let options = request.options
+        request.targetCache.storeToMemory(image, forKey: request.key, processorIdentifier: request.variant,
+                                          expiration: request.memoryExpiration(for: info))
+        defer { metrics.storing += clock.now - start }
+        guard toDisk, !options.cacheMemoryOnly, info?.noStore != true else { return }
+
+        let writes = DiskWrites(request: request, image: image, data: data, info: info, storeOriginal: storeOriginal)
+        guard writes.hasWork else { return }
+        if options.waitForCache {
+            await writes.perform()
+        } else {
+            Task { await writes.perform() }
+        }
+    }
+}
+
+/// The disk writes of one store, ready to run now or after delivery.
+private struct DiskWrites: Sendable {
+    let request: LoadRequest
+    let image: AlcedoImage
+    let data: Data?
+    let info: HTTPCacheInfo?
+    let storeOriginal: Bool
+
+    /// The processed variant is written (encoded from its pixels).
+    var writesVariant: Bool { request.storesVariantOnDisk }
+    /// The original bytes are written as loaded: without a processor (the variant is the
+    /// original), or with ``AlcedoOptionsInfoItem/cacheOriginalImage``.
+    var writesOriginal: Bool {
+        storeOriginal && data != nil && (request.processorIsDefault || request.options.cacheOriginalImage)
+    }
+
+    var hasWork: Bool { writesVariant || writesOriginal }
+
+    func perform() async {
+        let options = request.options
+        if writesVariant {
+            let serializer = request.serializer
+            let image = self.image
+            let encoded = await BlockingWorkPool.shared.run(priority: options.downloadPriority) { () -> Result<Data, AlcedoError> in
+                Result { () throws(AlcedoError) in try serializer.data(with: image, original: nil) }
+            }
+            if case .success(let bytes) = encoded {
+                try? await request.targetCache.storeToDisk(bytes, forKey: request.key, processorIdentifier: request.variant,
+                                                           expiration: options.diskCacheExpiration, httpCacheInfo: info)
+            }
+        }
+        if writesOriginal, let data {
+            let bytes: Data
+            if request.processorIsDefault && !options.onlyLoadFirstFrame {
+                // The serializer decides how the original is kept (as loaded, by default).
+                let serializer = request.serializer
+                let image = self.image
+                let encoded = await BlockingWorkPool.shared.run(priority: options.downloadPriority) { () -> Result<Data, AlcedoError> in
+                    Result { () throws(AlcedoError) in try serializer.data(with: image, original: data) }
+                }
+                guard case .success(let serialized) = encoded else { return }
+                bytes = serialized
+            } else {
+                bytes = data
+            }
+            try? await request.originalCache.storeToDisk(bytes, forKey: request.key, expiration: options.diskCacheExpiration,
+                                                         httpCacheInfo: info)
+        }
+    }
+}

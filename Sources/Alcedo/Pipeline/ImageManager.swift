@@ -1,0 +1,145 @@
+import Foundation
+import Synchronization
+
+/// The one call that takes a ``Source`` (a URL, a ``Resource``, a file, a base64 string,
+/// bytes) to a decoded, processed, cached image.
+///
+/// ```swift
+/// let result = try await ImageManager.shared.retrieveImage(
+///     with: url, options: [.processor(DownsamplingImageProcessor(size: PixelSize(width: 256, height: 256)))])
+/// // result.image, result.cacheType, result.metrics
+/// ```
+///
+/// ## The flow of one request
+/// memory cache (processed key `key@identifier`) → disk cache (processed key) → original in
+/// the original cache (memory, then disk: decoded, processed, the variant stored) → load
+/// (download, or the data provider) → decode, with decoder-side scaling from the processor's
+/// ``ImageProcessor/decodingTarget`` → process → store (memory before delivery; disk before
+/// delivery with ``AlcedoOptionsInfoItem/waitForCache``, else right after) → deliver (the
+/// ``ImageModifier`` applied, never cached). Every option is in ``AlcedoOptionsInfoItem``.
+///
+/// ## Work is done once
+/// Requests with the same source key, processor and options share one run of the flow while
+/// it is in flight: one cache lookup, one load, one decode and one processing run, however
+/// many callers wait. Downloads are further shared per URL by the ``ImageDownloader``, so
+/// several processors of one URL make one download. Cancelling a caller (its Swift `Task`, or
+/// the ``RetrieveImageTask`` of a callback form) removes that caller only; the shared work
+/// stops when no caller is left.
+///
+/// ## Threads
+/// Decoding, processing and encoding for the disk run on a pool as wide as the machine's
+/// cores, file I/O on the cache's own queue: the cooperative pool is never blocked. A failure
+/// to write the disk cache does not fail the request (the memory cache keeps working).
+public final class ImageManager: Sendable {
+    /// The manager used when none is given: ``ImageDownloader/default`` and ``ImageCache/default``.
+    public static let shared = ImageManager()
+
+    /// The downloader used when a request names none.
+    public let downloader: ImageDownloader
+    /// The cache used when a request names none.
+    public let cache: ImageCache
+
+    private let defaults: Mutex<AlcedoOptionsInfo>
+    let pipelines = RequestCoalescer<PipelineKey, LoadedImage>()
+
+    /// Creates a manager.
+    /// - Parameters:
+    ///   - downloader: the default downloader (default ``ImageDownloader/default``).
+    ///   - cache: the default cache (default ``ImageCache/default``).
+    ///   - defaultOptions: options applied before every request's own (default none).
+    public init(downloader: ImageDownloader = .default, cache: ImageCache = .default, defaultOptions: AlcedoOptionsInfo = []) {
+        self.downloader = downloader
+        self.cache = cache
+        self.defaults = Mutex(defaultOptions)
+    }
+
+    /// Options applied before every request's own (a request's option of the same kind wins).
+    public var defaultOptions: AlcedoOptionsInfo {
+        get { defaults.withLock { $0 } }
+        set { defaults.withLock { $0 = newValue } }
+    }
+
+    /// The request's options read with the defaults before them.
+    func parsedOptions(_ options: AlcedoOptionsInfo?) -> AlcedoParsedOptionsInfo {
+        AlcedoParsedOptionsInfo(defaultOptions + (options ?? []))
+    }
+
+    // MARK: async
+
+    /// Retrieves the image of `source`, from the caches or by loading it.
+    /// - Parameters:
+    ///   - source: where the image comes from: a download or a data provider.
+    ///   - options: the request's options (default `nil`: the manager's ``defaultOptions``).
+    ///   - progress: called as a download's body arrives (default `nil`).
+    /// - Throws: ``AlcedoError``: `.requestError(.cancelled)` when the calling task is
+    ///   cancelled, `.cacheError(.notCached)` for a miss under
+    ///   ``AlcedoOptionsInfoItem/onlyFromCache``, the failing stage's error otherwise, or
+    ///   ``ImageSettingErrorReason/alternativeSourcesExhausted(_:)``.
+    public func retrieveImage(with source: Source, options: AlcedoOptionsInfo? = nil,
+                              progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws(AlcedoError) -> RetrieveImageResult {
+        try await retrieve(source, options: parsedOptions(options), progress: progress)
+    }
+
+    /// Retrieves the image of `resource` (a `URL` is a resource; a `file://` URL is read from disk).
+    public func retrieveImage(with resource: any Resource, options: AlcedoOptionsInfo? = nil,
+                              progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws(AlcedoError) -> RetrieveImageResult {
+        try await retrieveImage(with: resource.convertToSource(), options: options, progress: progress)
+    }
+
+    // MARK: callbacks
+
+    /// Retrieves the image of `source` and calls `completionHandler` exactly once, on the
+    /// request's ``AlcedoOptionsInfoItem/callbackQueue(_:)`` (default ``CallbackQueue/untouch``).
+    /// - Parameters:
+    ///   - source: where the image comes from: a download or a data provider.
+    ///   - options: the request's options (default `nil`: the manager's ``defaultOptions``).
+    ///   - progressBlock: called as a download's body arrives (on the thread that received it).
+    ///   - completionHandler: called once with the result or the error.
+    /// - Returns: a task to cancel this caller.
+    @discardableResult
+    public func retrieveImage(with source: Source, options: AlcedoOptionsInfo? = nil,
+                              progressBlock: (@Sendable (DownloadProgress) -> Void)? = nil,
+                              completionHandler: @escaping @Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void) -> RetrieveImageTask {
+        let parsed = parsedOptions(options)
+        let handle = RetrieveImageTask()
+        handle.attach(Task {
+            let result: Result<RetrieveImageResult, AlcedoError>
+            do throws(AlcedoError) {
+                result = .success(try await retrieve(source, options: parsed, progress: progressBlock))
+            } catch {
+                result = .failure(error)
+            }
+            parsed.callbackQueue.execute { completionHandler(result) }
+        })
+        return handle
+    }
+
+    /// Retrieves the image of `resource` with a completion handler (see the ``Source`` form).
+    @discardableResult
+    public func retrieveImage(with resource: any Resource, options: AlcedoOptionsInfo? = nil,
+                              progressBlock: (@Sendable (DownloadProgress) -> Void)? = nil,
+                              completionHandler: @escaping @Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void) -> RetrieveImageTask {
+        retrieveImage(with: resource.convertToSource(), options: options, progressBlock: progressBlock,
+                      completionHandler: completionHandler)
+    }
+
+    // MARK: Alternative sources
+
+    /// Tries `source`, then each alternative source in order.
+    func retrieve(_ source: Source, options: AlcedoParsedOptionsInfo,
+                  progress: (@Sendable (DownloadProgress) -> Void)?) async throws(AlcedoError) -> RetrieveImageResult {
+        guard let alternatives = options.alternativeSources, !alternatives.isEmpty else {
+            return try await retrieveSingle(source, originalSource: source, options: options, progress: progress)
+        }
+        var failures: [SourceFailure] = []
+        for candidate in [source] + alternatives {
+            do {
+                return try await retrieveSingle(candidate, originalSource: source, options: options, progress: progress)
+            } catch {
+                if error.isCancellation || Task.isCancelled { throw .requestError(reason: .cancelled) }
+                failures.append(SourceFailure(source: candidate, error: error))
+            }
+        }
+        throw .imageSettingError(reason: .alternativeSourcesExhausted(failures))
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Synchronization
+
+/// Loads images into the caches ahead of need: a list of URLs, resources or sources, a few at
+/// a time, at low priority.
+///
+/// ```swift
+/// let prefetcher = ImagePrefetcher(urls: urls, options: [.processor(thumbnail)]) { skipped, failed, completed in
+///     print("\(completed.count) fetched, \(skipped.count) already cached, \(failed.count) failed")
+/// }
+/// prefetcher.start()          // or: let result = await prefetcher.prefetch()
+/// ```
+///
+/// A source whose processed image is already cached (in memory or on disk) is *skipped* with
+/// no load, unless the options hold ``AlcedoOptionsInfoItem/forceRefresh``. The others are
+/// retrieved through the manager, at most ``maxConcurrentDownloads`` at a time, with
+/// ``DownloadPriority/low`` unless the options name another priority; each ends *completed*
+/// or *failed*. The progress block gets the three lists so far after each source, the
+/// completion handler gets them once at the end, both on the options'
+/// ``AlcedoOptionsInfoItem/callbackQueue(_:)``.
+///
+/// A prefetcher runs once. ``stop()`` cancels the retrievals in flight (they end *failed*)
+/// and starts no more: sources never started are in none of the lists.
+public final class ImagePrefetcher: Sendable {
+    /// Called with the sources skipped, failed and completed so far.
+    public typealias PrefetcherProgressBlock = @Sendable (_ skipped: [Source], _ failed: [Source], _ completed: [Source]) -> Void
+    /// Called once, when the prefetcher has finished or was stopped, with the final lists.
+    public typealias PrefetcherCompletionHandler = @Sendable (_ skipped: [Source], _ failed: [Source], _ completed: [Source]) -> Void
+
+    /// What one prefetch did with each source.
+    public struct Result: Sendable {
+        /// Already cached: nothing was loaded.
+        public var skipped: [Source] = []
+        /// Could not be retrieved (or were cancelled by ``ImagePrefetcher/stop()``).
+        public var failed: [Source] = []
+        /// Retrieved and cached.
+        public var completed: [Source] = []
+    }
+
+    private enum Outcome: Sendable { case skipped, failed, completed }
+
+    private struct State {
+        var maxConcurrentDownloads = 5
+        var run: Task<Result, Never>?
+        var stopped = false
+        var result = Result()
+    }
+
+    /// The sources to prefetch, in order.
+    public let sources: [Source]
+    /// The options of every retrieval, after ``DownloadPriority/low``.
+    public let options: AlcedoOptionsInfo
+    /// The manager that retrieves and caches.
+    public let manager: ImageManager
+
+    private let progressBlock: PrefetcherProgressBlock?
+    private let completionHandler: PrefetcherCompletionHandler?
+    private let state = Mutex(State())
+
+    /// A prefetcher of `sources`.
+    /// - Parameters:
+    ///   - sources: the sources to prefetch, in order.
+    ///   - options: the options of each retrieval (default `nil`: the manager's defaults),
+    ///     with ``DownloadPriority/low`` unless they set a priority.
+    ///   - manager: the manager (default ``ImageManager/shared``).
+    ///   - progressBlock: called after each source (default `nil`).
+    ///   - completionHandler: called once at the end (default `nil`).
+    public init(sources: [Source], options: AlcedoOptionsInfo? = nil, manager: ImageManager = .shared,
+                progressBlock: PrefetcherProgressBlock? = nil, completionHandler: PrefetcherCompletionHandler? = nil) {
+        self.sources = sources
+        self.options = [.downloadPriority(.low)] + (options ?? [])
+        self.manager = manager
+        self.progressBlock = progressBlock
+        self.completionHandler = completionHandler
+    }
+
+    /// A prefetcher of resources (a `file://` URL is read from disk).
+    public convenience init(resources: [any Resource], options: AlcedoOptionsInfo? = nil, manager: ImageManager = .shared,
+                            progressBlock: PrefetcherProgressBlock? = nil, completionHandler: PrefetcherCompletionHandler? = nil) {
+        self.init(sources: resources.map { $0.convertToSource() }, options: options, manager: manager,
+                  progressBlock: progressBlock, completionHandler: completionHandler)
+    }
+
+    /// A prefetcher of URLs.
+    public convenience init(urls: [URL], options: AlcedoOptionsInfo? = nil, manager: ImageManager = .shared,
+                            progressBlock: PrefetcherProgressBlock? = nil, completionHandler: PrefetcherCompletionHandler? = nil) {
+        self.init(resources: urls, options: options, manager: manager,
+                  progressBlock: progressBlock, completionHandler: completionHandler)
+    }
+
+    /// How many sources are retrieved at the same time (default 5, at least 1). Read when the
+    /// prefetch starts.
+    public var maxConcurrentDownloads: Int {
+        get { state.withLock { $0.maxConcurrentDownloads } }
+        set { state.withLock { $0.maxConcurrentDownloads = max(1, newValue) } }
+    }
+
+    /// Starts prefetching in the background; calling it again does nothing.
+    public func start() {
+        _ = runTask()
+    }
+
+    /// Prefetches (starting if needed) and returns when every source is done or the
+    /// prefetcher was stopped.
+    @discardableResult
+    public func prefetch() async -> Result {
+        await runTask().value
+    }
+
+    /// Cancels the retrievals in flight and starts no more. The completion handler is still
+    /// called, once.
+    public func stop() {
+        let run = state.withLock { state in
+            state.stopped = true
+            return state.run
+        }
+        run?.cancel()
+    }
+
+    /// The lists so far.
+    public var result: Result { state.withLock { $0.result } }
+
+    private func runTask() -> Task<Result, Never> {
+        state.withLock { state in
+            if let run = state.run { return run }
+            let run = Task { await self.run() }
+            state.run = run
+            return run
+        }
+    }
+
+    private func run() async -> Result {
+        let (width, stopped) = state.withLock { ($0.maxConcurrentDownloads, $0.stopped) }
+        let parsed = manager.parsedOptions(options)
+        if !stopped {
+            await withTaskGroup(of: (Source, Outcome).self) { group in
+                var pending = sources.makeIterator()
+                var running = 0
+                while running < width, let source = pending.next() {
+                    group.addTask { await self.prefetch(source, options: parsed) }
+                    running += 1
+                }
+                while let (source, outcome) = await group.next() {
+                    record(source, outcome, callbackQueue: parsed.callbackQueue)
+                    if Task.isCancelled || state.withLock({ $0.stopped }) { continue }
+                    if let source = pending.next() {
+                        group.addTask { await self.prefetch(source, options: parsed) }
+                    }
+                }
+            }
+        }
+        let result = state.withLock { $0.result }
+        if let completionHandler {
+            parsed.callbackQueue.execute { completionHandler(result.skipped, result.failed, result.completed) }
+        }
+        return result
+    }
+
+    private func prefetch(_ source: Source, options: AlcedoParsedOptionsInfo) async -> (Source, Outcome) {
+        if Task.isCancelled { return (source, .failed) }
+        if !options.forceRefresh {
+            let request = LoadRequest(source: source, options: options, manager: manager)
+            if await request.targetCache.isCached(forKey: request.key, processorIdentifier: request.variant) {
+                return (source, .skipped)
+            }
+        }
+        do {
+            _ = try await manager.retrieve(source, options: options, progress: nil)
+            return (source, .completed)
+        } catch {
+            return (source, .failed)
+        }
+    }
+
+    private func record(_ source: Source, _ outcome: Outcome, callbackQueue: CallbackQueue) {
+        let result = state.withLock { state in
+            switch outcome {
+            case .skipped: state.result.skipped.append(source)
+            case .failed: state.result.failed.append(source)
+            case .completed: state.result.completed.append(source)
+            }
+            return state.result
+        }
+        if let progressBlock {
+            callbackQueue.execute { progressBlock(result.skipped, result.failed, result.completed) }
+        }
+    }
+}

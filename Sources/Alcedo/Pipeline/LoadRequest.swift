@@ -1,0 +1,122 @@
+import Foundation
+
+/// One request with its options resolved against the manager: the caches, the downloader,
+/// the keys and the decoding options every stage uses.
+struct LoadRequest: Sendable {
+    /// Marks the cached variant of a request made with ``AlcedoOptionsInfoItem/onlyLoadFirstFrame``,
+    /// so a first frame is never served to a request that wants the whole animation.
+    static let firstFrameMarker = "com.alcedo.firstFrame"
+
+    let source: Source
+    let options: AlcedoParsedOptionsInfo
+    let targetCache: ImageCache
+    /// Where the original is stored and looked for: the original cache with a processor, the
+    /// target cache without one (the original is then the variant itself).
+    let originalCache: ImageCache
+    let downloader: ImageDownloader
+    let serializer: any CacheSerializer
+    /// The source's cache key.
+    let key: String
+    /// The identifier the processed image is cached under (`key@variant`); empty for the original.
+    let variant: String
+    /// `true` when the processor is the identity: the image stored is the original itself.
+    let processorIsDefault: Bool
+    /// How loaded bytes and disk originals are decoded: the processor's decoding target applied.
+    let decodingOptions: DecodingOptions
+    /// How a processed variant read from disk is decoded: at its stored size.
+    let variantDecodingOptions: DecodingOptions
+
+    init(source: Source, options: AlcedoParsedOptionsInfo, manager: ImageManager) {
+        self.source = source
+        self.options = options
+        targetCache = options.targetCache ?? manager.cache
+        processorIsDefault = options.processor.identifier.isEmpty
+        originalCache = processorIsDefault ? targetCache : (options.originalCache ?? targetCache)
+        downloader = options.downloader ?? manager.downloader
+        serializer = options.cacheSerializer ?? targetCache.cacheSerializer
+        key = source.cacheKey
+        var variant = options.processor.identifier
+        if options.onlyLoadFirstFrame {
+            variant = variant.isEmpty ? Self.firstFrameMarker : variant + "|>" + Self.firstFrameMarker
+        }
+        self.variant = variant
+        decodingOptions = options.downloadOptions.effectiveDecodingOptions
+        variantDecodingOptions = options.decodingOptions
+    }
+
+    /// `true` when the variant is the original as stored (no processor, all frames).
+    var variantIsOriginal: Bool { variant.isEmpty }
+
+    /// `true` when the variant is written to disk: a processed image. Without a processor the
+    /// original bytes are written instead, under the bare key.
+    var storesVariantOnDisk: Bool { !processorIsDefault }
+
+    /// The key that identifies this request's work among those in flight.
+    var pipelineKey: PipelineKey {
+        var flags: PipelineKey.Flags = []
+        if options.forceRefresh { flags.insert(.forceRefresh) }
+        if options.fromMemoryCacheOrRefresh { flags.insert(.fromMemoryCacheOrRefresh) }
+        if options.onlyFromCache { flags.insert(.onlyFromCache) }
+        if options.cacheMemoryOnly { flags.insert(.cacheMemoryOnly) }
+        if options.waitForCache { flags.insert(.waitForCache) }
+        if options.cacheOriginalImage { flags.insert(.cacheOriginalImage) }
+        if options.respectHTTPFreshness { flags.insert(.respectHTTPFreshness) }
+        let url: URL?
+        switch source {
+        case .network(let resource): url = resource.downloadURL
+        case .provider: url = nil
+        }
+        return PipelineKey(url: url, cacheKey: key, variant: variant, decoding: decodingOptions,
+                           targetCache: ObjectIdentifier(targetCache), originalCache: ObjectIdentifier(originalCache),
+                           downloader: ObjectIdentifier(downloader), flags: flags)
+    }
+
+    /// The memory expiration of an image stored now: the option's, capped by the response's
+    /// freshness under ``AlcedoOptionsInfoItem/respectHTTPFreshness``.
+    func memoryExpiration(for info: HTTPCacheInfo?) -> StorageExpiration? {
+        guard options.respectHTTPFreshness, let freshUntil = info?.freshUntil else { return options.memoryCacheExpiration }
+        let now = Date()
+        let configured = options.memoryCacheExpiration ?? targetCache.memoryStorage.config.expiration
+        return configured.estimatedExpiration(since: now) <= freshUntil ? configured : (freshUntil <= now ? .expired : .date(freshUntil))
+    }
+
+    /// `true` when a disk entry with `info` must be asked about before it is used.
+    func needsRevalidation(_ info: HTTPCacheInfo?) -> Bool {
+        guard options.respectHTTPFreshness, !options.onlyFromCache, case .network = source, let info else { return false }
+        return info.isStale(at: Date())
+    }
+}
+
+/// What identifies one run of the flow among those in flight: the same source key, variant,
+/// decoding, caches, downloader and cache-affecting options.
+struct PipelineKey: Hashable, Sendable {
+    struct Flags: OptionSet, Hashable, Sendable {
+        let rawValue: UInt16
+        static let forceRefresh = Flags(rawValue: 1 << 0)
+        static let fromMemoryCacheOrRefresh = Flags(rawValue: 1 << 1)
+        static let onlyFromCache = Flags(rawValue: 1 << 2)
+        static let cacheMemoryOnly = Flags(rawValue: 1 << 3)
+        static let waitForCache = Flags(rawValue: 1 << 4)
+        static let cacheOriginalImage = Flags(rawValue: 1 << 5)
+        static let respectHTTPFreshness = Flags(rawValue: 1 << 6)
+    }
+
+    /// The download URL of a network source; `nil` for a provider.
+    let url: URL?
+    let cacheKey: String
+    let variant: String
+    let decoding: DecodingOptions
+    let targetCache: ObjectIdentifier
+    let originalCache: ObjectIdentifier
+    let downloader: ObjectIdentifier
+    let flags: Flags
+}
+
+/// What one run of the flow produced, shared by every caller that waited for it.
+struct LoadedImage: Sendable {
+    var image: AlcedoImage
+    var cacheType: CacheType
+    var originalData: Data?
+    var response: DownloadResponse?
+    var metrics: RetrieveImageMetrics
+}

@@ -1,0 +1,77 @@
+import Dispatch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An image file on a local disk. A `file://` URL given to the manager as a URL or a
+/// ``Resource`` is read through this provider.
+///
+/// The file is read on a dispatch queue, never on the cooperative pool. A missing file, a
+/// folder, a file over ``maximumFileSize`` and a read error are each a typed
+/// ``AlcedoError/imageSettingError(reason:)``.
+public struct LocalFileImageDataProvider: ImageDataProvider {
+    /// The file's URL.
+    public let fileURL: URL
+    /// The key the image is cached under (default: the file URL's absolute string).
+    public let cacheKey: String
+    /// The largest file read, in bytes (default 64 MiB).
+    public let maximumFileSize: Int
+
+    /// A provider of the file at `fileURL`, cached under `cacheKey` (default `nil`: the
+    /// URL's absolute string), refusing files over `maximumFileSize` bytes (default 64 MiB).
+    public init(fileURL: URL, cacheKey: String? = nil, maximumFileSize: Int = 64 << 20) {
+        self.fileURL = fileURL
+        self.cacheKey = cacheKey ?? fileURL.absoluteString
+        self.maximumFileSize = maximumFileSize
+    }
+
+    public var contentURL: URL? { fileURL }
+
+    public func data() async throws(AlcedoError) -> Data {
+        let url = fileURL
+        let limit = maximumFileSize
+        let result: Result<Data, AlcedoError> = await withCheckedContinuation { continuation in
+            Self.queue.async { continuation.resume(returning: Self.read(url, limit: limit)) }
+        }
+        return try result.get()
+    }
+
+    private static let queue = DispatchQueue(label: "alcedo.local-file-provider", qos: .userInitiated, attributes: .concurrent)
+
+    /// Reads the whole file with POSIX calls, checking its kind and size first.
+    static func read(_ url: URL, limit: Int) -> Result<Data, AlcedoError> {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            return .failure(.imageSettingError(reason: code == ENOENT || code == ENOTDIR ? .fileNotFound(url) : .fileReadFailed(url, errno: code)))
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return .failure(.imageSettingError(reason: .fileReadFailed(url, errno: errno))) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return .failure(.imageSettingError(reason: .notARegularFile(url))) }
+        let size = Int(info.st_size)
+        guard size <= limit else { return .failure(.imageSettingError(reason: .fileTooLarge(url, size: size, limit: limit))) }
+        var data = Data(count: size)
+        var offset = 0
+        while offset < size {
+            let count = data.withUnsafeMutableBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return pread(fd, base + offset, size - offset, off_t(offset))
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(.imageSettingError(reason: .fileReadFailed(url, errno: errno)))
+            }
+            if count == 0 { break }
+            offset += count
+        }
+        // A file that shrank while being read gives what it had.
+        if offset < size { data.count = offset }
+        return .success(data)
+    }
+}

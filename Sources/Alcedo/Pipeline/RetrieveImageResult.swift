@@ -1,0 +1,66 @@
+import Foundation
+
+/// What ``ImageManager/retrieveImage(with:options:progress:)-(Source,_,_)`` delivers.
+public struct RetrieveImageResult: Sendable {
+    /// The image, processed, with the image modifier (if any) applied.
+    public let image: AlcedoImage
+    /// Where it came from: `.memory`, `.disk` (a disk hit, or cached bytes confirmed by a
+    /// `304 Not Modified`), or `.none` (loaded from the network or a provider).
+    public let cacheType: CacheType
+    /// The source that gave the image: the requested one, or an alternative source.
+    public let source: Source
+    /// The source that was requested (differs from ``source`` after an alternative source was used).
+    public let originalSource: Source
+    /// The encoded bytes the image was decoded from, when they were at hand: after a load, or
+    /// a disk hit. `nil` for a memory hit.
+    public let originalData: Data?
+    /// The final response head of a download (`nil` when nothing was downloaded; the `304`
+    /// of a revalidation).
+    public let response: DownloadResponse?
+    /// Where the time went.
+    public let metrics: RetrieveImageMetrics
+
+    public init(image: AlcedoImage, cacheType: CacheType, source: Source, originalSource: Source,
+                originalData: Data?, response: DownloadResponse?, metrics: RetrieveImageMetrics) {
+        self.image = image
+        self.cacheType = cacheType
+        self.source = source
+        self.originalSource = originalSource
+        self.originalData = originalData
+        self.response = response
+        self.metrics = metrics
+    }
+}
+
+/// The time one request spent in each stage. Requests that joined work already in flight
+/// share its figures; stages that did not run are zero.
+public struct RetrieveImageMetrics: Sendable, Hashable, CustomStringConvertible {
+    /// Looking in the memory and disk caches (reading the disk entry included, decoding it not).
+    public var cacheLookup: Duration = .zero
+    /// Downloading (or revalidating), or reading a data provider.
+    public var loading: Duration = .zero
+    /// Decoding the bytes (a download's, a provider's or a disk entry's).
+    public var decoding: Duration = .zero
+    /// Running the processor.
+    public var processing: Duration = .zero
+    /// Storing in the caches before delivery (the memory store, and the disk store with
+    /// ``AlcedoOptionsInfoItem/waitForCache``).
+    public var storing: Duration = .zero
+    /// From the call to delivery.
+    public var total: Duration = .zero
+
+    public init() {}
+
+    public var description: String {
+        "total \(total.alcedoMilliseconds), cache \(cacheLookup.alcedoMilliseconds), load \(loading.alcedoMilliseconds), "
+            + "decode \(decoding.alcedoMilliseconds), process \(processing.alcedoMilliseconds), store \(storing.alcedoMilliseconds)"
+    }
+}
+
+extension Duration {
+    /// The duration in milliseconds with two decimals, for messages (`12.34 ms`).
+    var alcedoMilliseconds: String {
+        let milliseconds = alcedoTimeInterval * 1000
+        return String(format: "%.2f ms", milliseconds)
+    }
+}
