@@ -83,7 +83,8 @@ extension ImageManager {
         if !refresh {
             if !request.variantIsOriginal, let original = originalInMemory(request) {
                 metrics.cacheLookup = clock.now - lookupStart
-                let image = try await process(original, request, priority: context.ticket.priority, metrics: &metrics)
+                let image = try await transform(.image(original), request, options: request.decodingOptions, process: true,
+                                                priority: context.ticket.priority, metrics: &metrics).mapError(\.error).get()
                 // The variant goes to disk only if its original is there (not memory-only, not no-store).
                 let originalOnDisk = try? await request.originalCache.diskMetadata(forKey: request.key)
                 await store(image, data: nil, info: originalOnDisk?.httpCacheInfo, request, storeOriginal: false,
@@ -148,9 +149,8 @@ extension ImageManager {
         metrics.loading = clock.now - loadStart
 
         // 3. Decode and process, 4. store.
-        let decoded = try await decode(data, request, options: request.decodingOptions, fromDisk: false,
-                                       priority: context.ticket.priority, metrics: &metrics)
-        let image = try await process(decoded, request, priority: context.ticket.priority, metrics: &metrics)
+        let image = try await transform(.bytes(data, fromDisk: false), request, options: request.decodingOptions, process: true,
+                                        priority: context.ticket.priority, metrics: &metrics).mapError(\.error).get()
         await store(image, data: data, info: response?.cacheInfo, request, storeOriginal: true, metrics: &metrics)
         return LoadedImage(image: image, cacheType: .none, originalData: data, response: response, metrics: metrics)
     }
@@ -190,31 +190,24 @@ extension ImageManager {
     /// memory and on disk; `nil` when the entry does not decode (it is then loaded again).
     private func serve(_ hit: DiskHit, _ request: LoadRequest, info: HTTPCacheInfo?, response: DownloadResponse?,
                        priority: DownloadPriority, metrics: inout RetrieveImageMetrics) async throws(AlcedoError) -> LoadedImage? {
+        let outcome = await transform(.bytes(hit.data, fromDisk: true), request,
+                                      options: hit.kind == .variant ? request.variantDecodingOptions : request.decodingOptions,
+                                      process: hit.kind == .original, priority: priority, metrics: &metrics)
         let image: AlcedoImage
+        switch outcome {
+        case .success(let value): image = value
+        // An entry that does not decode is loaded again; a processor's failure is the request's.
+        case .failure(.decoding(let error)): if error.isCancellation { throw error } else { return nil }
+        case .failure(.processing(let error)): throw error
+        }
         switch hit.kind {
         case .variant:
-            do {
-                image = try await decode(hit.data, request, options: request.variantDecodingOptions, fromDisk: true,
-                                         priority: priority, metrics: &metrics)
-            } catch {
-                if error.isCancellation { throw error }
-                return nil
-            }
             let clock = ContinuousClock()
             let start = clock.now
             request.targetCache.storeToMemory(image, forKey: request.key, processorIdentifier: request.variant,
                                               expiration: request.memoryExpiration(for: info))
             metrics.storing += clock.now - start
         case .original:
-            let decoded: AlcedoImage
-            do {
-                decoded = try await decode(hit.data, request, options: request.decodingOptions, fromDisk: true,
-                                           priority: priority, metrics: &metrics)
-            } catch {
-                if error.isCancellation { throw error }
-                return nil
-            }
-            image = try await process(decoded, request, priority: priority, metrics: &metrics)
             await store(image, data: hit.data, info: info, request, storeOriginal: false, metrics: &metrics)
         }
         return LoadedImage(image: image, cacheType: .disk, originalData: hit.data, response: response, metrics: metrics)
@@ -228,44 +221,84 @@ extension ImageManager {
         return options
     }
 
-    /// Decodes `data` off the cooperative pool: loaded bytes with the downloader's codecs,
-    /// disk entries (`fromDisk`) with the request's serializer.
-    private func decode(_ data: Data, _ request: LoadRequest, options: DecodingOptions, fromDisk: Bool,
-                        priority: DownloadPriority, metrics: inout RetrieveImageMetrics) async throws(AlcedoError) -> AlcedoImage {
-        let serializer = request.serializer
-        let registry = request.downloader.codecRegistry
-        let timed = await BlockingWorkPool.shared.run(priority: priority) { () -> Result<(AlcedoImage, Duration), AlcedoError> in
-            let clock = ContinuousClock()
-            let start = clock.now
-            return Result { () throws(AlcedoError) in
-                let image = fromDisk ? try serializer.image(with: data, options: options) : try registry.decode(data, options: options)
-                return (image, clock.now - start)
-            }
-        }
-        let (image, duration) = try timed.get()
-        metrics.decoding += duration
-        return image
+    /// What ``transform(_:_:options:process:priority:metrics:)`` starts from.
+    enum TransformInput: Sendable {
+        /// Encoded bytes: loaded ones (decoded with the downloader's codecs) or a disk entry's
+        /// (`fromDisk`, decoded with the request's serializer).
+        case bytes(Data, fromDisk: Bool)
+        /// An image already decoded (an original from the memory cache).
+        case image(AlcedoImage)
     }
 
-    /// Runs the processor off the cooperative pool (the first frame only under
-    /// ``AlcedoOptionsInfoItem/onlyLoadFirstFrame``).
-    private func process(_ image: AlcedoImage, _ request: LoadRequest, priority: DownloadPriority,
-                         metrics: inout RetrieveImageMetrics) async throws(AlcedoError) -> AlcedoImage {
-        let processor = request.options.processor
-        guard !request.processorIsDefault else {
-            return request.options.onlyLoadFirstFrame && image.isAnimated ? image.frame(at: 0) : image
-        }
-        let firstFrameOnly = request.options.onlyLoadFirstFrame
-        let timed = await BlockingWorkPool.shared.run(priority: priority) { () -> Result<(AlcedoImage, Duration), AlcedoError> in
-            let clock = ContinuousClock()
-            let start = clock.now
-            return Result { () throws(AlcedoError) in
-                let input = firstFrameOnly && image.isAnimated ? image.frame(at: 0) : image
-                return (try processor.process(input), clock.now - start)
+    /// The stage a transform failed in.
+    enum TransformError: Error {
+        case decoding(AlcedoError)
+        case processing(AlcedoError)
+
+        var error: AlcedoError {
+            switch self {
+            case .decoding(let error), .processing(let error): return error
             }
         }
-        let (processed, duration) = try timed.get()
-        metrics.processing += duration
-        return processed
+    }
+
+    /// Decodes and (with `process`) runs the processor in one job on the work pool, off the
+    /// cooperative pool; under ``AlcedoOptionsInfoItem/onlyLoadFirstFrame`` only the first
+    /// frame is processed.
+    private func transform(_ input: TransformInput, _ request: LoadRequest, options: DecodingOptions, process: Bool,
+                           priority: DownloadPriority, metrics: inout RetrieveImageMetrics) async -> Result<AlcedoImage, TransformError> {
+        let serializer = request.serializer
+        let registry = request.downloader.codecRegistry
+        let processor = request.options.processor
+        let runsProcessor = process && !request.processorIsDefault
+        let firstFrameOnly = request.options.onlyLoadFirstFrame
+        let outcome = await BlockingWorkPool.shared.run(priority: priority) { () -> Result<TransformOutcome, AlcedoError> in
+            .success(Self.transformNow(input, serializer: serializer, registry: registry, options: options,
+                                       processor: runsProcessor ? processor : nil, firstFrameOnly: firstFrameOnly))
+        }
+        switch outcome {
+        case .failure(let error):
+            return .failure(.decoding(error))  // the wait for the pool was cancelled
+        case .success(let done):
+            metrics.decoding += done.decoding
+            metrics.processing += done.processing
+            return done.result
+        }
+    }
+
+    /// The synchronous body of ``transform(_:_:options:process:priority:metrics:)``.
+    private static func transformNow(_ input: TransformInput, serializer: any CacheSerializer, registry: ImageCodecRegistry,
+                                     options: DecodingOptions, processor: (any ImageProcessor)?,
+                                     firstFrameOnly: Bool) -> TransformOutcome {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var image: AlcedoImage
+        switch input {
+        case .image(let decoded):
+            image = decoded
+        case .bytes(let data, let fromDisk):
+            do throws(AlcedoError) {
+                image = fromDisk ? try serializer.image(with: data, options: options) : try registry.decode(data, options: options)
+            } catch {
+                return TransformOutcome(result: .failure(.decoding(error)), decoding: clock.now - start, processing: .zero)
+            }
+        }
+        let decoded = clock.now - start
+        if firstFrameOnly && image.isAnimated { image = image.frame(at: 0) }
+        guard let processor else { return TransformOutcome(result: .success(image), decoding: decoded, processing: .zero) }
+        let processingStart = clock.now
+        do throws(AlcedoError) {
+            image = try processor.process(image)
+        } catch {
+            return TransformOutcome(result: .failure(.processing(error)), decoding: decoded, processing: clock.now - processingStart)
+        }
+        return TransformOutcome(result: .success(image), decoding: decoded, processing: clock.now - processingStart)
+    }
+
+    /// The result of a transform with the time each stage took.
+    struct TransformOutcome: Sendable {
+        let result: Result<AlcedoImage, TransformError>
+        let decoding: Duration
+        let processing: Duration
     }
 }

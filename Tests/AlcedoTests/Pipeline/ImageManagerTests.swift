@@ -211,4 +211,17 @@ struct ImageManagerTests {
         }
         await manager.downloader.shutdown()
     }
+
+    @Test func diskEntryThatDoesNotDecodeIsLoadedAgain() async throws {
+        try await withPipeline { h in
+            let jpeg = TestImages.jpeg()
+            h.server.route("/bad-entry.jpg", .ok(jpeg))
+            let url = h.server.url("/bad-entry.jpg")
+            try await h.cache.storeToDisk(Data("this is not an image".utf8), forKey: url.cacheKey)
+            let result = try await h.manager.retrieveImage(with: url, options: [.waitForCache])
+            #expect(result.cacheType == .none)
+            #expect(h.server.requestCount("/bad-entry.jpg") == 1)
+            #expect(try #require(await h.cache.retrieveDataInDiskCache(forKey: url.cacheKey)).data == jpeg)
+        }
+    }
 }
