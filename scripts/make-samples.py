@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Generates Alcedo's bundled sample images (Samples/) deterministically with Pillow and numpy.
+"""Generates Alcedo's bundled sample images (Sources/alcedo/Demo/Samples/) deterministically with Pillow and numpy.
 
 Every sample is synthetic: made by this script from a fixed random seed, so the project owns
-them outright. Run: python3 scripts/make-samples.py Samples
+them outright. Run: python3 scripts/make-samples.py Sources/alcedo/Demo/Samples
 """
 import math
 import sys
@@ -84,4 +84,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "Samples")
+    main(sys.argv[1] if len(sys.argv) > 1 else "Sources/alcedo/Demo/Samples")

@@ -16,8 +16,13 @@ enum Console {
 
     /// One compact JSON object on one line.
     static func jsonLine(_ object: [String: Any]) {
+        line(jsonText(object))
+    }
+
+    /// `object` as compact JSON with sorted keys (`NSNull` values are written as `null`).
+    static func jsonText(_ object: [String: Any]) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        line(String(decoding: data, as: UTF8.self))
+        return String(decoding: data, as: UTF8.self)
     }
 }
 

@@ -28,6 +28,9 @@ public enum CacheErrorReason: Sendable, CustomStringConvertible {
     case readFailed(path: String, errno: Int32)
     /// Removing an entry failed.
     case removeFailed(path: String, errno: Int32)
+    /// The key and HTTP metadata of an entry take more than the header allows (1 MiB): such an
+    /// entry cannot be stored.
+    case metadataTooLarge(key: String, size: Int, limit: Int)
     /// A file in the cache folder is not a valid entry (bad header, truncated, wrong key).
     /// Readers treat such a file as a miss and remove it; this error is reported only where an
     /// entry was required.
@@ -51,6 +54,8 @@ public enum CacheErrorReason: Sendable, CustomStringConvertible {
             return "cannot read \(path): \(Self.message(code))"
         case .removeFailed(let path, let code):
             return "cannot remove \(path): \(Self.message(code))"
+        case .metadataTooLarge(let key, let size, let limit):
+            return "the key and metadata of \"\(key.prefix(80))\" take \(size) bytes, over the limit of \(limit)"
         case .corruptEntry(let path, let reason):
             return "corrupt cache entry \(path): \(reason)"
         }

@@ -25,20 +25,39 @@ struct CacheKeyHash: Hashable, Sendable {
 
     /// Parses 64 lower-case hex digits; `nil` for anything else.
     init?(hex: some StringProtocol) {
-        let utf8 = Array(hex.utf8)
-        guard utf8.count == 64 else { return nil }
-        var words: [UInt64] = [0, 0, 0, 0]
-        for (index, char) in utf8.enumerated() {
-            let nibble: UInt8
-            switch char {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = char - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = char - UInt8(ascii: "a") + 10
-            default: return nil
-            }
-            words[index / 16] = words[index / 16] << 4 | UInt64(nibble)
-        }
-        (w0, w1, w2, w3) = (words[0], words[1], words[2], words[3])
+        var text = String(hex)
+        guard let parsed = text.withUTF8({ CacheKeyHash(hexBytes: $0) }), text.utf8.count == 64 else { return nil }
+        self = parsed
     }
+
+    /// Parses the first 64 bytes of `bytes` as lower-case hex digits (a file name in a scan).
+    init?(hexBytes bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count >= 64 else { return nil }
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        for word in 0..<4 {
+            var value: UInt64 = 0
+            for index in word * 16..<word * 16 + 16 {
+                let char = bytes[index]
+                let nibble: UInt8
+                switch char {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = char &- UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = char &- UInt8(ascii: "a") &+ 10
+                default: return nil
+                }
+                value = value << 4 | UInt64(nibble)
+            }
+            switch word {
+            case 0: words.0 = value
+            case 1: words.1 = value
+            case 2: words.2 = value
+            default: words.3 = value
+            }
+        }
+        (w0, w1, w2, w3) = words
+    }
+
+    /// The words of a SHA-256 are uniformly distributed: one is enough to hash.
+    func hash(into hasher: inout Hasher) { hasher.combine(w0) }
 
     /// The 64 lower-case hex digits.
     var hex: String {
@@ -59,12 +78,6 @@ struct CacheKeyHash: Hashable, Sendable {
 }
 
 extension CacheKeyHash {
-    /// Parses a file name's first 64 bytes as hex digits.
-    init?(hexBytes bytes: UnsafeBufferPointer<UInt8>) {
-        guard bytes.count >= 64 else { return nil }
-        self.init(hex: String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<64]), as: UTF8.self))
-    }
-
     /// A small number derived from the hash, to pick one of `count` lock stripes.
     func stripe(of count: Int) -> Int { Int(w0 % UInt64(count)) }
 }

@@ -19,6 +19,7 @@ public struct DefaultCacheSerializer: CacheSerializer {
     /// The options used when encoding (quality for JPEG and WebP). Default `.default` (quality 90).
     public var encodingOptions: EncodingOptions
 
+    /// Creates a serializer; every parameter has the default stated on its property.
     public init(codecs: ImageCodecRegistry = .shared, preferCacheOriginalData: Bool = true,
                 encodingOptions: EncodingOptions = .default) {
         self.codecs = codecs
@@ -26,6 +27,9 @@ public struct DefaultCacheSerializer: CacheSerializer {
         self.encodingOptions = encodingOptions
     }
 
+    /// `original` when given (and ``preferCacheOriginalData``), else `image` encoded in its
+    /// own format, PNG when no encoder writes that format.
+    /// - Throws: the encoder's error, or `.encodingError(.unsupportedFormat(.png))` when not even PNG can be written.
     public func data(with image: AlcedoImage, original: Data?) throws(AlcedoError) -> Data {
         if preferCacheOriginalData, let original, !original.isEmpty { return original }
         let wanted = original.map { ImageFormat.sniff($0) } ?? image.sourceFormat
@@ -35,6 +39,7 @@ public struct DefaultCacheSerializer: CacheSerializer {
         return try codecs.encode(image, as: format, options: encodingOptions)
     }
 
+    /// Decodes `data` with ``codecs``, whatever its format.
     public func image(with data: Data, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
         try codecs.decode(data, options: options)
     }

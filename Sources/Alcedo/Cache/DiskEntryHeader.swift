@@ -48,8 +48,9 @@ struct DiskEntryHeader: Equatable {
         fixedSize + index * (slotHeaderSize + capacity)
     }
 
-    /// The fixed 48 bytes of a file; `nil` unless the magic, the lengths and `fileSize` agree.
-    init?(fixedBytes bytes: UnsafeRawBufferPointer, fileSize: Int) {
+    /// The fixed 48 bytes of a file; `nil` unless the magic and the lengths agree, and agree
+    /// with `fileSize` when it is given.
+    init?(fixedBytes bytes: UnsafeRawBufferPointer, fileSize: Int?) {
         guard bytes.count >= Self.fixedSize, bytes.prefix(8).elementsEqual(Self.magic) else { return nil }
         let headerLength = Int(bytes.loadLE(UInt32.self, at: 8))
         let capacity = Int(bytes.loadLE(UInt32.self, at: 12))
@@ -57,7 +58,7 @@ struct DiskEntryHeader: Equatable {
         guard capacity <= Self.maxSlotCapacity,
               headerLength == Self.fixedSize + 2 * (Self.slotHeaderSize + capacity),
               dataLength <= UInt64(Int.max - headerLength),
-              headerLength + Int(dataLength) == fileSize else { return nil }
+              fileSize == nil || headerLength + Int(dataLength) == fileSize else { return nil }
         self.slotCapacity = capacity
         self.dataLength = Int(dataLength)
         self.lastAccess = Int64(bitPattern: bytes.loadLE(UInt64.self, at: 24))

@@ -20,6 +20,7 @@ public struct DiskEntryMetadata: Sendable, Hashable {
     /// The HTTP validators and freshness of a downloaded entry, or `nil` when none were stored.
     public let httpCacheInfo: HTTPCacheInfo?
 
+    /// Creates metadata from its parts (the disk storage makes these; tests may too).
     public init(key: String, hash: String, dataSize: Int, fileSize: Int, creationDate: Date,
                 lastAccessDate: Date, expirationDate: Date, httpCacheInfo: HTTPCacheInfo?) {
         self.key = key

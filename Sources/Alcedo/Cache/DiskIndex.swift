@@ -13,6 +13,9 @@ final class DiskIndex: Sendable {
         var fileSize: Int
         var lastAccess: Int64
         var expiration: Int64
+        /// The file as it was when this entry was read or written (`nil`: unknown). A scan
+        /// that finds the same stamp keeps the entry without reading the file's header again.
+        var stamp: POSIXFile.Stamp?
     }
 
     private struct State {
@@ -41,6 +44,9 @@ final class DiskIndex: Sendable {
 
     func entry(_ id: CacheKeyHash) -> Entry? { state.withLock { $0.entries[id] } }
 
+    /// Every entry (a copy-on-write reference: taking it costs nothing).
+    var snapshot: [CacheKeyHash: Entry] { state.withLock { $0.entries } }
+
     func set(_ id: CacheKeyHash, _ entry: Entry) { state.withLock { $0.apply(id, entry) } }
 
     func remove(_ id: CacheKeyHash) { state.withLock { $0.apply(id, nil) } }
@@ -63,10 +69,17 @@ final class DiskIndex: Sendable {
         }
     }
 
-    /// Installs a scan's result, replaying the changes made while it ran.
+    /// Installs a scan's result, replaying the changes made while it ran. An access this
+    /// process recorded later than the file says (the file is written at most once per
+    /// granularity) is kept.
     func finishScan(_ scanned: [CacheKeyHash: Entry]) {
         state.withLock { state in
             var entries = scanned
+            for (id, old) in state.entries {
+                guard let found = entries[id], old.lastAccess > found.lastAccess else { continue }
+                entries[id] = Entry(fileSize: found.fileSize, lastAccess: old.lastAccess, expiration: old.expiration,
+                                    stamp: found.stamp)
+            }
             for (id, change) in state.changesDuringScan { entries[id] = change }
             state.entries = entries
             state.totalSize = entries.values.reduce(0) { $0 + $1.fileSize }

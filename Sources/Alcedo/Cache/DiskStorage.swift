@@ -29,8 +29,10 @@ import Foundation
 ///
 /// A header is written with the data in the same atomic rename, so data and metadata can never
 /// disagree; it survives restarts, copies and every filesystem. The last access and the
-/// expiration sit at fixed offsets and are updated in place by one small `pwrite` on each read,
-/// so the least-recently-used order is kept on disk and shared by every process and restart.
+/// expiration sit at fixed offsets and are updated in place by one small `pwrite`, at most once
+/// per ``Config/accessTimeGranularity`` (a minute) per entry, as `relatime` does for atime: the
+/// least-recently-used order is kept on disk, shared by every process and restart, exact to the
+/// minute (and exact in the memory of the process that made the accesses).
 /// The key and HTTP metadata sit in two checksummed slots: an update (a `304 Not Modified`
 /// refreshing freshness, through ``Backend/updateMetadata(forKey:httpCacheInfo:expiration:)``)
 /// writes the slot not in use, under an advisory `flock`, and never rewrites the data; a torn
@@ -83,6 +85,11 @@ public enum DiskStorage {
         /// anything else is dropped). Default `nil`. Every process sharing a folder must use
         /// the same one: files with another extension are removed as stale by clean-ups.
         public let pathExtension: String?
+        /// How often, at most, a read writes the entry's last access (and extended expiration)
+        /// to its file, in seconds. Default 60. The in-memory order is always exact; the order
+        /// on disk, which restarts and other processes see, is exact to this granularity (a
+        /// tenth of the entry's cache time when that is shorter). 0 writes on every read.
+        public var accessTimeGranularity: TimeInterval
         /// How old a temporary file must be before a clean-up takes it for the remains of an
         /// interrupted write and removes it, in seconds. Default 600.
         public var temporaryFileLifetime: TimeInterval
@@ -99,13 +106,14 @@ public enum DiskStorage {
             lowWaterMarkRatio: Double = 0.5,
             expiration: StorageExpiration = .days(7),
             pathExtension: String? = nil,
+            accessTimeGranularity: TimeInterval = 60,
             temporaryFileLifetime: TimeInterval = 600,
             now: @escaping @Sendable () -> Date = { Date() }
         ) {
             let component = Self.folderComponent(name)
             self.init(folderURL: (directory ?? DiskStorage.defaultDirectory).appendingPathComponent(component, isDirectory: true),
                       name: component, sizeLimit: sizeLimit, lowWaterMarkRatio: lowWaterMarkRatio,
-                      expiration: expiration, pathExtension: pathExtension,
+                      expiration: expiration, pathExtension: pathExtension, accessTimeGranularity: accessTimeGranularity,
                       temporaryFileLifetime: temporaryFileLifetime, now: now)
         }
 
@@ -117,6 +125,7 @@ public enum DiskStorage {
             lowWaterMarkRatio: Double = 0.5,
             expiration: StorageExpiration = .days(7),
             pathExtension: String? = nil,
+            accessTimeGranularity: TimeInterval = 60,
             temporaryFileLifetime: TimeInterval = 600,
             now: @escaping @Sendable () -> Date = { Date() }
         ) {
@@ -128,6 +137,7 @@ public enum DiskStorage {
             let cleaned = String((pathExtension ?? "").unicodeScalars
                 .filter { $0.isASCII && CharacterSet.alphanumerics.contains($0) }.prefix(16).map(Character.init))
             self.pathExtension = cleaned.isEmpty ? nil : cleaned
+            self.accessTimeGranularity = accessTimeGranularity
             self.temporaryFileLifetime = temporaryFileLifetime
             self.now = now
         }

@@ -19,11 +19,14 @@ extension DiskStorage {
         public let directoryURL: URL
 
         let directoryPath: String
+        /// `"." + pathExtension`, or empty.
+        private let fileSuffix: String
         private let settings: Mutex<Config>
         let index = DiskIndex()
         private let stripes: [Stripe] = (0..<64).map { _ in Stripe() }
         private let broadcast = RemovalBroadcast()
         private let temporaryCounter = Atomic<Int>(0)
+        private let processID = getpid()
         private let hooks = Mutex<Hooks>(Hooks())
 
         /// A lock for the keys whose hashes fall on it: a file operation and the index update
@@ -41,11 +44,13 @@ extension DiskStorage {
         public init(config: Config) {
             directoryURL = config.folderURL
             directoryPath = config.folderURL.path
+            fileSuffix = config.pathExtension.map { "." + $0 } ?? ""
             settings = Mutex(config)
         }
 
-        /// The settings. ``Config/folderURL`` and ``Config/pathExtension`` cannot change; a
-        /// lower size limit applies from the next store or clean-up.
+        /// The settings. Changes to ``Config/folderURL`` and ``Config/pathExtension`` are
+        /// ignored: they are fixed when the backend is created. A lower size limit applies from
+        /// the next store or clean-up.
         public var config: Config {
             get { settings.withLock { $0 } }
             set { settings.withLock { $0 = newValue } }
@@ -61,12 +66,7 @@ extension DiskStorage {
             URL(fileURLWithPath: path(for: CacheKeyHash(key: key)))
         }
 
-        private func fileName(for id: CacheKeyHash) -> String {
-            guard let pathExtension = config.pathExtension else { return id.hex }
-            return id.hex + "." + pathExtension
-        }
-
-        private func path(for id: CacheKeyHash) -> String { directoryPath + "/" + fileName(for: id) }
+        private func path(for id: CacheKeyHash) -> String { directoryPath + "/" + id.hex + fileSuffix }
 
         private func stripe(_ id: CacheKeyHash) -> Stripe { stripes[id.stripe(of: stripes.count)] }
 
@@ -79,6 +79,8 @@ extension DiskStorage {
         /// `key` is removed) when the expiration is already past or the file would be larger
         /// than the size limit by itself.
         /// - Parameters:
+        ///   - data: the bytes to store.
+        ///   - key: the entry's key; any string (its SHA-256 names the file).
         ///   - expiration: this entry's expiration; `nil` (default) uses ``Config/expiration``.
         ///   - httpCacheInfo: the HTTP validators and freshness to keep with the entry.
         /// - Throws: `.cacheError` with `.diskFull`, `.readOnly`, `.cannotCreateDirectory` or
@@ -92,6 +94,7 @@ extension DiskStorage {
             let id = CacheKeyHash(key: key)
             try ensureLoaded()
             let record = DiskEntryRecord(key: key, creation: nowMs, httpCacheInfo: httpCacheInfo).encoded()
+            try Self.checkRecordSize(record, key: key)
             let header = DiskEntryHeader(
                 slotCapacity: DiskEntryHeader.capacity(forPayload: record.count), dataLength: data.count,
                 lastAccess: nowMs, expiration: DiskTime.milliseconds(expiration.estimatedExpiration(since: now)),
@@ -106,12 +109,20 @@ extension DiskStorage {
             }
         }
 
+        /// Throws `.metadataTooLarge` when a record would not fit the largest slot a reader accepts.
+        private static func checkRecordSize(_ record: [UInt8], key: String) throws(AlcedoError) {
+            let limit = DiskEntryHeader.maxSlotCapacity - DiskEntryHeader.slotSlack - 63
+            guard record.count <= limit else {
+                throw .cacheError(reason: .metadataTooLarge(key: key, size: record.count, limit: limit))
+            }
+        }
+
         /// Writes a temporary file and renames it over `id`'s file, then records it in the index.
         private func write(header: DiskEntryHeader, record: [UInt8], data: Data, id: CacheKeyHash) throws(AlcedoError) {
             let headerBytes = header.encoded(record: record)
             let finalPath = path(for: id)
             let temporaryPath = directoryPath + "/.tmp-" + String(id.hex.prefix(16))
-                + "-\(getpid())-\(temporaryCounter.add(1, ordering: .relaxed).newValue)"
+                + "-\(processID)-\(temporaryCounter.add(1, ordering: .relaxed).newValue)"
             let fd = try createTemporaryFile(temporaryPath, for: finalPath)
             let midWrite = hooks.withLock { $0.midWrite }
             var failure: POSIXFile.Errno? = headerBytes.withUnsafeBytes { head in
@@ -126,13 +137,14 @@ extension DiskStorage {
                                            UnsafeRawBufferPointer(rebasing: body[half...]))
                 }
             }
+            let stamp = failure == nil ? POSIXFile.stamp(fd) : nil
             if close(fd) != 0, failure == nil, errno != EINTR { failure = POSIXFile.Errno(errno) }
             if let failure {
                 _ = POSIXFile.unlink(temporaryPath)
                 throw .cacheError(reason: .writeError(path: finalPath, errno: failure.code))
             }
             let entry = DiskIndex.Entry(fileSize: header.fileSize, lastAccess: header.lastAccess,
-                                        expiration: header.expiration)
+                                        expiration: header.expiration, stamp: stamp)
             let renameFailure: POSIXFile.Errno? = stripe(id).lock.withLock { _ in
                 if let error = POSIXFile.rename(temporaryPath, finalPath) { return error }
                 index.set(id, entry)
@@ -176,10 +188,12 @@ extension DiskStorage {
         /// A hit records the access in the file, so the least-recently-used order survives
         /// restarts; on a read-only folder the hit is still returned, without that record.
         /// A key the index does not hold is a miss without any filesystem call.
-        /// - Parameter extendingExpiration: what the access does to the expiration (default `.cacheTime`).
+        /// - Parameters:
+        ///   - key: the entry's key.
+        ///   - extendingExpiration: what the access does to the expiration (default `.cacheTime`).
         /// - Throws: `.cacheError(.readFailed)` when the file exists but cannot be read.
         public func value(forKey key: String, extendingExpiration: ExpirationExtending = .cacheTime) throws(AlcedoError) -> Data? {
-            try read(key: key, extending: extendingExpiration, wantsData: true)?.data
+            try read(key: key, extending: extendingExpiration, wantsData: true, wantsMetadata: false)?.data
         }
 
         /// The data and the metadata stored under `key` (for revalidation with the HTTP
@@ -187,8 +201,8 @@ extension DiskStorage {
         public func entry(forKey key: String, extendingExpiration: ExpirationExtending = .cacheTime)
             throws(AlcedoError) -> (data: Data, metadata: DiskEntryMetadata)? {
             guard let result = try read(key: key, extending: extendingExpiration, wantsData: true),
-                  let data = result.data else { return nil }
-            return (data, result.metadata)
+                  let data = result.data, let metadata = result.metadata else { return nil }
+            return (data, metadata)
         }
 
         /// The metadata of `key`'s entry, or `nil` when there is no valid, unexpired entry.
@@ -208,11 +222,12 @@ extension DiskStorage {
 
         private struct ReadResult {
             var data: Data?
-            var metadata: DiskEntryMetadata
+            var metadata: DiskEntryMetadata?
         }
 
         /// Opens, validates and reads `key`'s entry; with `extending` set, records the access.
-        private func read(key: String, extending: ExpirationExtending?, wantsData: Bool) throws(AlcedoError) -> ReadResult? {
+        private func read(key: String, extending: ExpirationExtending?, wantsData: Bool,
+                          wantsMetadata: Bool = true) throws(AlcedoError) -> ReadResult? {
             let id = CacheKeyHash(key: key)
             try ensureLoaded()
             guard index.entry(id) != nil else { return nil }
@@ -220,14 +235,8 @@ extension DiskStorage {
             let nowMs = DiskTime.milliseconds(config.now())
             let path = path(for: id)
 
-            var writable = extending != nil
-            var opened = POSIXFile.open(path, writable ? O_RDWR : O_RDONLY)
-            if writable, case .failure(let error) = opened, [EACCES, EROFS, EPERM].contains(error.code) {
-                writable = false
-                opened = POSIXFile.open(path, O_RDONLY)
-            }
             let fd: Int32
-            switch opened {
+            switch POSIXFile.openForReading(path) {
             case .success(let descriptor): fd = descriptor
             case .failure(let error) where error.code == ENOENT:
                 forgetIfMissing(id)
@@ -237,12 +246,12 @@ extension DiskStorage {
             }
             defer { POSIXFile.close(fd) }
 
-            let opening: EntryOpening
-            switch EntryOpening.read(fd, path: path) {
-            case .success(let value): opening = value
+            let file: DiskEntryFile
+            switch DiskEntryFile.read(fd, includingData: wantsData) {
+            case .success(let value): file = value
             case .failure(let error): throw .cacheError(reason: .readFailed(path: path, errno: error.code))
             }
-            guard let header = opening.header, let record = opening.record,
+            guard let header = file.header, let record = file.record,
                   DiskEntryRecord.payload(record.payload, hasKey: key) else {
                 discard(id, path: path, fd: fd, reason: .corrupt)
                 return nil
@@ -254,7 +263,7 @@ extension DiskStorage {
 
             var data: Data?
             if wantsData {
-                switch opening.data(fd) {
+                switch file.data(fd) {
                 case .success(let bytes): data = bytes
                 case .failure(let error): throw .cacheError(reason: .readFailed(path: path, errno: error.code))
                 }
@@ -262,28 +271,51 @@ extension DiskStorage {
 
             var updated = header
             if let extending {
-                updated.lastAccess = max(header.lastAccess, nowMs)
-                switch extending {
-                case .none: break
-                case .cacheTime:
-                    if header.cacheTime >= 0 { updated.expiration = nowMs.addingClamped(header.cacheTime) }
-                case .expirationTime(let expiration):
-                    updated.expiration = DiskTime.milliseconds(expiration.estimatedExpiration(since: DiskTime.date(nowMs)))
-                    updated.cacheTime = expiration.extensibleDuration.map { Int64($0 * 1000) } ?? -1
-                }
-                if writable {
-                    let bytes = updated.mutableBytes(includingExpiration: updated.expiration != header.expiration
-                                                        || updated.cacheTime != header.cacheTime)
-                    _ = bytes.withUnsafeBytes { POSIXFile.write(fd, $0, at: Int(DiskEntryHeader.mutableOffset)) }
-                }
-                index.touch(id, lastAccess: updated.lastAccess, expiration: updated.expiration)
+                updated = recordAccess(id, path: path, header: header, extending: extending, nowMs: nowMs,
+                                       granularity: config.accessTimeGranularity)
             }
+            guard wantsMetadata else { return ReadResult(data: data, metadata: nil) }
             let parsed = DiskEntryRecord(payload: record.payload)
             let metadata = DiskEntryMetadata(
                 key: key, hash: id.hex, dataSize: header.dataLength, fileSize: header.fileSize,
                 creationDate: DiskTime.date(parsed?.creation ?? 0), lastAccessDate: DiskTime.date(updated.lastAccess),
                 expirationDate: DiskTime.date(updated.expiration), httpCacheInfo: parsed?.httpCacheInfo)
             return ReadResult(data: data, metadata: metadata)
+        }
+
+        /// Records an access in the index and, unless the file already says nearly as much, in
+        /// the file's header. The file is written at most once per `granularity` per entry (a
+        /// tenth of the entry's cache time when that is shorter), as `relatime` does for atime:
+        /// the in-memory order stays exact, the order on disk is exact to that granularity.
+        /// Returns the header as updated.
+        private func recordAccess(_ id: CacheKeyHash, path: String, header: DiskEntryHeader, extending: ExpirationExtending,
+                                  nowMs: Int64, granularity: TimeInterval) -> DiskEntryHeader {
+            var updated = header
+            updated.lastAccess = max(header.lastAccess, nowMs)
+            switch extending {
+            case .none: break
+            case .cacheTime:
+                if header.cacheTime >= 0 { updated.expiration = nowMs.addingClamped(header.cacheTime) }
+            case .expirationTime(let expiration):
+                updated.expiration = DiskTime.milliseconds(expiration.estimatedExpiration(since: DiskTime.date(nowMs)))
+                updated.cacheTime = expiration.extensibleDuration.map { Int64($0 * 1000) } ?? -1
+            }
+            index.touch(id, lastAccess: updated.lastAccess, expiration: updated.expiration)
+
+            var threshold = Int64(max(0, granularity) * 1000)
+            if header.cacheTime >= 0 { threshold = min(threshold, header.cacheTime / 10) }
+            let expirationMoved = updated.expiration != header.expiration
+                && (updated.expiration == DiskEntryHeader.never || header.expiration == DiskEntryHeader.never
+                    || abs(updated.expiration.subtractingClamped(header.expiration)) >= threshold)
+            guard updated.lastAccess.subtractingClamped(header.lastAccess) >= threshold || expirationMoved
+                    || updated.cacheTime != header.cacheTime else { return updated }
+            // A read-only folder is still read: the access is then only in the index.
+            guard case .success(let fd) = POSIXFile.open(path, O_WRONLY) else { return updated }
+            defer { POSIXFile.close(fd) }
+            let bytes = updated.mutableBytes(includingExpiration: updated.expiration != header.expiration
+                                                || updated.cacheTime != header.cacheTime)
+            _ = bytes.withUnsafeBytes { POSIXFile.write(fd, $0, at: Int(DiskEntryHeader.mutableOffset)) }
+            return updated
         }
 
         /// Removes `id`'s file, found invalid or expired through the open `fd`, unless the name
@@ -314,6 +346,7 @@ extension DiskStorage {
         /// reader or a crash sees either the old or the new record, whole. Only when the new
         /// record does not fit the slot is the file rewritten, atomically.
         /// - Parameters:
+        ///   - key: the entry's key.
         ///   - httpCacheInfo: the new metadata (`nil` removes it).
         ///   - expiration: a new expiration counted from now; `nil` (default) keeps the current one.
         /// - Returns: `false` when there is no valid, unexpired entry under `key`.
@@ -339,12 +372,12 @@ extension DiskStorage {
             defer { POSIXFile.close(fd) }
             while flock(fd, LOCK_EX) != 0, errno == EINTR {}
 
-            let opening: EntryOpening
-            switch EntryOpening.read(fd, path: path) {
-            case .success(let value): opening = value
+            let file: DiskEntryFile
+            switch DiskEntryFile.read(fd, includingData: false) {
+            case .success(let value): file = value
             case .failure(let error): throw .cacheError(reason: .readFailed(path: path, errno: error.code))
             }
-            guard let header = opening.header, let current = opening.record,
+            guard let header = file.header, let current = file.record,
                   DiskEntryRecord.payload(current.payload, hasKey: key),
                   let old = DiskEntryRecord(payload: current.payload) else {
                 discard(id, path: path, fd: fd, reason: .corrupt)
@@ -375,10 +408,11 @@ extension DiskStorage {
             }
 
             let data: Data
-            switch opening.data(fd) {
+            switch file.data(fd) {
             case .success(let bytes): data = bytes
             case .failure(let error): throw .cacheError(reason: .readFailed(path: path, errno: error.code))
             }
+            try Self.checkRecordSize(payload, key: key)
             updated.slotCapacity = DiskEntryHeader.capacity(forPayload: payload.count)
             try write(header: updated, record: payload, data: data, id: id)
             return true
@@ -543,8 +577,9 @@ extension DiskStorage {
             return result.report
         }
 
-        /// Lists the folder and reads the fixed header of every entry: one `openat`, `pread`,
-        /// `fstat` and `close` per file. Removes invalid entries, entries named with another
+        /// Lists the folder and reads the fixed header of every entry it does not know: one
+        /// `openat`, `fstat`, `pread` and `close` per file; an entry whose file has the same
+        /// inode, time and size as when this backend last read or wrote it costs one `fstatat`. Removes invalid entries, entries named with another
         /// extension and stale temporary files; with `removeAll`, removes every entry.
         private func scanFolder(removeAll: Bool) throws(AlcedoError) -> (entries: [CacheKeyHash: DiskIndex.Entry], report: CleanUpReport) {
             guard let directory = opendir(directoryPath) else {
@@ -555,11 +590,14 @@ extension DiskStorage {
             defer { closedir(directory) }
             let directoryFD = dirfd(directory)
             let config = self.config
-            let expectedSuffix: [UInt8] = config.pathExtension.map { Array(("." + $0).utf8) } ?? []
+            let expectedSuffix = Array(fileSuffix.utf8)
             let temporaryCutoff = config.now().timeIntervalSince1970 - config.temporaryFileLifetime
             let temporaryPrefix: [UInt8] = Array(".tmp-".utf8)
+            let known = index.snapshot
             var entries: [CacheKeyHash: DiskIndex.Entry] = [:]
+            entries.reserveCapacity(known.count)
             var report = CleanUpReport()
+            var noAccessTime = POSIXFile.noAccessTime
             var fixed = [UInt8](repeating: 0, count: DiskEntryHeader.fixedSize)
             var removeFailure: (String, Int32)?
 
@@ -582,19 +620,30 @@ extension DiskStorage {
                         var entry = DiskIndex.Entry(fileSize: 0, lastAccess: 0, expiration: 0)
                         if removeAll || !name[64...].elementsEqual(expectedSuffix) {
                             valid = false
+                        } else if let old = known[id], let stamp = old.stamp,
+                                  POSIXFile.stamp(at: directoryFD, cName) == stamp {
+                            // Unchanged since this process last read or wrote it: one `fstatat`.
+                            entries[id] = old
+                            return
                         } else {
-                            let fd = POSIXFile.openAt(directoryFD, cName, O_RDONLY)
+                            var fd = POSIXFile.openAt(directoryFD, cName, O_RDONLY | noAccessTime)
+                            if fd < 0, errno == EPERM, noAccessTime != 0 {
+                                noAccessTime = 0
+                                fd = POSIXFile.openAt(directoryFD, cName, O_RDONLY)
+                            }
                             guard fd >= 0 else { return }
+                            let stamp = POSIXFile.stamp(fd)
                             let header: DiskEntryHeader? = fixed.withUnsafeMutableBytes { buffer in
-                                guard let base = buffer.baseAddress,
-                                      case .success(let count) = POSIXFile.read(fd, into: base, count: buffer.count, at: 0),
-                                      case .success(let size) = POSIXFile.size(fd) else { return nil }
-                                return DiskEntryHeader(fixedBytes: UnsafeRawBufferPointer(rebasing: buffer[..<count]), fileSize: size)
+                                guard let base = buffer.baseAddress, let stamp,
+                                      case .success(let count) = POSIXFile.read(fd, into: base, count: buffer.count, at: 0)
+                                else { return nil }
+                                return DiskEntryHeader(fixedBytes: UnsafeRawBufferPointer(rebasing: buffer[..<count]),
+                                                       fileSize: stamp.size)
                             }
                             POSIXFile.close(fd)
                             if let header {
                                 entry = DiskIndex.Entry(fileSize: header.fileSize, lastAccess: header.lastAccess,
-                                                        expiration: header.expiration)
+                                                        expiration: header.expiration, stamp: stamp)
                             }
                             valid = header != nil
                         }
@@ -625,83 +674,14 @@ extension DiskStorage {
     }
 }
 
-/// An entry file opened for reading: its fixed header, its current record, and its data.
-private struct EntryOpening {
-    /// The bytes read so far: the whole header, and the whole file when it is small.
-    var head: [UInt8]
-    var size: Int
-    var header: DiskEntryHeader?
-    var record: (payload: [UInt8], sequence: UInt64, slot: Int)?
-
-    /// Reads the first 4 KiB (or the whole header when it is longer) and parses it.
-    static func read(_ fd: Int32, path: String) -> Result<EntryOpening, POSIXFile.Errno> {
-        let size: Int
-        switch POSIXFile.size(fd) {
-        case .success(let value): size = value
-        case .failure(let error): return .failure(error)
-        }
-        var head = [UInt8](repeating: 0, count: min(size, 4096))
-        var opening = EntryOpening(head: [], size: size)
-        if case .failure(let error) = head.readFully(fd, at: 0) { return .failure(error) }
-        guard let header = head.withUnsafeBytes({ DiskEntryHeader(fixedBytes: $0, fileSize: size) }) else {
-            opening.head = head
-            return .success(opening)
-        }
-        if header.headerLength > head.count {
-            head = [UInt8](repeating: 0, count: header.headerLength)
-            if case .failure(let error) = head.readFully(fd, at: 0) { return .failure(error) }
-        }
-        opening.head = head
-        opening.header = header
-        opening.record = head.withUnsafeBytes { header.currentRecord(in: $0) }
-        return .success(opening)
-    }
-
-    private init(head: [UInt8], size: Int) {
-        self.head = head
-        self.size = size
-    }
-
-    /// The entry's data: from the bytes read already when the file was small, else read
-    /// straight into the buffer handed to `Data`.
-    func data(_ fd: Int32) -> Result<Data, POSIXFile.Errno> {
-        guard let header else { return .success(Data()) }
-        if size <= head.count {
-            return .success(Data(head[header.headerLength..<size]))
-        }
-        let count = header.dataLength
-        guard let buffer = malloc(max(count, 1)) else { return .failure(POSIXFile.Errno(ENOMEM)) }
-        switch POSIXFile.read(fd, into: buffer, count: count, at: header.headerLength) {
-        case .success(let read) where read == count:
-            return .success(Data(bytesNoCopy: buffer, count: count, deallocator: .free))
-        case .success:
-            free(buffer)
-            return .failure(POSIXFile.Errno(EIO))
-        case .failure(let error):
-            free(buffer)
-            return .failure(error)
-        }
-    }
-}
-
-private extension Array where Element == UInt8 {
-    /// Fills the array from `fd` at `offset`; a short file is an `EIO` (it changed under us).
-    mutating func readFully(_ fd: Int32, at offset: Int) -> Result<Void, POSIXFile.Errno> {
-        let count = self.count
-        return withUnsafeMutableBytes { buffer in
-            guard let base = buffer.baseAddress else { return .success(()) }
-            switch POSIXFile.read(fd, into: base, count: count, at: offset) {
-            case .success(let read) where read == count: return .success(())
-            case .success: return .failure(POSIXFile.Errno(EIO))
-            case .failure(let error): return .failure(error)
-            }
-        }
-    }
-}
-
 private extension Int64 {
     func addingClamped(_ other: Int64) -> Int64 {
         let (sum, overflow) = addingReportingOverflow(other)
         return overflow ? (other > 0 ? .max : .min) : sum
+    }
+
+    func subtractingClamped(_ other: Int64) -> Int64 {
+        let (difference, overflow) = subtractingReportingOverflow(other)
+        return overflow ? (other < 0 ? .max : .min) : difference
     }
 }

@@ -41,6 +41,7 @@ public struct FormatIndicatedCacheSerializer: CacheSerializer {
         try codecs.encode(image, as: format, options: options)
     }
 
+    /// Decodes `data` with ``codecs``, whatever its format.
     public func image(with data: Data, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
         try codecs.decode(data, options: options)
     }

@@ -40,8 +40,12 @@ public final class ImageCache: Sendable {
     }
 
     /// Creates a cache from storages you configured.
-    /// - Parameter cacheSerializer: the default serializer; `nil` (default) uses a
-    ///   ``DefaultCacheSerializer`` on `codecs`.
+    /// - Parameters:
+    ///   - memoryStorage: the storage of decoded images.
+    ///   - diskStorage: the storage of serialized images; its name becomes the cache's name.
+    ///   - codecs: the codecs disk hits are decoded with (default ``ImageCodecRegistry/shared``).
+    ///   - cacheSerializer: the default serializer; `nil` (default) uses a
+    ///     ``DefaultCacheSerializer`` on `codecs`.
     public init(memoryStorage: MemoryStorage.Backend<AlcedoImage>, diskStorage: DiskStorage.Backend,
                 codecs: ImageCodecRegistry = .shared, cacheSerializer: (any CacheSerializer)? = nil) {
         self.name = diskStorage.config.name
@@ -75,13 +79,16 @@ public final class ImageCache: Sendable {
     ///
     /// The memory store happens first and always; a disk failure is thrown after it.
     /// - Parameters:
+    ///   - image: the image to store.
     ///   - original: the bytes `image` was decoded from. The default serializer stores them
     ///     as they are. They are passed to the serializer only for the original
     ///     (empty `processorIdentifier`): a processed variant is always serialized from its pixels.
+    ///   - key: the source's cache key.
     ///   - processorIdentifier: the identifier of the processor that made `image` (default `""`: the original).
     ///   - cacheSerializer: the serializer for this call; `nil` (default) uses ``cacheSerializer``.
     ///   - httpCacheInfo: the HTTP validators and freshness to keep with the disk entry.
-    ///   - memoryExpiration, diskExpiration: this entry's expirations; `nil` (default) uses each storage's.
+    ///   - memoryExpiration: this entry's memory expiration; `nil` (default) uses the memory storage's.
+    ///   - diskExpiration: this entry's disk expiration; `nil` (default) uses the disk storage's.
     ///   - toDisk: also store on disk (default `true`).
     public func store(
         _ image: AlcedoImage, original: Data? = nil, forKey key: String, processorIdentifier: String = "",
@@ -121,6 +128,8 @@ public final class ImageCache: Sendable {
 
     /// Looks for the image in memory, then on disk; a disk hit is decoded and stored in memory.
     /// - Parameters:
+    ///   - key: the source's cache key.
+    ///   - processorIdentifier: the identifier of the processor that made the variant (default `""`: the original).
     ///   - options: how a disk hit is decoded (default `.default`).
     ///   - cacheSerializer: the serializer for this call; `nil` (default) uses ``cacheSerializer``.
     ///   - extendingExpiration: what the access does to the entry's expiration (default `.cacheTime`).

@@ -70,7 +70,7 @@ public enum MemoryStorage {
         public var config: Config {
             get { state.withLock { $0.config } }
             set {
-                let evicted = state.withLock { state -> [T] in
+                let evicted = state.withLock { state -> Evicted in
                     state.config = newValue
                     return Self.evictOverLimits(&state)
                 }
@@ -90,16 +90,20 @@ public enum MemoryStorage {
         /// Nothing is stored (and a value already under `key` is removed) when `value` costs
         /// more than ``Config/totalCostLimit`` by itself, when the count limit is below one, or
         /// when the expiration is already past.
-        /// - Parameter expiration: this entry's expiration; `nil` (default) uses ``Config/expiration``.
+        /// - Parameters:
+        ///   - value: the value to store; its ``CacheCostCalculable/cacheCost`` counts against the cost limit.
+        ///   - key: the entry's key.
+        ///   - expiration: this entry's expiration; `nil` (default) uses ``Config/expiration``.
+        @_specialize(where T == AlcedoImage)
         public func store(value: T, forKey key: String, expiration: StorageExpiration? = nil) {
             let cost = max(0, value.cacheCost)
-            let released: (T?, [T]) = state.withLock { state in
+            let released: (T?, Evicted) = state.withLock { state in
                 let expiration = expiration ?? state.config.expiration
                 let now = state.config.now()
                 let expiresAt = expiration.estimatedExpiration(since: now)
                 let existing = state.table.slot(forKey: key)
                 guard cost <= state.config.totalCostLimit, state.config.countLimit > 0, expiresAt > now else {
-                    return (existing.flatMap { state.table.remove($0) }, [])
+                    return (existing.flatMap { state.table.remove($0) }, Evicted())
                 }
                 let old: T?
                 if let existing {
@@ -120,7 +124,10 @@ public enum MemoryStorage {
 
         /// The value under `key`, or `nil` when there is none or it has expired (an expired
         /// entry is removed). A hit becomes the most recently used entry.
-        /// - Parameter extendingExpiration: what the access does to the expiration (default `.cacheTime`).
+        /// - Parameters:
+        ///   - key: the entry's key.
+        ///   - extendingExpiration: what the access does to the expiration (default `.cacheTime`).
+        @_specialize(where T == AlcedoImage)
         public func value(forKey key: String, extendingExpiration: ExpirationExtending = .cacheTime) -> T? {
             let result: (hit: T?, expired: T?) = state.withLock { state in
                 guard let slot = state.table.slot(forKey: key) else { return (nil, nil) }
@@ -146,6 +153,7 @@ public enum MemoryStorage {
         }
 
         /// `true` when an unexpired value is stored under `key`. Does not count as an access.
+        @_specialize(where T == AlcedoImage)
         public func isCached(forKey key: String) -> Bool {
             state.withLock { state in
                 guard let slot = state.table.slot(forKey: key) else { return false }
@@ -154,6 +162,7 @@ public enum MemoryStorage {
         }
 
         /// Removes the value under `key`, if any.
+        @_specialize(where T == AlcedoImage)
         public func remove(forKey key: String) {
             let removed: T? = state.withLock { state in
                 state.table.slot(forKey: key).flatMap { state.table.remove($0) }
@@ -195,14 +204,22 @@ public enum MemoryStorage {
         /// The keys from the most to the least recently used (for tests and diagnostics).
         public var keysByRecency: [String] { state.withLock { $0.table.keysNewestFirst } }
 
+        /// Values evicted under the lock, to be released after it: the first one inline, so
+        /// that the usual single eviction allocates nothing.
+        private struct Evicted {
+            var first: T?
+            var rest: [T] = []
+        }
+
         /// Evicts the least recently used entries until the cost and count limits hold.
-        private static func evictOverLimits(_ state: inout State) -> [T] {
-            var evicted: [T] = []
+        private static func evictOverLimits(_ state: inout State) -> Evicted {
+            var evicted = Evicted()
             let costLimit = max(0, state.config.totalCostLimit)
             let countLimit = max(0, state.config.countLimit)
             while state.table.totalCost > costLimit || state.table.count > countLimit,
                   let oldest = state.table.oldestSlot {
-                if let value = state.table.remove(oldest) { evicted.append(value) }
+                guard let value = state.table.remove(oldest) else { continue }
+                if evicted.first == nil { evicted.first = value } else { evicted.rest.append(value) }
             }
             return evicted
         }

@@ -28,6 +28,23 @@ enum POSIXFile {
         }
     }
 
+    /// `O_NOATIME` where the system has it: reading a cache file need not dirty its inode
+    /// (under `relatime` the first read after a write would). Only the file's owner may use it.
+    #if os(Linux)
+    static let noAccessTime: Int32 = 0o1000000
+    #else
+    static let noAccessTime: Int32 = 0
+    #endif
+
+    /// Opens `path` read-only without updating its access time when allowed, else plainly.
+    static func openForReading(_ path: String) -> Result<Int32, Errno> {
+        guard noAccessTime != 0 else { return open(path, O_RDONLY) }
+        switch open(path, O_RDONLY | noAccessTime) {
+        case .failure(let error) where error.code == EPERM: return open(path, O_RDONLY)
+        case let result: return result
+        }
+    }
+
     static func close(_ fd: Int32) { _ = cClose(fd) }
 
     /// Reads `count` bytes at `offset` into `buffer`, looping over short reads. Returns the
@@ -114,6 +131,36 @@ enum POSIXFile {
         var named = stat()
         guard fstat(fd, &open) == 0, stat(path, &named) == 0 else { return false }
         return open.st_dev == named.st_dev && open.st_ino == named.st_ino
+    }
+
+    /// What tells one version of a file from another without reading it: inode, modification
+    /// time and size. A rename over the file changes the inode, a write changes the time.
+    struct Stamp: Equatable, Sendable {
+        let inode: UInt64
+        let modified: Int64
+        let size: Int
+
+        init(_ info: stat) {
+            inode = UInt64(info.st_ino)
+            #if canImport(Darwin)
+            modified = Int64(info.st_mtimespec.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtimespec.tv_nsec)
+            #else
+            modified = Int64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtim.tv_nsec)
+            #endif
+            size = Int(info.st_size)
+        }
+    }
+
+    /// The stamp of an open file.
+    static func stamp(_ fd: Int32) -> Stamp? {
+        var info = stat()
+        return fstat(fd, &info) == 0 ? Stamp(info) : nil
+    }
+
+    /// The stamp of `name` in the directory `directory`, without following a symbolic link.
+    static func stamp(at directory: Int32, _ name: UnsafePointer<CChar>) -> Stamp? {
+        var info = stat()
+        return fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0 ? Stamp(info) : nil
     }
 
     /// The modification time in a `stat` result, in seconds since 1970.

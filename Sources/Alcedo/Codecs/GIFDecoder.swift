@@ -13,7 +13,7 @@ import Foundation
 /// ``DecodingLimits/maxTotalBytes`` as well, at 4 bytes a pixel.
 ///
 /// ## Compositing
-/// Frames are composited on the logical screen as browsers do (see ``GIFCompositor``): the
+/// Frames are composited on the logical screen as browsers do (see `GIFCompositor`): the
 /// canvas starts transparent, frames are placed at their offsets and clipped to the canvas,
 /// the transparent index of the graphic control extension leaves pixels untouched, and the
 /// disposal methods 0-3 are applied. Interlaced frames are de-interlaced. A frame uses its

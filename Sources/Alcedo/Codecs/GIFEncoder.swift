@@ -8,7 +8,7 @@ import Foundation
 /// transparent black); other pixels are written opaque. When all frames together use at most
 /// 256 colours (255 with transparency), one exact global palette is written and decoding gives
 /// back the same pixels (transparent pixels as `(0, 0, 0, 0)`). Otherwise each frame gets its
-/// own local palette from ``GIFColorQuantizer`` (median cut, no dithering).
+/// own local palette from `GIFColorQuantizer` (median cut, no dithering).
 ///
 /// ## Animation
 /// Every frame is written whole, with its duration rounded to centiseconds (0 to 655.35 s;

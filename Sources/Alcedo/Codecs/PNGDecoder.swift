@@ -8,7 +8,7 @@ import Foundation
 /// rounding. The pixels are decoded straight into the image's storage.
 ///
 /// ## Strictness
-/// Before libpng runs, every chunk is walked (``PNGChunkValidator``): a CRC mismatch in any
+/// Before libpng runs, every chunk is walked (`PNGChunkValidator`): a CRC mismatch in any
 /// chunk, a file that stops before `IEND`, a malformed `IHDR`, a known ancillary chunk with an
 /// impossible length, and (for palette images) a pixel index past the end of `PLTE` are
 /// errors, as are zlib errors reported by libpng. Bytes after `IEND` are ignored.
@@ -24,7 +24,7 @@ import Foundation
 ///
 /// ## Animated PNG
 /// libpng as shipped by Linux distributions has no APNG support, so APNG frames are decoded
-/// here (see ``PNGAnimation``): every frame is composited on the canvas with its blend
+/// here (see `PNGAnimation`): every frame is composited on the canvas with its blend
 /// (source, over) and dispose (none, background, previous) operations, its delay normalised
 /// by ``AlcedoImage/normalizedFrameDuration(_:)``, and ``AlcedoImage/loopCount`` is the
 /// `acTL` play count (0: forever). ``AlcedoImage/sourceFormat`` is `.apng`. With

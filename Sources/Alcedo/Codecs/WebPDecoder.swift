@@ -39,7 +39,9 @@ public struct WebPDecoder: ImageDecoding {
 
     /// Reads size, alpha and, for animations, frame count, loop count and frame durations from
     /// the container without decoding pixels. Limits are not checked here.
-    /// - Parameter options: unused; present for ``ImageDecoding`` (default ``DecodingOptions/default``).
+    /// - Parameters:
+    ///   - data: the bytes of a WebP file.
+    ///   - options: unused; present for ``ImageDecoding`` (default ``DecodingOptions/default``).
     public func info(for data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
         try Self.withBytes(of: data) { bytes throws(AlcedoError) -> ImageInfo in
             let features = try Self.features(of: bytes)
@@ -58,8 +60,10 @@ public struct WebPDecoder: ImageDecoding {
     }
 
     /// Decodes a still or animated WebP into RGBA8 with straight alpha.
-    /// - Parameter options: target size, first-frame-only, truncation and limits
-    ///   (default ``DecodingOptions/default``: full size, every frame, default limits).
+    /// - Parameters:
+    ///   - data: the bytes of a WebP file.
+    ///   - options: target size, first-frame-only, truncation and limits
+    ///     (default ``DecodingOptions/default``: full size, every frame, default limits).
     public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
         try Self.withBytes(of: data) { bytes throws(AlcedoError) -> AlcedoImage in
             let features = try Self.features(of: bytes)

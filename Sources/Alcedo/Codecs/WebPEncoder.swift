@@ -30,7 +30,9 @@ public struct WebPEncoder: ImageEncoding {
     }
 
     /// Encodes `image` as WebP: one frame as a still image, several as an animation.
-    /// - Parameter options: quality and lossless mode (default ``EncodingOptions/default``: lossy, quality 90).
+    /// - Parameters:
+    ///   - image: the image to encode, every frame with its duration.
+    ///   - options: quality and lossless mode (default ``EncodingOptions/default``: lossy, quality 90).
     /// - Throws: `.invalidQuality` when the quality is outside 1...100, `.imageNotEncodable` when
     ///   a side is over 16,383 pixels (the format's limit), `.libraryFailure` when libwebp fails.
     public func encode(_ image: AlcedoImage, options: EncodingOptions = .default) throws(AlcedoError) -> Data {

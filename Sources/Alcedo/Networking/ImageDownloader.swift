@@ -57,6 +57,7 @@ public final class ImageDownloader: Sendable {
 
     /// Downloads, decodes and processes the image at `url`.
     /// - Parameters:
+    ///   - url: An `http` or `https` URL.
     ///   - options: Priority, processor, hooks and retries (default: none of them).
     ///   - progress: Called as the body arrives (default `nil`).
     /// - Throws: ``AlcedoError``; `.requestError(.cancelled)` when the calling task is cancelled.

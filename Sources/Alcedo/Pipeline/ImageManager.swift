@@ -68,6 +68,7 @@ public final class ImageManager: Sendable {
 
     /// Retrieves the image of `source`, from the caches or by loading it.
     /// - Parameters:
+    ///   - source: where the image comes from: a download or a data provider.
     ///   - options: the request's options (default `nil`: the manager's ``defaultOptions``).
     ///   - progress: called as a download's body arrives (default `nil`).
     /// - Throws: ``AlcedoError``: `.requestError(.cancelled)` when the calling task is
@@ -90,7 +91,10 @@ public final class ImageManager: Sendable {
     /// Retrieves the image of `source` and calls `completionHandler` exactly once, on the
     /// request's ``AlcedoOptionsInfoItem/callbackQueue(_:)`` (default ``CallbackQueue/untouch``).
     /// - Parameters:
+    ///   - source: where the image comes from: a download or a data provider.
+    ///   - options: the request's options (default `nil`: the manager's ``defaultOptions``).
     ///   - progressBlock: called as a download's body arrives (on the thread that received it).
+    ///   - completionHandler: called once with the result or the error.
     /// - Returns: a task to cancel this caller.
     @discardableResult
     public func retrieveImage(with source: Source, options: AlcedoOptionsInfo? = nil,

@@ -59,6 +59,7 @@ public final class ImagePrefetcher: Sendable {
 
     /// A prefetcher of `sources`.
     /// - Parameters:
+    ///   - sources: the sources to prefetch, in order.
     ///   - options: the options of each retrieval (default `nil`: the manager's defaults),
     ///     with ``DownloadPriority/low`` unless they set a priority.
     ///   - manager: the manager (default ``ImageManager/shared``).

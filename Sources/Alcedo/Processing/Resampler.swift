@@ -35,8 +35,10 @@ public enum Resampler {
     /// padding) to `size`.
     ///
     /// - Parameters:
-    ///   - pixels: exactly `width * height * 4` bytes; `width` and `height` must be positive.
-    ///     Anything else is a programming error and traps.
+    ///   - pixels: exactly `width * height * 4` bytes. Anything else is a programming error
+    ///     and traps.
+    ///   - width: the source width in pixels; must be positive.
+    ///   - height: the source height in pixels; must be positive.
     ///   - size: the exact output size; a side below 1 is raised to 1. The aspect ratio is
     ///     not kept (use ``PixelSize/fitting(in:)`` or ``PixelSize/filling(_:)``). The caller
     ///     bounds it: the output is allocated as asked.

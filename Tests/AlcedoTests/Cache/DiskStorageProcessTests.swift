@@ -94,7 +94,20 @@ struct DiskStorageProcessTests {
         #expect(!writers.isEmpty)
     }
 
-    @Test func readOnlyFolderGivesATypedErrorAndMemoryKeepsWorking() async throws {
+    /// `true` when every folder above the temporary directory lets other users through, so a
+    /// child that gave up root can reach the test folders.
+    static var temporaryDirectoryIsTraversable: Bool {
+        var url = FileManager.default.temporaryDirectory.standardizedFileURL
+        while url.path != "/" {
+            var info = stat()
+            guard stat(url.path, &info) == 0, info.st_mode & S_IXOTH != 0 else { return false }
+            url.deleteLastPathComponent()
+        }
+        return true
+    }
+
+    @Test(.enabled(if: temporaryDirectoryIsTraversable, "the temporary directory is closed to other users"))
+    func readOnlyFolderGivesATypedErrorAndMemoryKeepsWorking() async throws {
         let storage = DiskStorage.Backend(config: .init(folderURL: cacheURL))
         let existing = childBytes(key: "existing", writer: 0, size: 5_000)
         try storage.store(value: existing, forKey: "existing")

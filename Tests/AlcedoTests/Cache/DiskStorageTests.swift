@@ -86,6 +86,18 @@ struct DiskStorageTests {
         #expect(try storage.value(forKey: "nul") == nil, "a key is not cut at NUL")
     }
 
+    @Test func keyTooLargeForTheHeaderIsATypedError() throws {
+        let storage = makeStorage()
+        let key = String(repeating: "k", count: 2 << 20)
+        #expect(throws: AlcedoError.self) { try storage.store(value: Data("x".utf8), forKey: key) }
+        #expect(try storage.value(forKey: key) == nil)
+        #expect(try storage.totalSize() == 0)
+        try storage.store(value: Data("x".utf8), forKey: "k")
+        let huge = HTTPCacheInfo(etag: String(repeating: "e", count: 2 << 20))
+        #expect(throws: AlcedoError.self) { try storage.updateMetadata(forKey: "k", httpCacheInfo: huge) }
+        #expect(try storage.value(forKey: "k") == Data("x".utf8))
+    }
+
     @Test func metadataIsKeptWithTheEntry() throws {
         let storage = makeStorage()
         let info = HTTPCacheInfo(etag: "W/\"abc\"", lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", maxAge: 600,
@@ -320,12 +332,13 @@ struct DiskStorageTests {
         let first = makeStorage()
         for index in 0..<6 {
             try first.store(value: Data(count: 1_000), forKey: "k\(index)")
-            clock.advance(1)
+            clock.advance(100)
         }
-        // Access in the order k5, k4 ... k0: k5 is now the least recently used.
+        // Access in the order k5, k4 ... k0: k5 is now the least recently used. The accesses
+        // are more than the access-time granularity (60 s) apart, so the files record them all.
         for index in (0..<6).reversed() {
             _ = try first.value(forKey: "k\(index)")
-            clock.advance(1)
+            clock.advance(100)
         }
         let fileSize = try #require(try first.metadata(forKey: "k0")?.fileSize)
         // A new backend on the same folder, as after a restart, with a limit of 6 files.
@@ -334,6 +347,28 @@ struct DiskStorageTests {
         // Seven files, over the limit: down to three, the new one and the two most recently used.
         #expect((0..<6).filter { second.isCached(forKey: "k\($0)") } == [0, 1])
         #expect(second.isCached(forKey: "new"))
+    }
+
+    @Test func accessesCloserThanTheGranularityAreKeptInMemoryOnly() throws {
+        let storage = makeStorage(lowWaterMarkRatio: 1)
+        try storage.store(value: Data(count: 10), forKey: "a")
+        let storedA = clock.now
+        clock.advance(1)
+        try storage.store(value: Data(count: 10), forKey: "b")
+        clock.advance(30)
+        _ = try storage.value(forKey: "a")
+        #expect(try storage.metadata(forKey: "a")?.lastAccessDate == storedA, "the file is not written 31 s after the store")
+        // This process knows the access: "b" is now the least recently used, and a trim
+        // (which rescans the folder) keeps that order.
+        let fileSize = try #require(try storage.metadata(forKey: "a")?.fileSize)
+        storage.config.sizeLimit = fileSize * 2
+        try storage.store(value: Data(count: 10), forKey: "c")
+        #expect(storage.isCached(forKey: "a"))
+        #expect(!storage.isCached(forKey: "b"))
+        // Once the granularity has passed, the file records the access too.
+        clock.advance(60)
+        _ = try storage.value(forKey: "a")
+        #expect(try storage.metadata(forKey: "a")?.lastAccessDate == clock.now)
     }
 
     @Test func missCostsNoFilesystemCall() throws {

@@ -163,10 +163,10 @@ struct ImageCacheTests {
         let first = makeCache()
         for index in 0..<4 {
             try await first.store(image, forKey: "k\(index)")
-            clock.advance(1)
+            clock.advance(100)
         }
         _ = try await first.retrieveImageInDiskCache(forKey: "k0")
-        clock.advance(1)
+        clock.advance(100)
         let fileSize = try #require(try await first.diskMetadata(forKey: "k0")?.fileSize)
         // Restart with a limit of four files: one more store trims to two, k0 (read last) and the new one.
         let second = makeCache(diskSizeLimit: fileSize * 4)
@@ -205,6 +205,85 @@ struct ImageCacheTests {
                               cacheSerializer: FormatIndicatedCacheSerializer(format: .bmp, codecs: codecs))
         let data = try #require(try await cache.retrieveDataInDiskCache(forKey: "k")?.data)
         #expect(ImageFormat.sniff(data) == .bmp)
+    }
+
+    static let builtInCodecs = ImageCodecRegistry.shared.decodableFormats.isSuperset(of: [.png, .jpeg])
+        && ImageCodecRegistry.shared.encodableFormats.isSuperset(of: [.png, .jpeg])
+
+    @Test(.enabled(if: builtInCodecs, "needs the PNG and JPEG codecs"))
+    func realPNGIsCachedAsDownloadedAndDecodedFromDisk() async throws {
+        let original = try Fixtures.data("libpng/testpngs/rgb-8.png")
+        let image = try ImageCodecRegistry.shared.decode(original)
+        let cache = makeCache(codecs: .shared)
+        try await cache.store(image, original: original, forKey: "https://example.com/rgb-8.png")
+        #expect(try await cache.retrieveDataInDiskCache(forKey: "https://example.com/rgb-8.png")?.data == original)
+        let other = makeCache(codecs: .shared)
+        let result = try await other.retrieveImage(forKey: "https://example.com/rgb-8.png")
+        #expect(result.cacheType == .disk)
+        #expect(result.image?.pixels == image.pixels)
+        #expect(result.image?.sourceFormat == .png)
+    }
+
+    @Test(.enabled(if: builtInCodecs, "needs the PNG and JPEG codecs"))
+    func processedJPEGIsEncodedAsJPEGAndIndicatedFormatsAreHonoured() async throws {
+        let original = try Fixtures.data("libjpeg-turbo/testorig.jpg")
+        let image = try ImageCodecRegistry.shared.decode(original)
+        let half = try ImageCodecRegistry.shared.decode(original, options: DecodingOptions(
+            targetSize: PixelSize(width: image.width / 2, height: image.height / 2)))
+        let cache = makeCache(codecs: .shared)
+        try await cache.store(half, original: original, forKey: "photo", processorIdentifier: "half")
+        let stored = try #require(try await cache.retrieveDataInDiskCache(forKey: "photo", processorIdentifier: "half")?.data)
+        #expect(ImageFormat.sniff(stored) == .jpeg)
+        #expect(stored != original)
+        cache.clearMemoryCache()
+        #expect(try await cache.retrieveImage(forKey: "photo", processorIdentifier: "half").image?.size == half.size)
+
+        try await cache.store(half, forKey: "photo", processorIdentifier: "png", cacheSerializer: FormatIndicatedCacheSerializer.png)
+        let png = try #require(try await cache.retrieveDataInDiskCache(forKey: "photo", processorIdentifier: "png")?.data)
+        #expect(ImageFormat.sniff(png) == .png)
+        cache.clearMemoryCache()
+        #expect(try await cache.retrieveImage(forKey: "photo", processorIdentifier: "png").image?.pixels == half.pixels)
+    }
+
+    @Test func tenThousandConcurrentOperationsLoseAndCorruptNothing() async throws {
+        let cache = makeCache()
+        let images = (0..<200).map { AlcedoImage.testPattern(width: 4, height: 3, seed: UInt8($0), format: .bmp) }
+        // Keys 0..<100 are stored and read; keys 100..<200 are also removed.
+        let (failures, stored) = await withTaskGroup(of: (Int, Int?).self) { group in
+            for step in 0..<10_000 {
+                group.addTask {
+                    let number = (step / 4 + (step % 4) * 37) % 200
+                    let key = "image-\(number)"
+                    do {
+                        switch step % 4 {
+                        case 0:
+                            try await cache.store(images[number], forKey: key)
+                            return (0, number)
+                        case 1, 2:
+                            let found = try await cache.retrieveImage(forKey: key).image
+                            return (found == nil || found?.pixels == images[number].pixels ? 0 : 1, nil)
+                        default:
+                            if number >= 100 { try await cache.removeImage(forKey: key) }
+                            return (0, nil)
+                        }
+                    } catch {
+                        return (1, nil)
+                    }
+                }
+            }
+            return await group.reduce(into: (0, Set<Int>())) { result, outcome in
+                result.0 += outcome.0
+                if let number = outcome.1 { result.1.insert(number) }
+            }
+        }
+        #expect(failures == 0)
+        let fresh = makeCache()
+        for number in stored where number < 100 {
+            let result = try await fresh.retrieveImage(forKey: "image-\(number)")
+            #expect(result.cacheType == .disk, "image-\(number) was stored and never removed")
+            #expect(result.image?.pixels == images[number].pixels)
+        }
+        #expect(stored.filter { $0 < 100 }.count == 100)
     }
 
     @Test func defaultCacheLivesUnderTheUserCacheFolder() {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs the `alcedo` executable built next to the test bundle, as a user would.
 enum AlcedoProcess {
@@ -8,6 +9,8 @@ enum AlcedoProcess {
         let stderr: String
         /// `true` when the process ended by a signal (a crash), not by exit.
         let crashed: Bool
+        /// `true` when the process was killed because it ran past its time bound.
+        var timedOut = false
     }
 
     /// The built `alcedo` executable: it sits in the same build folder as the test resources.
@@ -15,8 +18,11 @@ enum AlcedoProcess {
         Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("alcedo")
     }
 
-    /// Runs `alcedo` with `arguments` and waits for it (standard input is empty).
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs `alcedo` with `arguments` and waits for it. Standard input is `input`, or empty
+    /// when it is `nil` (default); a command given `input` must read all of it. With a
+    /// `timeout`, a process still running after it is killed (a bound, not a timing claim).
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil,
+                    timeout: Duration? = nil) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -26,8 +32,26 @@ enum AlcedoProcess {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let stdin = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
         try process.run()
+        if let input {
+            // Written from another thread, so a child that does not read cannot block this one.
+            DispatchQueue.global().async {
+                try? stdin.fileHandleForWriting.write(contentsOf: input)
+                try? stdin.fileHandleForWriting.close()
+            }
+        }
+        let killed = KillFlag()
+        if let timeout {
+            let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+            let pid = process.processIdentifier
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak process] in
+                guard let process, process.isRunning else { return }
+                killed.set()
+                kill(pid, SIGKILL)
+            }
+        }
         // Read both pipes before waiting, so a large output cannot fill a pipe and block the child.
         let group = DispatchGroup()
         nonisolated(unsafe) var errData = Data()
@@ -39,9 +63,18 @@ enum AlcedoProcess {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self),
-                      crashed: process.terminationReason == .uncaughtSignal)
+        var result = Result(status: process.terminationStatus,
+                            stdout: String(decoding: outData, as: UTF8.self),
+                            stderr: String(decoding: errData, as: UTF8.self),
+                            crashed: process.terminationReason == .uncaughtSignal && !killed.isSet)
+        result.timedOut = killed.isSet
+        return result
+    }
+
+    /// Set once, from the timer's thread, when the process was killed for its time bound.
+    private final class KillFlag: Sendable {
+        private let flag = Mutex(false)
+        func set() { flag.withLock { $0 = true } }
+        var isSet: Bool { flag.withLock { $0 } }
     }
 }

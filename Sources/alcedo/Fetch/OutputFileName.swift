@@ -1,0 +1,36 @@
+import Foundation
+
+/// File names for fetched images, derived from their URLs.
+///
+/// The name is the URL's last path component (percent-decoding undone, `data` for a `data:`
+/// URL, `image` when there is none) without its extension, cut to 48 characters, with every
+/// character other than ASCII letters, digits, `-` and `_` replaced by `_` and leading `_`
+/// removed; then `-` and 8 hexadecimal digits of a hash of the whole URL, so two URLs ending
+/// in the same name get different files; then `.` and the extension. The result never holds
+/// a `/`, never starts with `.` and so always names a file inside the output folder.
+enum OutputFileName {
+    static func make(for url: String, extension ext: String) -> String {
+        var base = lastComponent(of: url)
+        if let dot = base.lastIndex(of: "."), dot != base.startIndex { base = String(base[..<dot]) }
+        var safe = String(base.unicodeScalars.prefix(48).map { scalar -> Character in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "-" || scalar == "_")
+                ? Character(scalar) : "_"
+        })
+        while safe.hasPrefix("_") { safe.removeFirst() }
+        if safe.isEmpty { safe = "image" }
+        let safeExtension = String(ext.unicodeScalars.filter { $0.isASCII && CharacterSet.alphanumerics.contains($0) }.map(Character.init))
+        return "\(safe)-\(ShortHash.hex(of: Array(url.utf8), digits: 8)).\(safeExtension.isEmpty ? "bin" : safeExtension)"
+    }
+
+    private static func lastComponent(of url: String) -> String {
+        if url.lowercased().hasPrefix("data:") { return "data" }
+        var path = Substring(url)
+        if let scheme = path.range(of: "://") {
+            path = path[scheme.upperBound...]
+            path = path.drop { $0 != "/" }  // the host
+        }
+        if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
+        let last = path.split(separator: "/").last.map(String.init) ?? ""
+        return last.removingPercentEncoding ?? last
+    }
+}

@@ -1,0 +1,17 @@
+import Foundation
+
+extension Optional {
+    /// The wrapped value, or `NSNull` so that ``Console/jsonLine(_:)`` writes an explicit
+    /// `null` for a missing value instead of leaving the key out.
+    var orJSONNull: Any {
+        switch self {
+        case .some(let value): value
+        case .none: NSNull()
+        }
+    }
+}
+
+extension Double {
+    /// Rounded to one decimal, so JSON shows `12.3` rather than `12.300000000000001`.
+    var roundedToTenth: Double { (self * 10).rounded() / 10 }
+}
