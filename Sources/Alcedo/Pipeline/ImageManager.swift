@@ -90,6 +90,9 @@ public final class ImageManager: Sendable {
 
     /// Retrieves the image of `source` and calls `completionHandler` exactly once, on the
     /// request's ``AlcedoOptionsInfoItem/callbackQueue(_:)`` (default ``CallbackQueue/untouch``).
+    ///
+    /// In `async` code, label the handler (`completionHandler: { … }`): Swift gives a bare
+    /// trailing closure there to the `async` form's `progress`.
     /// - Parameters:
     ///   - source: where the image comes from: a download or a data provider.
     ///   - options: the request's options (default `nil`: the manager's ``defaultOptions``).
