@@ -476,7 +476,7 @@ struct GIFDecoderTests {
     @Test(arguments: ["giflib/pic/welcome2.gif", "giflib/pic/fire.gif", "giflib/pic/treescap-interlaced.gif"])
     func bitFlipsNeverCrash(file: String) throws {
         let bytes = try [UInt8](Fixtures.data(file))
-        var generator = PNGTestRandom(seed: UInt64(bytes.count))
+        var generator = SeededRandom(seed: UInt64(bytes.count))
         var decoded = 0, failed = 0
         for _ in 0..<40 {
             var damaged = bytes

@@ -7,7 +7,7 @@ struct GIFEncoderTests {
     /// Pixels drawn from `colors` distinct colours (deterministic), with every `transparentEvery`-th
     /// pixel transparent black when given.
     static func pixels(width: Int, height: Int, colors: Int, seed: UInt64, transparentEvery: Int? = nil) -> [UInt8] {
-        var generator = PNGTestRandom(seed: seed)
+        var generator = SeededRandom(seed: seed)
         let palette: [[UInt8]] = (0..<colors).map { _ in
             let value = generator.next()
             return [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value >> 16)]

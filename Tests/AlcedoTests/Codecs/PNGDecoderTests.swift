@@ -170,7 +170,7 @@ struct PNGDecoderTests {
     @Test func corruptCompressedDataWithValidCRCsNeverCrashes() throws {
         let bytes = try [UInt8](Fixtures.data("go-image/png-testdata/pngsuite/basn2c08.png"))
         var outcomes: [String: Int] = [:]
-        var generator = PNGTestRandom(seed: 7)
+        var generator = SeededRandom(seed: 7)
         for _ in 0..<300 {
             var damaged = bytes
             for _ in 0..<3 {
@@ -267,15 +267,3 @@ struct PNGDecoderTests {
     }
 }
 
-/// A small deterministic random number generator (SplitMix64) for tests.
-struct PNGTestRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

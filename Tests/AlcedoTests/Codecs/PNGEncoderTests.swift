@@ -5,8 +5,8 @@ import Testing
 @Suite("PNG encoder")
 struct PNGEncoderTests {
     /// Deterministic pixels: random colours, or random gray levels, with the given alpha rule.
-    static func pixels(width: Int, height: Int, gray: Bool = false, alpha: (inout PNGTestRandom) -> UInt8) -> [UInt8] {
-        var generator = PNGTestRandom(seed: UInt64(width * 1000 + height))
+    static func pixels(width: Int, height: Int, gray: Bool = false, alpha: (inout SeededRandom) -> UInt8) -> [UInt8] {
+        var generator = SeededRandom(seed: UInt64(width * 1000 + height))
         var out: [UInt8] = []
         out.reserveCapacity(width * height * 4)
         for _ in 0..<(width * height) {
