@@ -18,6 +18,11 @@ public enum DecodingErrorReason: Sendable, Equatable, CustomStringConvertible {
     case tooManyFrames(format: ImageFormat, count: Int, limit: Int)
     /// All frames together would decode to more than ``DecodingLimits/maxTotalBytes``.
     case animationTooLarge(format: ImageFormat, bytes: Int, limit: Int)
+    /// The decoder would need more working memory (coefficient buffers, wide rows, animation
+    /// canvases) than ``DecodingLimits/maxWorkingMemory``; `what` names the buffer.
+    case workingMemoryTooLarge(format: ImageFormat, what: String, bytes: Int, limit: Int)
+    /// Decoding used more CPU time than ``DecodingLimits/decodingTimeout``.
+    case timedOut(format: ImageFormat, limit: Duration)
 
     public var description: String {
         switch self {
@@ -40,6 +45,10 @@ public enum DecodingErrorReason: Sendable, Equatable, CustomStringConvertible {
             return "\(format): \(count) frames is over the limit of \(limit)"
         case .animationTooLarge(let format, let bytes, let limit):
             return "\(format): all frames would take \(bytes) bytes, over the limit of \(limit)"
+        case .workingMemoryTooLarge(let format, let what, let bytes, let limit):
+            return "\(format): \(what) would take \(bytes) bytes of working memory, over the limit of \(limit)"
+        case .timedOut(let format, let limit):
+            return "\(format): decoding took more than \(limit) of CPU time"
         }
     }
 }

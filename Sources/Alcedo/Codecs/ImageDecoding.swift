@@ -118,14 +118,32 @@ public struct DecodingLimits: Sendable, Hashable {
     public var maxFrameCount: Int
     /// Largest decoded size of all frames together, in bytes (default 512 MiB).
     public var maxTotalBytes: Int
+    /// Largest working memory one decoder may allocate besides its output: progressive JPEG
+    /// coefficient buffers, 16-bit rows, animation canvases (default 256 MiB). Checked from the
+    /// header before the buffer is allocated.
+    public var maxWorkingMemory: Int
+    /// Longest CPU time that decoding one image may take (default 10 seconds), checked between
+    /// rows, scans and frames; past it decoding stops with ``DecodingErrorReason/timedOut(format:limit:)``.
+    public var decodingTimeout: Duration
 
-    public init(maxPixelCount: Int = 100_000_000, maxFrameCount: Int = 2_000, maxTotalBytes: Int = 512 << 20) {
+    /// - Parameters:
+    ///   - maxPixelCount: largest pixels of one frame (default 100,000,000).
+    ///   - maxFrameCount: largest number of frames (default 2,000).
+    ///   - maxTotalBytes: largest decoded size of all frames (default 512 MiB).
+    ///   - maxWorkingMemory: largest decoder working memory besides the output (default 256 MiB).
+    ///   - decodingTimeout: largest CPU time for one image (default 10 s).
+    public init(
+        maxPixelCount: Int = 100_000_000, maxFrameCount: Int = 2_000, maxTotalBytes: Int = 512 << 20,
+        maxWorkingMemory: Int = 256 << 20, decodingTimeout: Duration = .seconds(10)
+    ) {
         self.maxPixelCount = maxPixelCount
         self.maxFrameCount = maxFrameCount
         self.maxTotalBytes = maxTotalBytes
+        self.maxWorkingMemory = maxWorkingMemory
+        self.decodingTimeout = decodingTimeout
     }
 
-    /// 100 MP per frame, 2,000 frames, 512 MiB in all.
+    /// 100 MP per frame, 2,000 frames, 512 MiB in all, 256 MiB of working memory, 10 s of CPU.
     public static let `default` = DecodingLimits()
 
     /// Throws `.tooManyPixels` when a `width` x `height` frame is over ``maxPixelCount`` or
@@ -150,5 +168,55 @@ public struct DecodingLimits: Sendable, Hashable {
         if overflow || bytes > maxTotalBytes {
             throw .decodingError(reason: .animationTooLarge(format: format, bytes: overflow ? Int.max : bytes, limit: maxTotalBytes))
         }
+    }
+
+    /// Throws ``DecodingErrorReason/workingMemoryTooLarge(format:what:bytes:limit:)`` when a
+    /// decoder's working buffer of `bytes` (named by `what`) is over ``maxWorkingMemory``.
+    /// Call it before allocating the buffer.
+    public func checkWorkingMemory(_ bytes: Int, what: String, format: ImageFormat) throws(AlcedoError) {
+        if bytes < 0 || bytes > maxWorkingMemory {
+            throw .decodingError(reason: .workingMemoryTooLarge(
+                format: format, what: what, bytes: bytes < 0 ? Int.max : bytes, limit: maxWorkingMemory))
+        }
+    }
+
+    /// A deadline for one decode, started now on the calling thread's CPU clock.
+    public func startDeadline(format: ImageFormat) -> DecodingDeadline {
+        DecodingDeadline(limit: decodingTimeout, format: format)
+    }
+}
+
+/// The CPU-time budget of one decode (``DecodingLimits/decodingTimeout``), measured on the CPU
+/// clock of the thread that decodes. Cheap to check (one `clock_gettime`): decoders call
+/// ``check()`` between rows, scans and frames.
+public struct DecodingDeadline: Sendable {
+    /// The CPU time the decode may take.
+    public let limit: Duration
+    /// The format named in the error.
+    public let format: ImageFormat
+    private let startNanoseconds: Int64
+
+    /// Starts the clock now, on the calling thread's CPU time.
+    public init(limit: Duration, format: ImageFormat) {
+        self.limit = limit
+        self.format = format
+        self.startNanoseconds = Self.threadCPUNanoseconds()
+    }
+
+    /// CPU time used on this thread since the deadline started.
+    public var elapsed: Duration { .nanoseconds(Self.threadCPUNanoseconds() - startNanoseconds) }
+
+    /// Whether the budget is used up.
+    public var isExpired: Bool { elapsed > limit }
+
+    /// Throws ``DecodingErrorReason/timedOut(format:limit:)`` when the budget is used up.
+    public func check() throws(AlcedoError) {
+        if isExpired { throw .decodingError(reason: .timedOut(format: format, limit: limit)) }
+    }
+
+    static func threadCPUNanoseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 }
