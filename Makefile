@@ -1,10 +1,11 @@
 # Alcedo: two commands set up everything on a fresh Debian 12 machine.
 #   make demo   installs what is missing, builds, runs the main job
 #   make test   installs what is missing, builds, runs every test
+#   make coverage   runs every test with code coverage and prints the library's line coverage
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: demo test build deps release fuzz bench clean
+.PHONY: demo test coverage build deps release fuzz bench clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -21,6 +22,11 @@ demo: release
 test: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_FLAGS)
+
+coverage: deps
+	$(SWIFT) build --build-tests --enable-code-coverage $(SWIFT_FLAGS)
+	$(SWIFT) test --skip-build --enable-code-coverage $(SWIFT_FLAGS)
+	@SWIFT="$(SWIFT)" bash scripts/coverage.sh
 
 fuzz: deps
 	@bash scripts/fuzz.sh

@@ -17,6 +17,8 @@ final class DiskEntryFile {
     static let wholeFileLimit = 1 << 20
 
     let size: Int
+    /// `true` when the file starts with the entry magic: Alcedo wrote it (valid or not).
+    private(set) var hasMagic = false
     private(set) var header: DiskEntryHeader?
     private(set) var record: (payload: [UInt8], sequence: UInt64, slot: Int)?
     /// The bytes read from offset 0 (malloc'd); `nil` once handed to a `Data`.
@@ -42,6 +44,7 @@ final class DiskEntryFile {
         let first = includingData && size <= wholeFileLimit ? size : min(size, 4096)
         let file = DiskEntryFile(size: size, capacity: first)
         if let error = file.fill(fd, count: first) { return .failure(error) }
+        file.hasMagic = file.withBytes { $0.starts(with: DiskEntryHeader.magic) }
         guard let header = file.withBytes({ DiskEntryHeader(fixedBytes: $0, fileSize: size) }) else { return .success(file) }
         if header.headerLength > file.bufferCount {
             file.buffer = realloc(file.buffer, header.headerLength)

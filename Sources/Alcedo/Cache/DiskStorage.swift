@@ -7,13 +7,24 @@ import Foundation
 /// ## Files
 /// An entry's file is named by the SHA-256 of its key in hex (swift-crypto), plus
 /// ``Config/pathExtension`` when set: no key can name a path outside the folder. Files are
-/// written to a temporary file in the same folder (`.tmp-…`) and renamed over the entry, so
+/// written to a temporary file in the same folder (`.alcedo-tmp-…`) and renamed over the entry, so
 /// a crash or a kill during a write never leaves a partial entry under the entry's name, and
 /// two processes writing the same folder each replace whole files. Temporary files left by a
 /// killed writer are removed by the next clean-up once older than
 /// ``Config/temporaryFileLifetime``. Writes are not `fsync`ed: after a power loss an entry may
 /// be missing or truncated, and a truncated file fails the header check and is removed
 /// instead of served.
+///
+/// ## A folder shared with other programs
+/// The folder may hold files Alcedo did not write; they are never read as entries, written or
+/// removed. An entry is a regular file named like one whose first bytes are the entry magic
+/// (`ALCEDOC1`); a temporary file is a regular file whose name starts with `.alcedo-tmp-`.
+/// Anything else (another program's file named with 64 hex digits, a symbolic link, a FIFO, a
+/// folder, a device) is *foreign*: a lookup of its name is a miss, scans and
+/// ``Backend/removeAll()`` skip it. Entries are opened with `O_NOFOLLOW | O_NONBLOCK` and
+/// checked with `fstat` to be regular files, so a link or a FIFO planted under an entry's name
+/// neither redirects nor blocks a reader, and the access time is written through the
+/// descriptor that was read and verified, never by reopening the name.
 ///
 /// ## Metadata: a header in the file
 /// Each file starts with a header that holds the expiration date, the last access time, the
@@ -83,7 +94,7 @@ public enum DiskStorage {
         public var expiration: StorageExpiration
         /// An extension added to every file name (letters and digits only, at most 16;
         /// anything else is dropped). Default `nil`. Every process sharing a folder must use
-        /// the same one: files with another extension are removed as stale by clean-ups.
+        /// the same one: entries with another extension are removed as stale by clean-ups.
         public let pathExtension: String?
         /// How often, at most, a read writes the entry's last access (and extended expiration)
         /// to its file, in seconds. Default 60. The in-memory order is always exact; the order

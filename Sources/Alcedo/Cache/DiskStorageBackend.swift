@@ -37,6 +37,7 @@ extension DiskStorage {
 
         private struct Hooks {
             var midWrite: (@Sendable (String) -> Void)?
+            var beforeAccessWrite: (@Sendable (String) -> Void)?
         }
 
         /// Creates a backend on `config.folderURL`. Touches nothing on disk: the folder is
@@ -117,11 +118,15 @@ extension DiskStorage {
             }
         }
 
+        /// The start of every temporary file's name: a name no other program uses, so a clean-up
+        /// removes only the temporary files Alcedo left.
+        static let temporaryPrefix = ".alcedo-tmp-"
+
         /// Writes a temporary file and renames it over `id`'s file, then records it in the index.
         private func write(header: DiskEntryHeader, record: [UInt8], data: Data, id: CacheKeyHash) throws(AlcedoError) {
             let headerBytes = header.encoded(record: record)
             let finalPath = path(for: id)
-            let temporaryPath = directoryPath + "/.tmp-" + String(id.hex.prefix(16))
+            let temporaryPath = directoryPath + "/" + Self.temporaryPrefix + String(id.hex.prefix(16))
                 + "-\(processID)-\(temporaryCounter.add(1, ordering: .relaxed).newValue)"
             let fd = try createTemporaryFile(temporaryPath, for: finalPath)
             let midWrite = hooks.withLock { $0.midWrite }
@@ -217,7 +222,7 @@ extension DiskStorage {
             let id = CacheKeyHash(key: key)
             guard (try? ensureLoaded()) != nil, let entry = index.entry(id),
                   entry.expiration > DiskTime.milliseconds(config.now()) else { return false }
-            return POSIXFile.exists(path(for: id))
+            return POSIXFile.isRegularFile(path(for: id))
         }
 
         private struct ReadResult {
@@ -235,13 +240,24 @@ extension DiskStorage {
             let nowMs = DiskTime.milliseconds(config.now())
             let path = path(for: id)
 
+            // A read that records the access opens the file for writing too: the access is
+            // written through this descriptor, the one verified, never by the name again.
+            var writable = extending != nil
+            var opened = DiskEntryOpening.open(path, access: writable ? O_RDWR : O_RDONLY)
+            if writable, case .failed(let error) = opened, [EACCES, EROFS, EPERM, ETXTBSY].contains(error.code) {
+                writable = false
+                opened = DiskEntryOpening.open(path, access: O_RDONLY)
+            }
             let fd: Int32
-            switch POSIXFile.openForReading(path) {
-            case .success(let descriptor): fd = descriptor
-            case .failure(let error) where error.code == ENOENT:
+            switch opened {
+            case .opened(let descriptor): fd = descriptor
+            case .missing:
                 forgetIfMissing(id)
                 return nil
-            case .failure(let error):
+            case .foreign:
+                forget(id)
+                return nil
+            case .failed(let error):
                 throw .cacheError(reason: .readFailed(path: path, errno: error.code))
             }
             defer { POSIXFile.close(fd) }
@@ -250,6 +266,11 @@ extension DiskStorage {
             switch DiskEntryFile.read(fd, includingData: wantsData) {
             case .success(let value): file = value
             case .failure(let error): throw .cacheError(reason: .readFailed(path: path, errno: error.code))
+            }
+            guard file.hasMagic else {
+                // Not written by Alcedo: another program's file under an entry's name. A miss, left alone.
+                forget(id)
+                return nil
             }
             guard let header = file.header, let record = file.record,
                   DiskEntryRecord.payload(record.payload, hasKey: key) else {
@@ -271,7 +292,8 @@ extension DiskStorage {
 
             var updated = header
             if let extending {
-                updated = recordAccess(id, path: path, header: header, extending: extending, nowMs: nowMs,
+                if let hook = hooks.withLock({ $0.beforeAccessWrite }) { hook(path) }
+                updated = recordAccess(id, fd: writable ? fd : nil, header: header, extending: extending, nowMs: nowMs,
                                        granularity: config.accessTimeGranularity)
             }
             guard wantsMetadata else { return ReadResult(data: data, metadata: nil) }
@@ -288,7 +310,9 @@ extension DiskStorage {
         /// tenth of the entry's cache time when that is shorter), as `relatime` does for atime:
         /// the in-memory order stays exact, the order on disk is exact to that granularity.
         /// Returns the header as updated.
-        private func recordAccess(_ id: CacheKeyHash, path: String, header: DiskEntryHeader, extending: ExpirationExtending,
+        /// `fd` is the entry's descriptor, open for writing (`nil` when the file could only be
+        /// opened read-only): the header is written through it, never through the file's name.
+        private func recordAccess(_ id: CacheKeyHash, fd: Int32?, header: DiskEntryHeader, extending: ExpirationExtending,
                                   nowMs: Int64, granularity: TimeInterval) -> DiskEntryHeader {
             var updated = header
             updated.lastAccess = max(header.lastAccess, nowMs)
@@ -310,8 +334,7 @@ extension DiskStorage {
             guard updated.lastAccess.subtractingClamped(header.lastAccess) >= threshold || expirationMoved
                     || updated.cacheTime != header.cacheTime else { return updated }
             // A read-only folder is still read: the access is then only in the index.
-            guard case .success(let fd) = POSIXFile.open(path, O_WRONLY) else { return updated }
-            defer { POSIXFile.close(fd) }
+            guard let fd else { return updated }
             let bytes = updated.mutableBytes(includingExpiration: updated.expiration != header.expiration
                                                 || updated.cacheTime != header.cacheTime)
             _ = bytes.withUnsafeBytes { POSIXFile.write(fd, $0, at: Int(DiskEntryHeader.mutableOffset)) }
@@ -328,6 +351,11 @@ extension DiskStorage {
                 return true
             }
             if removed { broadcast.send(reason, [id.hex]) }
+        }
+
+        /// Drops `id` from the index: its name holds something Alcedo did not write (left alone).
+        private func forget(_ id: CacheKeyHash) {
+            stripe(id).lock.withLock { _ in index.remove(id) }
         }
 
         /// Drops `id` from the index when its file is gone (removed by another process).
@@ -361,12 +389,15 @@ extension DiskStorage {
             let nowMs = DiskTime.milliseconds(now)
             let path = path(for: id)
             let fd: Int32
-            switch POSIXFile.open(path, O_RDWR) {
-            case .success(let descriptor): fd = descriptor
-            case .failure(let error) where error.code == ENOENT:
+            switch DiskEntryOpening.open(path, access: O_RDWR) {
+            case .opened(let descriptor): fd = descriptor
+            case .missing:
                 forgetIfMissing(id)
                 return false
-            case .failure(let error):
+            case .foreign:
+                forget(id)
+                return false
+            case .failed(let error):
                 throw .cacheError(reason: .writeError(path: path, errno: error.code))
             }
             defer { POSIXFile.close(fd) }
@@ -376,6 +407,10 @@ extension DiskStorage {
             switch DiskEntryFile.read(fd, includingData: false) {
             case .success(let value): file = value
             case .failure(let error): throw .cacheError(reason: .readFailed(path: path, errno: error.code))
+            }
+            guard file.hasMagic else {
+                forget(id)
+                return false
             }
             guard let header = file.header, let current = file.record,
                   DiskEntryRecord.payload(current.payload, hasKey: key),
@@ -429,7 +464,13 @@ extension DiskStorage {
         private func remove(_ id: CacheKeyHash) throws(AlcedoError) {
             let path = path(for: id)
             let failure: POSIXFile.Errno? = stripe(id).lock.withLock { _ in
-                if let error = POSIXFile.unlink(path) { return error }
+                // Only a file Alcedo wrote is removed; anything else under the name stays.
+                if case .opened(let fd) = DiskEntryOpening.open(path, access: O_RDONLY) {
+                    defer { POSIXFile.close(fd) }
+                    if DiskEntryOpening.hasEntryMagic(fd), POSIXFile.sameFile(fd, path), let error = POSIXFile.unlink(path) {
+                        return error
+                    }
+                }
                 index.remove(id)
                 return nil
             }
@@ -579,8 +620,13 @@ extension DiskStorage {
 
         /// Lists the folder and reads the fixed header of every entry it does not know: one
         /// `openat`, `fstat`, `pread` and `close` per file; an entry whose file has the same
-        /// inode, time and size as when this backend last read or wrote it costs one `fstatat`. Removes invalid entries, entries named with another
-        /// extension and stale temporary files; with `removeAll`, removes every entry.
+        /// inode, time and size as when this backend last read or wrote it costs one `fstatat`.
+        ///
+        /// Only Alcedo's own files are ever removed: entries (regular files named like an entry
+        /// that start with the entry magic) that are invalid or named with another extension, and
+        /// stale temporary files (regular files named ``temporaryPrefix``…); with `removeAll`,
+        /// every entry too. Anything else (another program's file named with 64 hex digits,
+        /// symbolic links, FIFOs, folders) is skipped without being opened for long or removed.
         private func scanFolder(removeAll: Bool) throws(AlcedoError) -> (entries: [CacheKeyHash: DiskIndex.Entry], report: CleanUpReport) {
             guard let directory = opendir(directoryPath) else {
                 // No folder (or a file where a parent folder should be): no entries yet.
@@ -592,7 +638,7 @@ extension DiskStorage {
             let config = self.config
             let expectedSuffix = Array(fileSuffix.utf8)
             let temporaryCutoff = config.now().timeIntervalSince1970 - config.temporaryFileLifetime
-            let temporaryPrefix: [UInt8] = Array(".tmp-".utf8)
+            let temporaryPrefix: [UInt8] = Array(Self.temporaryPrefix.utf8)
             let known = index.snapshot
             var entries: [CacheKeyHash: DiskIndex.Entry] = [:]
             entries.reserveCapacity(known.count)
@@ -608,7 +654,8 @@ extension DiskStorage {
                                                        count: strlen(cName))
                         if name.starts(with: temporaryPrefix) {
                             var info = stat()
-                            guard fstatat(directoryFD, cName, &info, 0) == 0 else { return }
+                            guard fstatat(directoryFD, cName, &info, AT_SYMLINK_NOFOLLOW) == 0,
+                                  (info.st_mode & S_IFMT) == S_IFREG else { return }
                             if POSIXFile.modificationTime(info) < temporaryCutoff, unlinkat(directoryFD, cName, 0) == 0 {
                                 report.temporaryFiles += 1
                             }
@@ -616,40 +663,35 @@ extension DiskStorage {
                         }
                         guard let id = CacheKeyHash(hexBytes: name), name.count == 64 || name[64] == UInt8(ascii: ".")
                         else { return }
-                        let valid: Bool
-                        var entry = DiskIndex.Entry(fileSize: 0, lastAccess: 0, expiration: 0)
-                        if removeAll || !name[64...].elementsEqual(expectedSuffix) {
-                            valid = false
-                        } else if let old = known[id], let stamp = old.stamp,
-                                  POSIXFile.stamp(at: directoryFD, cName) == stamp {
+                        let ours = !removeAll && name[64...].elementsEqual(expectedSuffix)
+                        if ours, let old = known[id], let stamp = old.stamp,
+                           POSIXFile.stamp(at: directoryFD, cName) == stamp {
                             // Unchanged since this process last read or wrote it: one `fstatat`.
                             entries[id] = old
                             return
-                        } else {
-                            var fd = POSIXFile.openAt(directoryFD, cName, O_RDONLY | noAccessTime)
-                            if fd < 0, errno == EPERM, noAccessTime != 0 {
-                                noAccessTime = 0
-                                fd = POSIXFile.openAt(directoryFD, cName, O_RDONLY)
-                            }
-                            guard fd >= 0 else { return }
-                            let stamp = POSIXFile.stamp(fd)
-                            let header: DiskEntryHeader? = fixed.withUnsafeMutableBytes { buffer in
-                                guard let base = buffer.baseAddress, let stamp,
-                                      case .success(let count) = POSIXFile.read(fd, into: base, count: buffer.count, at: 0)
-                                else { return nil }
-                                return DiskEntryHeader(fixedBytes: UnsafeRawBufferPointer(rebasing: buffer[..<count]),
-                                                       fileSize: stamp.size)
-                            }
-                            POSIXFile.close(fd)
-                            if let header {
-                                entry = DiskIndex.Entry(fileSize: header.fileSize, lastAccess: header.lastAccess,
-                                                        expiration: header.expiration, stamp: stamp)
-                            }
-                            valid = header != nil
                         }
-                        if valid {
-                            entries[id] = entry
-                        } else if unlinkat(directoryFD, cName, 0) == 0 || errno == ENOENT {
+                        guard case .opened(let fd) = DiskEntryOpening.open(at: directoryFD, cName, noAccessTime: &noAccessTime)
+                        else { return }
+                        defer { POSIXFile.close(fd) }
+                        let stamp = POSIXFile.stamp(fd)
+                        let bytes: (count: Int, header: DiskEntryHeader?)? = fixed.withUnsafeMutableBytes { buffer in
+                            guard let base = buffer.baseAddress, let stamp,
+                                  case .success(let count) = POSIXFile.read(fd, into: base, count: buffer.count, at: 0)
+                            else { return nil }
+                            let head = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+                            return (count, DiskEntryHeader(fixedBytes: head, fileSize: stamp.size))
+                        }
+                        // Not written by Alcedo (no magic), or unreadable: not ours to index or remove.
+                        guard let bytes, let stamp, bytes.count >= DiskEntryHeader.magic.count,
+                              fixed.starts(with: DiskEntryHeader.magic) else { return }
+                        if ours, let header = bytes.header {
+                            entries[id] = DiskIndex.Entry(fileSize: header.fileSize, lastAccess: header.lastAccess,
+                                                          expiration: header.expiration, stamp: stamp)
+                            return
+                        }
+                        // Alcedo's file, to be removed: unless the name meanwhile holds another file.
+                        guard POSIXFile.stamp(at: directoryFD, cName)?.inode == stamp.inode else { return }
+                        if unlinkat(directoryFD, cName, 0) == 0 || errno == ENOENT {
                             if !removeAll { report.corrupt.append(id.hex) }
                         } else if removeFailure == nil {
                             removeFailure = (String(decoding: name, as: UTF8.self), errno)
@@ -670,6 +712,14 @@ extension DiskStorage {
         @_spi(Testing)
         public func setMidWriteHook(_ hook: (@Sendable (String) -> Void)?) {
             hooks.withLock { $0.midWrite = hook }
+        }
+
+        /// Makes the next reads that record an access call `hook` with the entry's path after
+        /// reading and verifying the file, before writing the access (the tests replace the
+        /// name there).
+        @_spi(Testing)
+        public func setBeforeAccessWriteHook(_ hook: (@Sendable (String) -> Void)?) {
+            hooks.withLock { $0.beforeAccessWrite = hook }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The image cache: a ``MemoryStorage`` of decoded images in front of a ``DiskStorage`` of
 /// serialized bytes.
@@ -24,7 +25,13 @@ public final class ImageCache: Sendable {
     /// The serializer used when a call names none. Default: a ``DefaultCacheSerializer`` on ``codecs``.
     public let cacheSerializer: any CacheSerializer
 
+    /// Where the cache reports disk failures that callers such as ``ImageManager`` do not see
+    /// (a store that fails while the image is delivered anyway): the first as a warning, the
+    /// later ones at debug level. Default: `Logger(label: "alcedo.cache")`.
+    public let logger: Logger
+
     private let io: CacheIOQueue
+    private let diskFailures = DiskFailureLog()
 
     /// Creates the cache `name` with default memory settings and its disk folder
     /// `directory/name` (default ``DiskStorage/defaultDirectory``).
@@ -46,8 +53,11 @@ public final class ImageCache: Sendable {
     ///   - codecs: the codecs disk hits are decoded with (default ``ImageCodecRegistry/shared``).
     ///   - cacheSerializer: the default serializer; `nil` (default) uses a
     ///     ``DefaultCacheSerializer`` on `codecs`.
+    ///   - logger: where disk failures are reported (default `Logger(label: "alcedo.cache")`).
     public init(memoryStorage: MemoryStorage.Backend<AlcedoImage>, diskStorage: DiskStorage.Backend,
-                codecs: ImageCodecRegistry = .shared, cacheSerializer: (any CacheSerializer)? = nil) {
+                codecs: ImageCodecRegistry = .shared, cacheSerializer: (any CacheSerializer)? = nil,
+                logger: Logger = Logger(label: "alcedo.cache")) {
+        self.logger = logger
         self.name = diskStorage.config.name
         self.memoryStorage = memoryStorage
         self.diskStorage = diskStorage
@@ -101,9 +111,14 @@ public final class ImageCache: Sendable {
         let serializer = cacheSerializer ?? self.cacheSerializer
         let original = processorIdentifier.isEmpty ? original : nil
         let disk = diskStorage
-        try await io.run { () throws(AlcedoError) in
+        try await io.run { [self] () throws(AlcedoError) in
             let data = try serializer.data(with: image, original: original)
-            try disk.store(value: data, forKey: computedKey, expiration: diskExpiration, httpCacheInfo: httpCacheInfo)
+            do throws(AlcedoError) {
+                try disk.store(value: data, forKey: computedKey, expiration: diskExpiration, httpCacheInfo: httpCacheInfo)
+            } catch {
+                diskFailures.record(error, operation: "store", folder: disk.directoryURL.path, logger: logger)
+                throw error
+            }
         }
     }
 
@@ -119,8 +134,13 @@ public final class ImageCache: Sendable {
                             expiration: StorageExpiration? = nil, httpCacheInfo: HTTPCacheInfo? = nil) async throws(AlcedoError) {
         let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
         let disk = diskStorage
-        try await io.run { () throws(AlcedoError) in
-            try disk.store(value: data, forKey: computedKey, expiration: expiration, httpCacheInfo: httpCacheInfo)
+        try await io.run { [self] () throws(AlcedoError) in
+            do throws(AlcedoError) {
+                try disk.store(value: data, forKey: computedKey, expiration: expiration, httpCacheInfo: httpCacheInfo)
+            } catch {
+                diskFailures.record(error, operation: "store", folder: disk.directoryURL.path, logger: logger)
+                throw error
+            }
         }
     }
 

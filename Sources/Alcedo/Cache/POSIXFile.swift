@@ -36,15 +36,6 @@ enum POSIXFile {
     static let noAccessTime: Int32 = 0
     #endif
 
-    /// Opens `path` read-only without updating its access time when allowed, else plainly.
-    static func openForReading(_ path: String) -> Result<Int32, Errno> {
-        guard noAccessTime != 0 else { return open(path, O_RDONLY) }
-        switch open(path, O_RDONLY | noAccessTime) {
-        case .failure(let error) where error.code == EPERM: return open(path, O_RDONLY)
-        case let result: return result
-        }
-    }
-
     static func close(_ fd: Int32) { _ = cClose(fd) }
 
     /// Reads `count` bytes at `offset` into `buffer`, looping over short reads. Returns the
@@ -176,6 +167,12 @@ enum POSIXFile {
     static func exists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0
+    }
+
+    /// `true` when `path` is a regular file itself (a symbolic link is not followed).
+    static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     /// `mkdir -p`: creates `path` and its missing parents.

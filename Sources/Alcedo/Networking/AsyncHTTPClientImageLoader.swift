@@ -72,6 +72,16 @@ public final class AsyncHTTPClientImageLoader: ImageDataLoading {
         let response: HTTPClientResponse
         do {
             response = try await client.execute(clientRequest, deadline: .distantFuture)
+        } catch where Self.isStaleConnection(error) && !Task.isCancelled {
+            // A pooled keep-alive connection the server had closed while idle (without
+            // `Connection: close`): the request never reached a live server and no response
+            // byte arrived, so this GET is sent once more, on a fresh connection, as browsers
+            // and the client's own retry policy do. A second failure is reported.
+            do {
+                response = try await client.execute(clientRequest, deadline: .distantFuture)
+            } catch {
+                throw mapError(error, url: request.url)
+            }
         } catch {
             throw mapError(error, url: request.url)
         }
@@ -90,6 +100,22 @@ public final class AsyncHTTPClientImageLoader: ImageDataLoading {
         }
         guard !alreadyShutDown else { return }
         try? await client.shutdown()
+    }
+
+    /// `true` for the errors of a connection found closed before any byte of the response
+    /// arrived (`execute` returns when the response head has arrived, so these come before it):
+    /// the remote end closed it, I/O on a channel already closed, end of file, reset or broken pipe.
+    static func isStaleConnection(_ error: any Error) -> Bool {
+        switch error {
+        case let error as HTTPClientError:
+            return error == .remoteConnectionClosed
+        case let error as ChannelError:
+            return error == .ioOnClosedChannel || error == .eof || error == .outputClosed
+        case let error as IOError:
+            return error.errnoCode == ECONNRESET || error.errnoCode == EPIPE
+        default:
+            return false
+        }
     }
 
     /// Turns the client's errors into the ones ``ImageDataLoading`` names.

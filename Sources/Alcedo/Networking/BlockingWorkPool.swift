@@ -14,6 +14,9 @@ final class BlockingWorkPool: Sendable {
         limiter = PriorityLimiter(limit: width)
     }
 
+    /// Jobs running and jobs waiting for a place.
+    var load: (running: Int, waiting: Int) { limiter.load("work") }
+
     /// Runs `work` on a pool thread when a place is free; waiting ends early with
     /// `.cancelled` when the task is cancelled, but started work runs to its end.
     func run<T: Sendable>(priority: DownloadPriority,

@@ -120,6 +120,9 @@ final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// The number of keys with work in flight.
     var inFlightCount: Int { state.withLock { $0.entries.count } }
 
+    /// The callers waiting, over every key.
+    var totalCallerCount: Int { state.withLock { $0.entries.values.reduce(0) { $0 + $1.callers.count } } }
+
     /// Waits for the value of `key` as one caller, leaving when the calling task is cancelled.
     func value(for key: Key, priority: PriorityTicket, progress: (@Sendable (DownloadProgress) -> Void)?,
                work: @escaping Work) async throws(AlcedoError) -> Value {

@@ -3,7 +3,7 @@ import ArgumentParser
 import Foundation
 
 /// `alcedo fetch URL... [--out DIR] [--cache-dir DIR] [processing] [--format F] [--quality Q]
-/// [--force-refresh] [--only-from-cache] [--memory-only] [--concurrency N] [--json]`
+/// [--force-refresh] [--only-from-cache] [--memory-only] [--concurrency N] [--memory-limit MiB] [--json]`
 struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
@@ -14,7 +14,7 @@ struct FetchCommand: AsyncParsableCommand {
             file. The processors run in this order, whatever the order of the options: \
             --downsample, --resize, --round-corner, --blur. Each result is written to DIR as \
             NAME-HASH.EXT: NAME from the URL's last path component (letters, digits, - and _ \
-            only), HASH 8 hex digits of the URL, EXT the output format's (--format, else the \
+            only, never starting with - or _), HASH 8 hex digits of the URL, EXT the output format's (--format, else the \
             source's; PNG when the source format cannot be written, or is JPEG and the result has \
             transparency, as --round-corner gives). Animations keep their \
             frames in GIF and WebP; JPEG and PNG get the first frame.
@@ -56,6 +56,11 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How many URLs are retrieved at once, 1-64.", valueName: "n"))
     var concurrency = 4
 
+    @Option(name: .customLong("memory-limit"), help: ArgumentHelp(
+        "The memory cache's limit in MiB of decoded pixels, 1-1048576 (default 256). Each result is written and released as it finishes; only this much is kept for repeated URLs.",
+        valueName: "MiB"))
+    var memoryLimit = ImageRetriever.defaultMemoryLimit >> 20
+
     @Flag(help: "One JSON object per line per URL.")
     var json = false
 
@@ -63,6 +68,9 @@ struct FetchCommand: AsyncParsableCommand {
         guard !urls.isEmpty else { throw ValidationError("give at least one URL") }
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be in 1...100, got \(quality)") }
         guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be in 1...64, got \(concurrency)") }
+        guard (1...(1 << 20)).contains(memoryLimit) else {
+            throw ValidationError("--memory-limit must be in 1...1048576 (MiB), got \(memoryLimit)")
+        }
         if let format, Self.outputFormat(format) == nil {
             throw ValidationError("--format takes jpeg, png, webp or gif; got \(format)")
         }
@@ -86,7 +94,7 @@ struct FetchCommand: AsyncParsableCommand {
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let settings = FetchSettings(outputFolder: folder, format: format.flatMap(Self.outputFormat), quality: quality)
         let retriever = ImageRetriever.make(cacheDirectory: cache.cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) },
-                                            memoryOnly: memoryOnly)
+                                            memoryOnly: memoryOnly, memoryLimit: memoryLimit << 20)
         let fetcher = ImageFetcher(settings: settings, retriever: retriever)
         let processor = processing.processor
         let options = RetrievalOptions(forceRefresh: forceRefresh, onlyFromCache: onlyFromCache)

@@ -30,11 +30,24 @@ struct FetchReport: Sendable {
 
     var succeeded: Bool { error == nil }
 
+    /// The most bytes of a URL a report shows (a `data:` URL can be megabytes long).
+    static let shownURLLength = 200
+
+    /// `url` as reports show it: whole up to ``shownURLLength`` bytes, else its start,
+    /// `…` and its length (`data:image/png;base64,iVBO… (44739267 bytes)`).
+    static func shown(_ url: String) -> String {
+        let utf8 = url.utf8
+        guard utf8.count > shownURLLength else { return url }
+        var cut = utf8.index(utf8.startIndex, offsetBy: shownURLLength)
+        while cut > utf8.startIndex, cut.samePosition(in: url.unicodeScalars) == nil { cut = utf8.index(before: cut) }
+        return String(url.unicodeScalars[..<cut]) + "… (\(utf8.count) bytes)"
+    }
+
     /// The JSON line of `alcedo fetch --json`: exactly the keys `url`, `cacheType`, `width`,
     /// `height`, `bytes`, `ms`, `file` and `error`, with `null` for what is missing.
     var jsonObject: [String: Any] {
         [
-            "url": url,
+            "url": Self.shown(url),
             "cacheType": cacheType.orJSONNull,
             "width": (size?.width).orJSONNull,
             "height": (size?.height).orJSONNull,
@@ -48,9 +61,9 @@ struct FetchReport: Sendable {
     /// The text line: `URL: memory, 400x300, 12.3 KB, 4.2 ms -> FILE`, or `URL: error`.
     var textLine: String {
         guard error == nil, let size, let bytes, let file else {
-            return "\(url): \(error ?? "failed")"
+            return "\(Self.shown(url)): \(error ?? "failed")"
         }
-        return "\(url): \(cacheType ?? "none"), \(size), \(Formatting.bytes(bytes)), "
+        return "\(Self.shown(url)): \(cacheType ?? "none"), \(size), \(Formatting.bytes(bytes)), "
             + "\(Formatting.milliseconds(milliseconds)) ms -> \(file)"
     }
 }

@@ -1,5 +1,6 @@
 import Alcedo
 import Foundation
+import Logging
 
 /// A retrieved, processed image.
 struct RetrievedImage: Sendable {
@@ -28,19 +29,33 @@ struct ImageRetriever: Sendable {
     /// Options every request carries, before its own.
     let baseOptions: AlcedoOptionsInfo
 
-    /// A retriever on ``makeCache(cacheDirectory:memoryOnly:)``'s cache and the default downloader.
-    static func make(cacheDirectory: URL?, memoryOnly: Bool) -> ImageRetriever {
-        let cache = makeCache(cacheDirectory: cacheDirectory, memoryOnly: memoryOnly)
+    /// A retriever on ``makeCache(cacheDirectory:memoryOnly:memoryLimit:)``'s cache and the
+    /// default downloader. When the disk cache folder cannot be used, the retriever works
+    /// from memory only (after the warning `makeCache` prints).
+    static func make(cacheDirectory: URL?, memoryOnly: Bool, memoryLimit: Int = defaultMemoryLimit) -> ImageRetriever {
+        let (cache, diskUsable) = makeCache(cacheDirectory: cacheDirectory, memoryOnly: memoryOnly, memoryLimit: memoryLimit)
         return ImageRetriever(manager: ImageManager(downloader: .default, cache: cache),
-                              baseOptions: memoryOnly ? [.waitForCache, .cacheMemoryOnly] : [.waitForCache])
+                              baseOptions: memoryOnly || !diskUsable ? [.waitForCache, .cacheMemoryOnly] : [.waitForCache])
     }
+
+    /// The memory cache limit of a command-line run, in bytes of decoded pixels (256 MiB): a
+    /// batch tool writes each result and rarely needs it again, so its memory cache stays
+    /// small whatever the machine (the library's default is a quarter of the memory).
+    static let defaultMemoryLimit = 256 << 20
 
     /// A cache on the disk folder `cacheDirectory` (nil: the default cache, as `alcedo cache`
     /// finds it), or with `memoryOnly` a cache whose disk part is never used: requests must
     /// then carry ``AlcedoOptionsInfoItem/cacheMemoryOnly``, and nothing is read from or
-    /// written to any disk cache.
-    static func makeCache(cacheDirectory: URL?, memoryOnly: Bool) -> ImageCache {
-        let memory = MemoryStorage.Backend<AlcedoImage>(config: MemoryStorage.Config())
+    /// written to any disk cache. The memory part holds at most `memoryLimit` bytes.
+    ///
+    /// The folder is checked first: when it cannot hold entries (a regular file, a dangling
+    /// symbolic link, a folder that cannot be made), one warning goes to standard error and
+    /// `diskUsable` is `false`; a read-only folder is warned about and still read. Disk
+    /// failures later in the run are not printed again (the library's logger is silenced:
+    /// standard output may be JSON).
+    static func makeCache(cacheDirectory: URL?, memoryOnly: Bool,
+                          memoryLimit: Int = defaultMemoryLimit) -> (cache: ImageCache, diskUsable: Bool) {
+        let memory = MemoryStorage.Backend<AlcedoImage>(config: MemoryStorage.Config(totalCostLimit: memoryLimit))
         let diskConfig: DiskStorage.Config
         if memoryOnly {
             // A folder that is never made: nothing is written, so every disk lookup misses.
@@ -52,13 +67,30 @@ struct ImageRetriever: Sendable {
         } else {
             diskConfig = DiskStorage.Config(name: "default")
         }
-        return ImageCache(memoryStorage: memory, diskStorage: DiskStorage.Backend(config: diskConfig))
+        let disk = DiskStorage.Backend(config: diskConfig)
+        var diskUsable = !memoryOnly
+        if !memoryOnly {
+            do {
+                try disk.prepareFolder()
+            } catch {
+                if case .cacheError(reason: .readOnly) = error {
+                    Console.error("alcedo: warning: \(error); nothing new will be cached on disk")
+                } else {
+                    Console.error("alcedo: warning: \(error); continuing without the disk cache")
+                    diskUsable = false
+                }
+            }
+        }
+        let cache = ImageCache(memoryStorage: memory, diskStorage: disk,
+                               logger: Logger(label: "alcedo.cache", factory: { _ in SwiftLogNoOpLogHandler() }))
+        return (cache, diskUsable)
     }
 
     /// The same disk cache behind a new, empty memory cache.
     func withEmptyMemoryCache() -> ImageRetriever {
-        let cache = ImageCache(memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config()),
-                               diskStorage: DiskStorage.Backend(config: manager.cache.diskStorage.config))
+        let cache = ImageCache(memoryStorage: MemoryStorage.Backend(config: manager.cache.memoryStorage.config),
+                               diskStorage: DiskStorage.Backend(config: manager.cache.diskStorage.config),
+                               logger: manager.cache.logger)
         return ImageRetriever(manager: ImageManager(downloader: manager.downloader, cache: cache), baseOptions: baseOptions)
     }
 

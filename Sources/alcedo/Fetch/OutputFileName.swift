@@ -5,9 +5,10 @@ import Foundation
 /// The name is the URL's last path component (percent-decoding undone, `data` for a `data:`
 /// URL, `image` when there is none) without its extension, cut to 48 characters, with every
 /// character other than ASCII letters, digits, `-` and `_` replaced by `_` and leading `_`
-/// removed; then `-` and 8 hexadecimal digits of a hash of the whole URL, so two URLs ending
-/// in the same name get different files; then `.` and the extension. The result never holds
-/// a `/`, never starts with `.` and so always names a file inside the output folder.
+/// and `-` removed; then `-` and 8 hexadecimal digits of a hash of the whole URL, so two URLs
+/// ending in the same name get different files; then `.` and the extension. The result never
+/// holds a `/`, never starts with `.` (so it always names a file inside the output folder) and
+/// never starts with `-` (so no later `rm *` or `tar cf x *` in that folder takes it for an option).
 enum OutputFileName {
     static func make(for url: String, extension ext: String) -> String {
         var base = lastComponent(of: url)
@@ -16,7 +17,7 @@ enum OutputFileName {
             scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "-" || scalar == "_")
                 ? Character(scalar) : "_"
         })
-        while safe.hasPrefix("_") { safe.removeFirst() }
+        while let first = safe.first, first == "_" || first == "-" { safe.removeFirst() }
         if safe.isEmpty { safe = "image" }
         let safeExtension = String(ext.unicodeScalars.filter { $0.isASCII && CharacterSet.alphanumerics.contains($0) }.map(Character.init))
         return "\(safe)-\(ShortHash.hex(of: Array(url.utf8), digits: 8)).\(safeExtension.isEmpty ? "bin" : safeExtension)"

@@ -69,7 +69,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         let manager = ImageManager(downloader: downloader,
                                    cache: ImageRetriever.makeCache(cacheDirectory: cache.cacheDirectory.map {
                                        URL(fileURLWithPath: $0, isDirectory: true)
-                                   }, memoryOnly: false))
+                                   }, memoryOnly: false).cache)
         let seen = Mutex((skipped: 0, failed: 0, completed: 0))
         let callbacks = DispatchQueue(label: "alcedo.prefetch.progress")
         let prefetcher = ImagePrefetcher(
@@ -133,9 +133,9 @@ private struct PrefetchReporter: Sendable {
         case .failed: "failed"
         }
         if json {
-            progress.printLine(Console.jsonText(["url": url, "result": result, "error": error.orJSONNull]))
+            progress.printLine(Console.jsonText(["url": FetchReport.shown(url), "result": result, "error": error.orJSONNull]))
         } else if outcome == .failed {
-            progress.printLine("alcedo: \(url): \(error ?? "failed")", toStandardError: true)
+            progress.printLine("alcedo: \(FetchReport.shown(url)): \(error ?? "failed")", toStandardError: true)
         }
     }
 }

@@ -36,13 +36,16 @@ final class ChildProcess: Sendable {
     /// The process and its output, held by one reader at a time.
     private let state: Mutex<State>
 
-    /// Starts `alcedo arguments…`.
-    init(_ arguments: [String]) throws {
+    /// Starts `alcedo arguments…`, with `environment` added to this process's.
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
         guard let url = Self.executableURL else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
         let pipe = Pipe()
         process.executableURL = url
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -78,6 +81,14 @@ final class ChildProcess: Sendable {
     func kill() async {
         _ = Glibc.kill(processIdentifier, SIGKILL)
         _ = await finish()
+    }
+
+    /// The environment for a child that runs under a file-size limit: its code-coverage profile
+    /// (written at exit when the tests run with `--enable-code-coverage`) goes to `folder`
+    /// instead of the coverage folder, where the limit would truncate it and make merging
+    /// the profiles fail.
+    static func limitedFileSizeEnvironment(profileFolder folder: URL) -> [String: String] {
+        ["LLVM_PROFILE_FILE": folder.appendingPathComponent("alcedo-limited-%p.profraw").path]
     }
 
     /// Parses the child's JSON lines.

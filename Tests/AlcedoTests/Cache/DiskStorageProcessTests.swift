@@ -25,7 +25,7 @@ struct DiskStorageProcessTests {
     }
 
     private func temporaryFiles() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: cacheURL.path).filter { $0.hasPrefix(".tmp-") }
+        try FileManager.default.contentsOfDirectory(atPath: cacheURL.path).filter { $0.hasPrefix(DiskStorage.Backend.temporaryPrefix) }
     }
 
     @Test func writerKilledMidWriteLeavesThePreviousEntryWhole() async throws {
@@ -137,7 +137,8 @@ struct DiskStorageProcessTests {
         try storage.store(value: childBytes(key: "big", writer: 0, size: 500), forKey: "big")
         // The child may not write files over 4,000 bytes: the write fails as on a full disk.
         let child = try ChildProcess(["cache", "debug-write", "--cache-dir", cacheURL.path, "--file-size-limit", "4000",
-                                      "--key", "big", "--key", "small", "--size", "20000"])
+                                      "--key", "big", "--key", "small", "--size", "20000"],
+                                     environment: ChildProcess.limitedFileSizeEnvironment(profileFolder: folder.url))
         let (lines, status) = await child.finish()
         #expect(status == 0)
         let records = ChildProcess.records(lines)

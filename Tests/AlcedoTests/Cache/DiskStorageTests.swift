@@ -421,7 +421,8 @@ struct DiskStorageTests {
         try storage.store(value: EntryBytes.make(key: "garbage", count: 9_000), forKey: "garbage")
         try storage.store(value: EntryBytes.make(key: "truncated", count: 9_000), forKey: "truncated")
         try storage.store(value: EntryBytes.make(key: "good", count: 9_000), forKey: "good")
-        try Data(repeating: 0x41, count: 9_000).write(to: storage.cacheFileURL(forKey: "garbage"))
+        // Alcedo's magic, then garbage: an entry of Alcedo's with a broken header.
+        try (Data(DiskEntryHeader.magic) + Data(repeating: 0x41, count: 9_000)).write(to: storage.cacheFileURL(forKey: "garbage"))
         let truncatedURL = storage.cacheFileURL(forKey: "truncated")
         let whole = try Data(contentsOf: truncatedURL)
         try whole.prefix(whole.count / 2).write(to: truncatedURL)
@@ -441,7 +442,7 @@ struct DiskStorageTests {
         let writer = makeStorage()
         try writer.store(value: Data("ok".utf8), forKey: "ok")
         let bad = writer.cacheFileURL(forKey: "bad")
-        try Data("not an entry".utf8).write(to: bad)
+        try (Data(DiskEntryHeader.magic) + Data(" but not an entry".utf8)).write(to: bad)
         try Data("foreign".utf8).write(to: cacheURL.appendingPathComponent("README"))
         let report = try makeStorage().cleanUp()
         #expect(report.corrupt == [writer.hash(forKey: "bad")])
@@ -451,7 +452,7 @@ struct DiskStorageTests {
     @Test func staleTemporaryFilesAreRemovedByCleanUp() throws {
         let storage = makeStorage()
         try storage.store(value: Data("a".utf8), forKey: "a")
-        let leftover = cacheURL.appendingPathComponent(".tmp-0123456789abcdef-99999-1")
+        let leftover = cacheURL.appendingPathComponent(DiskStorage.Backend.temporaryPrefix + "0123456789abcdef-99999-1")
         try Data(count: 100).write(to: leftover)
         #expect(try storage.cleanUp().temporaryFiles == 0, "a fresh temporary file may be a write in progress")
         clock.advance(Date().timeIntervalSince(clock.now) + 601)

@@ -134,12 +134,8 @@ struct ImageManagerOptionsTests {
             let url = h.server.url("/nw.jpg")
             _ = try await h.manager.retrieveImage(with: url)
             let cache = h.cache
-            var onDisk = false
-            for _ in 0..<200 where !onDisk {
-                onDisk = (try? await cache.diskMetadata(forKey: url.cacheKey)) != nil
-                if !onDisk { try await Task.sleep(for: .milliseconds(10)) }
-            }
-            #expect(onDisk)
+            // The disk entry appears once the write that follows the delivery is done.
+            #expect(await eventually { cache.diskStorage.isCached(forKey: ImageCache.cacheKey(forKey: url.cacheKey, processorIdentifier: "")) })
         }
     }
 

@@ -67,7 +67,10 @@ struct ImageManagerTests {
                 done.increment()
             }
             #expect(await eventually { done.count == 1 })
-            try await Task.sleep(for: .milliseconds(20))
+            // A second call would be queued by the time the retrieval is over: wait for that
+            // point, then for the callback queue to run what it was given.
+            #expect(await eventually { h.manager.pipelines.inFlightCount == 0 })
+            await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
             #expect(calls.values.count == 1)
             #expect(calls.values.first?.0 == true)
             #expect(calls.values.first?.1 == 7)

@@ -69,12 +69,12 @@ struct ImagePrefetcherTests {
             prefetcher.start()
             prefetcher.start()   // once only
             #expect(await eventually { h.server.requestLog.count == 3 })
-            try await Task.sleep(for: .milliseconds(30))
-            #expect(h.server.requestLog.count == 3)
             for index in 0..<8 { h.server.release("/c\(index).jpg") }
             let result = await prefetcher.prefetch()
             #expect(result.completed.count == 8)
             #expect(h.server.requestLog.count == 8)
+            // Checked at the end on the server's counter: never more than 3 requests at once.
+            #expect(h.server.maximumConcurrentRequests == 3)
             #expect(h.server.requestLog.allSatisfy { $0.hasPrefix("/c") })
         }
     }

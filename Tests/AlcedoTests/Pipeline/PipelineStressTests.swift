@@ -31,7 +31,8 @@ struct PipelineStressTests {
             for index in 0..<Self.urlCount { h.server.release("/s\(index).jpg") }
 
             #expect(await eventually(within: 30) { results.values.count == 1000 })
-            try await Task.sleep(for: .milliseconds(50))
+            // A late duplicate would come from work still in flight: wait until none is.
+            #expect(await eventually(within: 30) { manager.pipelines.inFlightCount == 0 })
             #expect(results.values.count == 1000)
             #expect(results.values.allSatisfy { (try? $0.get()) != nil })
             #expect(h.server.requestLog.count == Self.urlCount)
@@ -93,7 +94,8 @@ struct PipelineStressTests {
             #expect(await eventually(within: 20) { (0..<10).allSatisfy { h.downloader.networkCallerCount(for: h.server.url("/c\($0).jpg")) == 0 } })
             for index in 0..<20 { h.server.release("/c\(index).jpg") }
             #expect(await eventually(within: 30) { results.withLock { $0.count } == 600 })
-            try await Task.sleep(for: .milliseconds(50))
+            // A duplicate callback would come from work still in flight: wait until none is.
+            #expect(await eventually(within: 30) { manager.pipelines.inFlightCount == 0 })
             #expect(duplicates.count == 0)
             let final = results.withLock { $0 }
             for call in 0..<600 {

@@ -59,6 +59,8 @@ final class TestHTTPServer: Sendable {
         var stallAfter: Int?
         /// Sends this many body bytes, then closes the connection.
         var closeAfter: Int?
+        /// Close the connection instead of answering: not one response byte is sent.
+        var dropsConnection = false
         /// Sent as `ETag`; a request whose `If-None-Match` lists it gets `304`.
         var etag: String?
         /// Sent as `Last-Modified` (an HTTP-date); a request whose `If-Modified-Since` is not
@@ -122,6 +124,10 @@ final class TestHTTPServer: Sendable {
         var waiting: [String: [@Sendable () -> Void]] = [:]
         var connections: [ObjectIdentifier: any Channel] = [:]
         var connectionCount = 0
+        var closesReusedConnections = false
+        var inFlight = 0
+        var maximumInFlight = 0
+        var droppedRequests = 0
     }
 
     private let state = Mutex(State())
@@ -206,6 +212,30 @@ final class TestHTTPServer: Sendable {
     /// How many connections clients opened.
     var connectionCount: Int { state.withLock { $0.connectionCount } }
 
+    /// With `true`, the server behaves as one that closes idle keep-alive connections without
+    /// having said `Connection: close`: every response says `keep-alive`, but a request that
+    /// arrives on a connection already used is answered by closing the connection, with no
+    /// response byte (the request a client sent just as the server closed the idle connection).
+    func closeReusedConnections(_ closes: Bool) {
+        state.withLock { $0.closesReusedConnections = closes }
+    }
+
+    /// The most requests the server was answering (or holding) at the same time so far: a
+    /// limit on concurrent requests is checked with it at the end of a test, without waiting.
+    var maximumConcurrentRequests: Int { state.withLock { $0.maximumInFlight } }
+
+    /// How many requests were dropped by ``closeReusedConnections(_:)``.
+    var droppedRequests: Int { state.withLock { $0.droppedRequests } }
+
+    /// Whether a request arriving as the connection's `number`th (from 1) is dropped; counts it.
+    fileprivate func drops(requestNumber number: Int) -> Bool {
+        state.withLock { state in
+            guard state.closesReusedConnections, number > 1 else { return false }
+            state.droppedRequests += 1
+            return true
+        }
+    }
+
     /// Makes responses to `path` wait until ``release(_:)``.
     func hold(_ path: String) {
         state.withLock { _ = $0.held.insert(path) }
@@ -257,8 +287,16 @@ final class TestHTTPServer: Sendable {
     fileprivate func connectionClosed(_ channel: any Channel, abortedPath: String?) {
         state.withLock { state in
             state.connections[ObjectIdentifier(channel)] = nil
-            if let abortedPath { state.aborted[abortedPath, default: 0] += 1 }
+            if let abortedPath {
+                state.aborted[abortedPath, default: 0] += 1
+                state.inFlight -= 1
+            }
         }
+    }
+
+    /// A response was sent whole (or dropped on purpose).
+    fileprivate func responseEnded() {
+        state.withLock { $0.inFlight -= 1 }
     }
 
     /// Records `request` and returns its response, or `nil` after queuing `resume` when the path is held.
@@ -266,6 +304,8 @@ final class TestHTTPServer: Sendable {
         let handler: Handler? = state.withLock { state in
             state.requests[request.path, default: []].append(request)
             state.log.append(request.path)
+            state.inFlight += 1
+            state.maximumInFlight = max(state.maximumInFlight, state.inFlight)
             if state.held.contains(request.path) {
                 state.waiting[request.path, default: []].append(resume)
                 return nil
@@ -333,6 +373,7 @@ private final class ConnectionHandler: ChannelInboundHandler {
     /// The path whose response is being written, until its end is sent.
     private var pendingPath: String?
     private var pendingTasks: [Scheduled<Void>] = []
+    private var requestsOnConnection = 0
 
     init(server: TestHTTPServer) {
         self.server = server
@@ -360,6 +401,11 @@ private final class ConnectionHandler: ChannelInboundHandler {
         case .end:
             guard let head = requestHead else { return }
             requestHead = nil
+            requestsOnConnection += 1
+            if server.drops(requestNumber: requestsOnConnection) {
+                context.close(promise: nil)
+                return
+            }
             let path = String(head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
             let request = TestHTTPServer.Request(method: head.method, path: path, uri: head.uri, headers: head.headers)
             pendingPath = path
@@ -387,6 +433,12 @@ private final class ConnectionHandler: ChannelInboundHandler {
 
     private func send(_ response: TestHTTPServer.Response, keepAlive: Bool, context: ChannelHandlerContext) {
         after(response.headDelay, context: context) { [self] in
+            if response.dropsConnection {
+                pendingPath = nil
+                server.responseEnded()
+                context.close(promise: nil)
+                return
+            }
             var headers = HTTPHeaders(response.headers)
             switch response.contentLength {
             case .automatic: headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
@@ -409,6 +461,7 @@ private final class ConnectionHandler: ChannelInboundHandler {
                     return
                 }
                 pendingPath = nil
+                server.responseEnded()
                 context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
                     if closes { context.close(promise: nil) }
                 }
