@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Codec benchmark: Alcedo against djpeg, dwebp, Pillow and pyvips on the same files in one run.
-# Prints a table of median milliseconds and ratios. Needs python3 with Pillow (and optionally pyvips).
+# Prints a table of median milliseconds and ratios; then `alcedo convert --format pam` against a C
+# reference (reference/jpeg-to-pam.c, built here with cc) for time and peak memory, and the peak
+# memory of `alcedo convert` over generated hostile files (make-hostile.py) against the bounds.
+# Needs python3 with Pillow (and optionally pyvips), cc and libjpeg-turbo's headers.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -10,6 +13,8 @@ python3 -c "import pyvips" 2>/dev/null || python3 -m pip install -q pyvips-binar
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 python3 "$here/make-inputs.py" "$work"
+python3 "$here/make-hostile.py" "$work/hostile" >/dev/null
+cc -O2 -o "$work/jpeg-to-pam" "$here/reference/jpeg-to-pam.c" -ljpeg
 (cd "$here" && swift build -c release >/dev/null)
 bench="$(cd "$here" && swift build -c release --show-bin-path)/CodecBenchmarks"
 (cd "$root" && swift build -c release --product alcedo >/dev/null)
@@ -18,3 +23,4 @@ files=("$work"/photo-12mp-q85.jpg "$work"/photo-12mp-q90.jpg "$work"/large.png "
 "$bench" "${files[@]}" > "$work/alcedo.jsonl"
 python3 "$here/peers.py" "${files[@]}" > "$work/peers.jsonl"
 python3 "$here/report.py" "$work/alcedo.jsonl" "$work/peers.jsonl" "$alcedo" "$work/photo-12mp-q85.jpg"
+python3 "$here/process.py" "$alcedo" "$work/jpeg-to-pam" "$work/photo-12mp-q85.jpg" "$work/hostile"

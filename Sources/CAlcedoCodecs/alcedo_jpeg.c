@@ -5,8 +5,10 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <jpeglib.h>
 #include <jerror.h>
 #include "alcedo_jpeg.h"
@@ -26,7 +28,8 @@ typedef struct alcedo_jpeg_error {
     int in_header;       /* reading the header: running out of data is always fatal */
     int allow_truncated; /* keep decoding (grey fill) when the data ends early */
     int ended_early;     /* the data ended before the last row of MCUs of a scan */
-    int saw_end;         /* libjpeg warned of a premature end anywhere (then any error is blamed on it) */
+    int saw_end;         /* the data ran out somewhere (then any error is blamed on it) */
+    int source_ended;    /* the source manager ran out of bytes and inserted a fake EOI */
     char message[JMSG_LENGTH_MAX];
 } alcedo_jpeg_error;
 
@@ -46,6 +49,9 @@ static enum alcedo_jpeg_status status_for_error_code(int code) {
         return ALCEDO_JPEG_UNSUPPORTED;
     case JERR_OUT_OF_MEMORY:
         return ALCEDO_JPEG_NO_MEMORY;
+    case JERR_NO_BACKING_STORE:
+        /* A virtual array larger than max_memory_to_use: libjpeg would spill it to disk. */
+        return ALCEDO_JPEG_TOO_MUCH_MEMORY;
     default:
         return ALCEDO_JPEG_CORRUPT;
     }
@@ -81,20 +87,40 @@ static int in_last_mcu_row(j_common_ptr cinfo) {
 }
 
 /*
- * Warnings (level -1) are counted and the first one kept; trace messages are ignored.
- * "Premature end of JPEG file" (no more bytes) and "premature end of data segment" (a marker
- * where entropy-coded data should be) mean the data stops before the image does: libjpeg
- * would fill the rest grey. Before the last row of MCUs of a scan that is truncation, and
- * decoding stops at once unless allowed. Within the last row it is tolerated: that is how a
- * file missing only its EOI marker (or a few bytes of padding before it) looks, and at most
- * that one row of MCUs is affected.
+ * 1 when a warning means that the data stops before the image does: "premature end of JPEG
+ * file" (the source ran out of bytes and inserted a fake EOI), or "premature end of data
+ * segment" (a marker where entropy-coded data should be) when that marker is an EOI or
+ * comes from the source running out. Any other marker inside a scan is corruption in the
+ * middle of the file: libjpeg fills the rest of that scan grey and resynchronises on the
+ * marker, as djpeg, Pillow and browsers show it.
+ */
+static int data_ended(j_common_ptr cinfo, int code) {
+    alcedo_jpeg_error *error = error_of(cinfo);
+    if (code == JWRN_JPEG_EOF) {
+        error->source_ended = 1;
+        return 1;
+    }
+    if (code != JWRN_HIT_MARKER) return 0;
+    if (error->source_ended) return 1;
+    return cinfo->is_decompressor && ((j_decompress_ptr)cinfo)->unread_marker == JPEG_EOI;
+}
+
+/*
+ * Warnings (level -1) are counted and the first one kept; trace messages are ignored. None
+ * is fatal by itself: libjpeg steps over corrupt data (extraneous bytes before a marker, a
+ * bad Huffman code, a stray marker inside a scan) as djpeg does. When the data ends before
+ * the image does (see data_ended) libjpeg would fill the rest grey. Before the last row of
+ * MCUs of a scan that is truncation, and decoding stops at once unless allowed. Within the
+ * last row it is tolerated: that is how a file missing only its EOI marker (or a few bytes
+ * of padding before it) looks, and at most that one row of MCUs is affected.
  */
 static void on_emit_message(j_common_ptr cinfo, int level) {
     alcedo_jpeg_error *error = error_of(cinfo);
     if (level >= 0) return;
     int code = cinfo->err->msg_code;
-    if (code == JWRN_JPEG_EOF || code == JWRN_HIT_MARKER) error->saw_end = 1;
-    if ((code == JWRN_JPEG_EOF || code == JWRN_HIT_MARKER) && (error->in_header || !in_last_mcu_row(cinfo))) {
+    int ended = data_ended(cinfo, code);
+    if (ended) error->saw_end = 1;
+    if (ended && (error->in_header || !in_last_mcu_row(cinfo))) {
         error->ended_early = 1;
         if (error->in_header || !error->allow_truncated) {
             (*cinfo->err->output_message)(cinfo);
@@ -128,7 +154,28 @@ struct alcedo_jpeg_decoder {
     int incomplete;   /* scans are missing: some component or coefficient never completed */
     unsigned char component_scanned[MAX_COMPONENTS]; /* sequential files: components seen in a scan */
     int cmyk_output;  /* libjpeg writes CMYK that the shim turns into RGBA */
+    int64_t cpu_deadline_ns;  /* thread CPU time at which decoding stops; 0: none */
+    uint64_t max_memory;      /* libjpeg's working-memory budget; 0: none */
+    int last_scan;            /* the scan whose blocks were last counted */
+    uint64_t blocks_visited;  /* blocks of every scan so far, component by component */
+    uint64_t image_blocks;    /* blocks of all components (the unit of ALCEDO_JPEG_MAX_SCAN_PASSES) */
 };
+
+static int64_t thread_cpu_ns(void) {
+    struct timespec now;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now) != 0) return 0;
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+void alcedo_jpeg_set_limits(alcedo_jpeg_decoder *decoder, int64_t cpu_budget_ns, uint64_t max_memory) {
+    if (decoder == NULL) return;
+    decoder->cpu_deadline_ns = cpu_budget_ns > 0 ? thread_cpu_ns() + cpu_budget_ns : 0;
+    if (decoder->cpu_deadline_ns == 0 && cpu_budget_ns > 0) decoder->cpu_deadline_ns = 1;
+    decoder->max_memory = max_memory;
+    if (decoder->created && max_memory > 0) {
+        decoder->cinfo.mem->max_memory_to_use = max_memory > (uint64_t)LONG_MAX ? LONG_MAX : (long)max_memory;
+    }
+}
 
 /* Records which components the current scan codes (for sequential multi-scan files). */
 static void note_scan_components(alcedo_jpeg_decoder *decoder) {
@@ -141,8 +188,41 @@ static void note_scan_components(alcedo_jpeg_decoder *decoder) {
     }
 }
 
-/* Called by libjpeg between units of work (at least once per scan while a multi-scan file
-   is read): notes the scan's components and stops files with absurdly many scans. */
+/* Blocks of every component together (each rounded up to whole MCUs, as libjpeg stores them). */
+static uint64_t blocks_of_all_components(j_decompress_ptr cinfo) {
+    uint64_t total = 0;
+    for (int i = 0; i < cinfo->num_components; i++) {
+        jpeg_component_info *c = &cinfo->comp_info[i];
+        uint64_t across = (c->width_in_blocks + c->h_samp_factor - 1) / c->h_samp_factor * c->h_samp_factor;
+        uint64_t down = (c->height_in_blocks + c->v_samp_factor - 1) / c->v_samp_factor * c->v_samp_factor;
+        total += across * down;
+    }
+    return total;
+}
+
+/* Counts the blocks a new scan visits, and stops a file whose scans together would visit
+   more than ALCEDO_JPEG_MAX_SCAN_PASSES times every block: each scan costs time in
+   proportion to its blocks, however little data it has. */
+static void count_scan_blocks(alcedo_jpeg_decoder *decoder) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    if (cinfo->input_scan_number == decoder->last_scan) return;
+    decoder->last_scan = cinfo->input_scan_number;
+    for (int i = 0; i < cinfo->comps_in_scan && i < MAX_COMPS_IN_SCAN; i++) {
+        jpeg_component_info *c = cinfo->cur_comp_info[i];
+        if (c != NULL) decoder->blocks_visited += (uint64_t)c->width_in_blocks * c->height_in_blocks;
+    }
+    if (decoder->image_blocks > 0
+        && decoder->blocks_visited > (uint64_t)ALCEDO_JPEG_MAX_SCAN_PASSES * decoder->image_blocks) {
+        snprintf(error_of((j_common_ptr)cinfo)->message, JMSG_LENGTH_MAX,
+                 "the scans visit every block more than %d times (%d scans so far: a hostile or broken progressive file)",
+                 ALCEDO_JPEG_MAX_SCAN_PASSES, cinfo->input_scan_number);
+        stop((j_common_ptr)cinfo, ALCEDO_JPEG_CORRUPT);
+    }
+}
+
+/* Called by libjpeg between units of work: once per row of MCUs while a multi-scan file is
+   read (so at least once per scan) and once per jpeg_read_scanlines call. Notes the scan's
+   components, stops files with absurdly many scans or scan passes, and checks the CPU budget. */
 static void on_progress(j_common_ptr cinfo) {
     if (!cinfo->is_decompressor) return;
     alcedo_jpeg_decoder *decoder = (alcedo_jpeg_decoder *)cinfo->client_data;
@@ -151,6 +231,12 @@ static void on_progress(j_common_ptr cinfo) {
                  "more than %d scans (a hostile or broken progressive file)", ALCEDO_JPEG_MAX_SCANS);
         stop(cinfo, ALCEDO_JPEG_CORRUPT);
     }
+    if (decoder->cpu_deadline_ns != 0 && thread_cpu_ns() > decoder->cpu_deadline_ns) {
+        snprintf(error_of(cinfo)->message, JMSG_LENGTH_MAX, "the CPU-time budget ran out (scan %d)",
+                 decoder->cinfo.input_scan_number);
+        stop(cinfo, ALCEDO_JPEG_TIMED_OUT);
+    }
+    count_scan_blocks(decoder);
     note_scan_components(decoder);
 }
 
@@ -231,7 +317,10 @@ enum alcedo_jpeg_status alcedo_jpeg_read_header(alcedo_jpeg_decoder *decoder, co
     header->progressive = cinfo->progressive_mode ? 1 : 0;
     header->arithmetic = cinfo->arith_code ? 1 : 0;
     find_exif(cinfo, header);
+    decoder->image_blocks = blocks_of_all_components(cinfo);
+    if (jpeg_has_multiple_scans(cinfo)) header->coefficient_bytes = decoder->image_blocks * DCTSIZE2 * sizeof(JCOEF);
     note_scan_components(decoder);
+    count_scan_blocks(decoder);
     decoder->error.in_header = 0;
     decoder->stage = STAGE_HEADER;
     return ALCEDO_JPEG_OK;
@@ -326,6 +415,29 @@ static void cmyk_row_to_rgba(uint8_t *row, JDIMENSION width) {
     }
 }
 
+/* Decodes the next `wanted` output rows into rows + i * stride, 16 at a time, turning CMYK
+   into RGBA. Call under the decoder's setjmp: a failure longjmps. */
+static void read_rows_into(alcedo_jpeg_decoder *decoder, uint8_t *rows, size_t stride, JDIMENSION wanted) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    enum { ROWS_PER_CALL = 16 };
+    JSAMPROW pointers[ROWS_PER_CALL];
+    JDIMENSION total = 0;
+    while (total < wanted) {
+        JDIMENSION count = wanted - total < ROWS_PER_CALL ? wanted - total : ROWS_PER_CALL;
+        for (JDIMENSION i = 0; i < count; i++) pointers[i] = rows + (size_t)(total + i) * stride;
+        JDIMENSION done = jpeg_read_scanlines(cinfo, pointers, count);
+        if (done == 0) {
+            /* Cannot happen with an in-memory source, which never suspends; never loop forever. */
+            snprintf(decoder->error.message, JMSG_LENGTH_MAX, "the decoder made no progress");
+            stop((j_common_ptr)cinfo, ALCEDO_JPEG_CORRUPT);
+        }
+        if (decoder->cmyk_output) {
+            for (JDIMENSION i = 0; i < done; i++) cmyk_row_to_rgba(pointers[i], cinfo->output_width);
+        }
+        total += done;
+    }
+}
+
 enum alcedo_jpeg_status alcedo_jpeg_read_pixels(alcedo_jpeg_decoder *decoder, uint8_t *rgba,
                                                 size_t stride, size_t capacity) {
     if (decoder == NULL) return ALCEDO_JPEG_MISUSE;
@@ -339,26 +451,34 @@ enum alcedo_jpeg_status alcedo_jpeg_read_pixels(alcedo_jpeg_decoder *decoder, ui
     if (setjmp(decoder->error.jump)) return decoder->error.status;
 
     /* Rows are decoded straight into the caller's buffer, a few at a time. */
-    enum { ROWS_PER_CALL = 16 };
-    JSAMPROW rows[ROWS_PER_CALL];
-    while (cinfo->output_scanline < height) {
-        JDIMENSION first = cinfo->output_scanline;
-        JDIMENSION count = height - first < ROWS_PER_CALL ? height - first : ROWS_PER_CALL;
-        for (JDIMENSION i = 0; i < count; i++) rows[i] = rgba + (size_t)(first + i) * stride;
-        JDIMENSION done = jpeg_read_scanlines(cinfo, rows, count);
-        if (done == 0) {
-            /* Cannot happen with an in-memory source, which never suspends; never loop forever. */
-            snprintf(decoder->error.message, JMSG_LENGTH_MAX, "the decoder made no progress");
-            return ALCEDO_JPEG_CORRUPT;
-        }
-        if (decoder->cmyk_output) {
-            for (JDIMENSION i = 0; i < done; i++) cmyk_row_to_rgba(rows[i], width);
-        }
-    }
+    read_rows_into(decoder, rgba, stride, height);
     /* jpeg_finish_decompress is not called: every pixel is written, and what may follow the
        last scan (trailing markers or garbage) does not change the picture. */
     decoder->stage = STAGE_DONE;
     return ALCEDO_JPEG_OK;
+}
+
+enum alcedo_jpeg_status alcedo_jpeg_read_rows(alcedo_jpeg_decoder *decoder, uint8_t *rows, size_t stride,
+                                              int32_t max_rows, int32_t *rows_read) {
+    if (decoder == NULL || rows_read == NULL) return ALCEDO_JPEG_MISUSE;
+    *rows_read = 0;
+    if (decoder->stage != STAGE_STARTED) return misuse(decoder, "read_rows called before start or after the last row");
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    JDIMENSION width = cinfo->output_width, height = cinfo->output_height;
+    if (rows == NULL || max_rows <= 0 || stride < (size_t)width * 4) return misuse(decoder, "the row buffer is too small");
+    decoder->stage = STAGE_FAILED;
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+
+    JDIMENSION wanted = height - cinfo->output_scanline;
+    if (wanted > (JDIMENSION)max_rows) wanted = (JDIMENSION)max_rows;
+    read_rows_into(decoder, rows, stride, wanted);
+    *rows_read = (int32_t)wanted;
+    decoder->stage = cinfo->output_scanline < height ? STAGE_STARTED : STAGE_DONE;
+    return ALCEDO_JPEG_OK;
+}
+
+int32_t alcedo_jpeg_output_row(const alcedo_jpeg_decoder *decoder) {
+    return decoder == NULL ? 0 : (int32_t)decoder->cinfo.output_scanline;
 }
 
 const char *alcedo_jpeg_message(const alcedo_jpeg_decoder *decoder) {

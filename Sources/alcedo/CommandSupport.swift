@@ -47,22 +47,30 @@ func readFile(_ path: String) throws(CLIFailure) -> Data {
 /// Writes `data` atomically: a temporary file in the same folder, then a rename, so a reader
 /// never sees a half-written file. Failures carry the system's reason (`No such file or directory`…).
 func writeFile(_ data: Data, to path: String) throws(CLIFailure) {
+    try writeFile([data], to: path)
+}
+
+/// Writes `parts` one after the other into one file, atomically (see ``writeFile(_:to:)``),
+/// straight from their own storage: nothing is joined into a second buffer first.
+func writeFile(_ parts: [any ContiguousBytes], to path: String) throws(CLIFailure) {
     let url = URL(fileURLWithPath: path)
     let temporary = url.deletingLastPathComponent()
         .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp").path
     let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw CLIFailure(path: path, reason: "cannot write: \(String(cString: strerror(errno)))") }
     var failure: Int32 = 0
-    data.withUnsafeBytes { raw in
-        var offset = 0
-        while offset < raw.count {
-            let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                failure = errno
-                return
+    for part in parts where failure == 0 {
+        part.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += written
             }
-            offset += written
         }
     }
     if close(fd) != 0 && failure == 0 { failure = errno }

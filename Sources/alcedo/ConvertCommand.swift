@@ -84,18 +84,19 @@ struct ConvertCommand: ParsableCommand {
         }
         if let finalSize, finalSize != image.size { image = image.resized(to: finalSize) }
 
-        let encoded: Data
         switch target {
         case .pam:
-            encoded = PAMWriter.encode(image)
+            // The header, then the frame's own pixels: no second full-size buffer.
+            try writeFile([PAMWriter.header(width: image.width, height: image.height), image.frames[0].pixels], to: output)
         case .format(let format):
+            let encoded: Data
             do {
                 encoded = try ImageCodecRegistry.shared.encode(image, as: format, options: EncodingOptions(quality: quality))
             } catch {
                 throw CLIFailure(path: output, error: error)
             }
+            try writeFile(encoded, to: output)
         }
-        try writeFile(encoded, to: output)
     }
 
     private enum OutputTarget {

@@ -17,7 +17,12 @@ import Foundation
 ///   smallest of 1/8, 1/4, 1/2 or full size (libjpeg's DCT scaling) whose size still
 ///   reaches ``DecodingOptions/minimumScale(forWidth:height:)`` of the upright picture.
 /// - **Limits**: ``DecodingOptions/limits`` is checked against the size in the header
-///   (full size, even when scaling) before any pixel buffer is allocated.
+///   (full size, even when scaling) before any pixel buffer is allocated. The coefficient
+///   buffer libjpeg keeps for a progressive or multi-scan file (width x height x components x
+///   2 bytes, rounded to whole MCUs, at any DCT scaling) is checked against
+///   ``DecodingLimits/maxWorkingMemory`` before libjpeg allocates it (which is also libjpeg's
+///   `max_memory_to_use`), and ``DecodingLimits/decodingTimeout`` is checked inside libjpeg
+///   between rows of MCUs, scans and output rows.
 /// - **Truncated files**: when the data stops before the image does (the file ends, or a
 ///   marker appears where compressed data should be) before the last row of MCUs of a scan,
 ///   or when the scans leave the picture incomplete (a progressive file missing its last
@@ -29,10 +34,14 @@ import Foundation
 ///   MCUs is accepted by default: that is how a file missing only its EOI marker looks, and
 ///   at most that one row (8 or 16 pixels) is grey.
 /// - **Corrupt data** that libjpeg can step over (it warns, e.g. "extraneous bytes before
-///   marker", "bad Huffman code") does not fail the decode: like browsers and Pillow, the
-///   picture libjpeg makes of it is returned. Data libjpeg cannot step over throws
-///   ``DecodingErrorReason/corrupt(format:message:)`` (``DecodingErrorReason/invalidHeader(format:message:)``
-///   when it is in the header). A file with more than 1,000 scans is refused as corrupt.
+///   marker", "bad Huffman code", or "premature end of data segment" for a stray marker such
+///   as an RST inside a scan) does not fail the decode: like djpeg, browsers and Pillow, the
+///   picture libjpeg makes of it is returned (the rest of a scan cut by a stray marker is
+///   grey). Only an EOI marker or the end of the data counts as truncation. Data libjpeg
+///   cannot step over throws ``DecodingErrorReason/corrupt(format:message:)``
+///   (``DecodingErrorReason/invalidHeader(format:message:)`` when it is in the header). A file
+///   with more than 1,000 scans, or whose scans together visit its blocks more than 64 times
+///   (real files: 3 to 12), is refused as corrupt.
 /// - **Not supported** (``DecodingErrorReason/unsupportedFeature(format:message:)``):
 ///   12-bit and lossless JPEG, hierarchical JPEG, and colour spaces libjpeg cannot name
 ///   (for example two-component files).
@@ -65,20 +74,26 @@ public struct JPEGDecoder: ImageDecoding {
     /// corrupt and unsupported files.
     /// - Throws: ``AlcedoError/decodingError(reason:)``.
     public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
-        try JPEGDecompression.withHeader(of: data) { (decompression, header) throws(AlcedoError) -> AlcedoImage in
+        let deadline = options.limits.startDeadline(format: .jpeg)
+        return try JPEGDecompression.withHeader(of: data) { (decompression, header) throws(AlcedoError) -> AlcedoImage in
             try options.limits.check(width: header.width, height: header.height, format: .jpeg)
+            try options.limits.checkWorkingMemory(header.coefficientBytes, what: "the coefficient buffer of a progressive or multi-scan file",
+                                                  format: .jpeg)
+            decompression.setLimits(options.limits, deadline: deadline)
             let upright = header.uprightSize(appliesOrientation: options.appliesOrientation)
             let denominator = Self.scaleDenominator(width: upright.width, height: upright.height, options: options)
             let (width, height) = try decompression.start(scaleDenominator: denominator,
                                                           allowTruncated: options.allowTruncated)
-            let pixels = try decompression.readPixels(width: width, height: height)
             let orientation = header.orientation
             guard options.appliesOrientation, orientation != .up else {
+                let pixels = try decompression.readPixels(width: width, height: height)
                 return AlcedoImage(width: width, height: height, pixels: pixels,
                                    sourceFormat: .jpeg, orientation: orientation)
             }
-            let turned = orientation.apply(to: pixels, width: width, height: height)
-            return AlcedoImage(width: turned.width, height: turned.height, pixels: turned.pixels,
+            // Turned strip by strip into the one upright buffer.
+            let pixels = try decompression.readPixels(width: width, height: height, turnedBy: orientation)
+            let turned = orientation.swapsDimensions ? (width: height, height: width) : (width: width, height: height)
+            return AlcedoImage(width: turned.width, height: turned.height, pixels: pixels,
                                sourceFormat: .jpeg, orientation: orientation)
         }
     }
@@ -109,6 +124,8 @@ struct JPEGHeader {
     let height: Int
     /// The EXIF orientation the file states (`.up` when none or unreadable).
     let orientation: ImageOrientation
+    /// Bytes of libjpeg's whole-image coefficient buffer (progressive and multi-scan files; 0 otherwise).
+    let coefficientBytes: Int
 
     /// The size after orientation when `appliesOrientation`, else the stored size.
     func uprightSize(appliesOrientation: Bool) -> (width: Int, height: Int) {
@@ -119,6 +136,13 @@ struct JPEGHeader {
 /// One libjpeg decompression through the C shim, alive for the duration of a closure.
 struct JPEGDecompression {
     private let handle: OpaquePointer
+    /// The limits given to ``setLimits(_:deadline:)``, for the errors they cause.
+    private let limits = LimitsBox()
+
+    /// Where the limits of one decompression are kept (the decompression itself is passed by value).
+    private final class LimitsBox {
+        var limits = DecodingLimits.default
+    }
 
     /// Reads the header of `data` and calls `body` with the decompression and the header,
     /// while the bytes of `data` stay pinned for libjpeg.
@@ -145,7 +169,8 @@ struct JPEGDecompression {
                 let blob = UnsafeRawBufferPointer(start: exif, count: cHeader.exif_length)
                 orientation = ExifOrientationReader.orientation(in: blob) ?? .up
             }
-            let header = JPEGHeader(width: Int(cHeader.width), height: Int(cHeader.height), orientation: orientation)
+            let header = JPEGHeader(width: Int(cHeader.width), height: Int(cHeader.height), orientation: orientation,
+                                    coefficientBytes: Int(clamping: cHeader.coefficient_bytes))
             do throws(AlcedoError) {
                 return .success(try body(decompression, header))
             } catch {
@@ -153,6 +178,23 @@ struct JPEGDecompression {
             }
         }
         return try result.get()
+    }
+
+    /// Bounds the rest of the decode: the CPU time `deadline` has left, and libjpeg's working
+    /// memory (its `max_memory_to_use`) to ``DecodingLimits/maxWorkingMemory``.
+    func setLimits(_ limits: DecodingLimits, deadline: DecodingDeadline) {
+        self.limits.limits = limits
+        let left = deadline.limit - deadline.elapsed
+        let (seconds, attoseconds) = left.components
+        let nanoseconds: Int64
+        if seconds <= 0 && attoseconds <= 0 {
+            nanoseconds = 1
+        } else if seconds >= Int64.max / 1_000_000_000 - 1 {
+            nanoseconds = 0 // no practical bound
+        } else {
+            nanoseconds = max(1, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        }
+        alcedo_jpeg_set_limits(handle, nanoseconds, UInt64(max(0, limits.maxWorkingMemory)))
     }
 
     /// Starts decompression at 1/`scaleDenominator` and returns the output size.
@@ -182,6 +224,35 @@ struct JPEGDecompression {
         return pixels
     }
 
+    /// Decodes every row, 16 at a time, and places each strip where `orientation` puts it in
+    /// a new upright RGBA8 buffer: the only whole-image buffer of the decode.
+    func readPixels(width: Int, height: Int, turnedBy orientation: ImageOrientation) throws(AlcedoError) -> [UInt8] {
+        let stride = width * 4
+        let stripRows = 16
+        let strip = UnsafeMutableRawPointer.allocate(byteCount: stride * stripRows, alignment: 16)
+        defer { strip.deallocate() }
+        var status = ALCEDO_JPEG_OK
+        let pixels = [UInt8](unsafeUninitializedCapacity: stride * height) { buffer, initializedCount in
+            guard let base = buffer.baseAddress else {
+                status = ALCEDO_JPEG_NO_MEMORY
+                initializedCount = 0
+                return
+            }
+            var row = 0
+            while row < height && status == ALCEDO_JPEG_OK {
+                var read: Int32 = 0
+                status = alcedo_jpeg_read_rows(handle, strip.assumingMemoryBound(to: UInt8.self), stride, Int32(stripRows), &read)
+                guard status == ALCEDO_JPEG_OK, read > 0 else { break }
+                orientation.place(rows: strip, firstRow: row, count: Int(read), width: width, height: height, into: base)
+                row += Int(read)
+            }
+            if status == ALCEDO_JPEG_OK && row < height { status = ALCEDO_JPEG_CORRUPT }
+            initializedCount = status == ALCEDO_JPEG_OK ? stride * height : 0
+        }
+        guard status == ALCEDO_JPEG_OK else { throw error(for: status, inHeader: false) }
+        return pixels
+    }
+
     /// The typed error for a failed shim call, with libjpeg's message.
     private func error(for status: alcedo_jpeg_status, inHeader: Bool) -> AlcedoError {
         let message = String(cString: alcedo_jpeg_message(handle))
@@ -190,6 +261,12 @@ struct JPEGDecompression {
             return .decodingError(reason: .truncated(format: .jpeg, message: message))
         case ALCEDO_JPEG_UNSUPPORTED:
             return .decodingError(reason: .unsupportedFeature(format: .jpeg, message: message))
+        case ALCEDO_JPEG_TIMED_OUT:
+            return .decodingError(reason: .timedOut(format: .jpeg, limit: limits.limits.decodingTimeout))
+        case ALCEDO_JPEG_TOO_MUCH_MEMORY:
+            return .decodingError(reason: .workingMemoryTooLarge(
+                format: .jpeg, what: "libjpeg's whole-image buffers (\(message))", bytes: Int.max,
+                limit: limits.limits.maxWorkingMemory))
         default:
             return .decodingError(reason: inHeader ? .invalidHeader(format: .jpeg, message: message)
                                                    : .corrupt(format: .jpeg, message: message))

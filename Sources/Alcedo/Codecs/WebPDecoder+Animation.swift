@@ -2,8 +2,16 @@ import CWebP
 
 extension WebPDecoder {
     /// Decodes an animated WebP: limits first (canvas and frame count from the container), then
-    /// libwebp's animation decoder, which blends and disposes and hands back the full canvas.
+    /// each frame composited onto one canvas (``WebPAnimationCompositor``: libwebp's blending and
+    /// disposal, with one canvas-sized buffer instead of the three of `WebPAnimDecoder`).
+    ///
+    /// Memory: the frames kept (each a copy of the canvas; the canvas itself becomes the last
+    /// one, so it is counted in ``DecodingLimits/maxTotalBytes`` with them) plus one buffer of
+    /// the largest frame, counted against ``DecodingLimits/maxWorkingMemory``. With
+    /// ``DecodingOptions/firstFrameOnly`` only the canvas is allocated, scaled down with a
+    /// target size.
     static func decodeAnimation(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
+        let deadline = options.limits.startDeadline(format: .webp)
         let container = try WebPContainer(bytes: bytes)
         let width = container.canvasWidth
         let height = container.canvasHeight
@@ -14,49 +22,82 @@ extension WebPDecoder {
         let frameCount = options.firstFrameOnly ? 1 : container.frameCount
         try options.limits.check(frameCount: frameCount, width: width, height: height, format: .webp)
 
-        if options.firstFrameOnly, let still = try decodeFirstFrameAlone(container, bytes: bytes, options: options) {
-            return still
+        if options.firstFrameOnly {
+            if let still = try decodeFirstFrameAlone(container, bytes: bytes, options: options) { return still }
+            if let scaled = try decodeFirstFrameScaled(container, options: options) { return scaled }
         }
+        // The frame buffer: as large as the largest frame drawn.
+        var largestFrame = 0
+        for index in 0..<frameCount {
+            guard let header = container.frame(at: index) else { throw missingFrame(container, index: index) }
+            largestFrame = max(largestFrame, header.width * header.height * 4)
+        }
+        try options.limits.checkWorkingMemory(largestFrame, what: "the frame buffer of an animation", format: .webp)
 
-        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
-            throw .decodingError(reason: .emptyData)
-        }
-        var decoderOptions = WebPAnimDecoderOptions()
-        guard alcedo_webp_anim_decoder_options_init(&decoderOptions) != 0 else {
-            throw .decodingError(reason: .unsupportedFeature(format: .webp, message: "the installed libwebp does not match the headers Alcedo was built with"))
-        }
-        decoderOptions.color_mode = MODE_RGBA
-        decoderOptions.use_threads = 0
-        var webPData = WebPData(bytes: base, size: bytes.count)
-        guard let decoder = alcedo_webp_anim_decoder_new(&webPData, &decoderOptions) else {
-            throw WebPStatus.corrupt("libwebp's animation decoder rejected the file")
-        }
-        defer { WebPAnimDecoderDelete(decoder) }
-        var info = WebPAnimInfo()
-        guard WebPAnimDecoderGetInfo(decoder, &info) != 0,
-              Int(info.canvas_width) == width, Int(info.canvas_height) == height else {
-            throw WebPStatus.corrupt("libwebp's animation decoder disagrees with the container about the canvas")
-        }
-
-        let frameBytes = width * height * 4
+        var compositor = WebPAnimationCompositor(width: width, height: height)
         var frames: [AlcedoImage.Frame] = []
         frames.reserveCapacity(frameCount)
-        var previousTimestamp = 0
         for index in 0..<frameCount {
-            var canvas: UnsafeMutablePointer<UInt8>?
-            var timestamp: Int32 = 0
-            guard WebPAnimDecoderGetNext(decoder, &canvas, &timestamp) != 0, let canvas else {
-                throw frameError(container, index: index)
+            try deadline.check()
+            let subject = "frame \(index + 1) of \(container.frameCount)"
+            let duration = try container.withFrame(at: index) { iterator throws(AlcedoError) -> Int in
+                try compositor.draw(iterator, subject: subject)
+                return Int(iterator.duration)
             }
-            // The canvas belongs to the decoder and is overwritten by the next frame.
-            let pixels = [UInt8](UnsafeBufferPointer(start: canvas, count: frameBytes))
-            let milliseconds = Int(timestamp) - previousTimestamp
-            previousTimestamp = Int(timestamp)
-            let duration = options.firstFrameOnly ? 0 : AlcedoImage.normalizedFrameDuration(Double(milliseconds) / 1000)
-            frames.append(AlcedoImage.Frame(pixels: pixels, duration: duration))
+            guard let duration else { throw missingFrame(container, index: index) }
+            let seconds = options.firstFrameOnly ? 0 : AlcedoImage.normalizedFrameDuration(Double(duration) / 1000)
+            // The last frame takes the canvas itself; the others a copy of it.
+            let pixels = index == frameCount - 1 ? [] : compositor.canvas
+            frames.append(AlcedoImage.Frame(pixels: pixels, duration: seconds))
         }
+        frames[frameCount - 1].pixels = compositor.takeCanvas()
         return AlcedoImage(width: width, height: height, frames: frames,
-                           loopCount: options.firstFrameOnly ? 0 : Int(info.loop_count), sourceFormat: .webp)
+                           loopCount: options.firstFrameOnly ? 0 : container.loopCount, sourceFormat: .webp)
+    }
+
+    /// The error for a frame the container lists but the demuxer cannot hand out.
+    private static func missingFrame(_ container: borrowing WebPContainer, index: Int) -> AlcedoError {
+        WebPStatus.corrupt("frame \(index + 1) of \(container.frameCount) is missing from the container")
+    }
+
+    /// The first frame, drawn on a transparent canvas scaled down to the target size, when a
+    /// target size is set and the canvas is larger: only that scaled canvas is allocated (a
+    /// tiny frame on a huge canvas costs the scaled canvas, not the full one). The frame is
+    /// decoded by libwebp at its scaled size and placed at its scaled offset. `nil` when no
+    /// scaling applies.
+    private static func decodeFirstFrameScaled(_ container: borrowing WebPContainer,
+                                               options: DecodingOptions) throws(AlcedoError) -> AlcedoImage? {
+        let canvasWidth = container.canvasWidth
+        let canvasHeight = container.canvasHeight
+        guard let scaled = scaledSize(width: canvasWidth, height: canvasHeight, options: options) else { return nil }
+        let sx = Double(scaled.width) / Double(canvasWidth)
+        let sy = Double(scaled.height) / Double(canvasHeight)
+        let result = try container.withFrame(at: 0) { iterator throws(AlcedoError) -> [UInt8] in
+            guard iterator.complete != 0, let start = iterator.fragment.bytes, iterator.fragment.size > 0 else {
+                throw .decodingError(reason: .truncated(format: .webp, message: "frame 1: the data ends inside the frame"))
+            }
+            let left = min(scaled.width - 1, Int((Double(iterator.x_offset) * sx).rounded(.down)))
+            let top = min(scaled.height - 1, Int((Double(iterator.y_offset) * sy).rounded(.down)))
+            let right = min(scaled.width, max(left + 1, Int((Double(Int(iterator.x_offset) + Int(iterator.width)) * sx).rounded(.up))))
+            let bottom = min(scaled.height, max(top + 1, Int((Double(Int(iterator.y_offset) + Int(iterator.height)) * sy).rounded(.up))))
+            let size = (width: min(right - left, Int(iterator.width)), height: min(bottom - top, Int(iterator.height)))
+            let fragment = UnsafeRawBufferPointer(start: start, count: iterator.fragment.size)
+            let frame = try decodePixels(fragment, width: Int(iterator.width), height: Int(iterator.height),
+                                         options: options, exactSize: size)
+            var canvas = [UInt8](repeating: 0, count: scaled.width * scaled.height * 4)
+            canvas.withUnsafeMutableBytes { target in
+                frame.pixels.withUnsafeBytes { source in
+                    let rowBytes = frame.width * 4
+                    for row in 0..<frame.height {
+                        let to = target.baseAddress! + ((top + row) * scaled.width + left) * 4
+                        to.copyMemory(from: source.baseAddress! + row * rowBytes, byteCount: rowBytes)
+                    }
+                }
+            }
+            return canvas
+        }
+        guard let result else { return nil }
+        return AlcedoImage(width: scaled.width, height: scaled.height, pixels: result, sourceFormat: .webp)
     }
 
     /// The first frame as a still image, decoded on its own (with decoder-side scaling) when it
@@ -79,27 +120,4 @@ extension WebPDecoder {
         return AlcedoImage(width: decoded.width, height: decoded.height, pixels: decoded.pixels, sourceFormat: .webp)
     }
 
-    /// Why frame `index` could not be decoded: the animation decoder only says that it failed,
-    /// so the frame's own chunks are decoded again to learn libwebp's status.
-    private static func frameError(_ container: borrowing WebPContainer, index: Int) -> AlcedoError {
-        let subject = "frame \(index + 1) of \(container.frameCount)"
-        let error = container.withFrame(at: index) { frame -> AlcedoError in
-            guard frame.complete != 0 else {
-                return .decodingError(reason: .truncated(format: .webp, message: "\(subject): the data ends inside the frame"))
-            }
-            guard let start = frame.fragment.bytes else {
-                return WebPStatus.corrupt("\(subject): the frame has no image data")
-            }
-            var config = WebPDecoderConfig()
-            guard alcedo_webp_init_decoder_config(&config) != 0 else {
-                return WebPStatus.corrupt("\(subject) could not be decoded")
-            }
-            config.output.colorspace = MODE_RGBA
-            let status = WebPDecode(start, frame.fragment.size, &config)
-            WebPFreeDecBuffer(&config.output)
-            guard status == VP8_STATUS_OK else { return WebPStatus.error(status, at: .pixels, subject: subject) }
-            return WebPStatus.corrupt("\(subject) could not be composited onto the canvas")
-        }
-        return error ?? WebPStatus.corrupt("\(subject) is missing from the container")
-    }
 }

@@ -8,13 +8,16 @@ import Foundation
 ///   scales while decoding to the smallest size that still covers
 ///   ``DecodingOptions/minimumScale(forWidth:height:)`` (rounded up, never larger than the
 ///   picture); the caller resamples to the exact size.
-/// - **Animations** are composited by libwebp's animation decoder (blending and disposal done,
-///   each frame a full canvas). Frame durations come from the frame timestamps, normalised by
+/// - **Animations** are composited as libwebp's animation decoder does, bit for bit (blending
+///   and disposal done, each frame a full canvas), but onto one canvas plus one buffer of the
+///   largest frame, which is counted against ``DecodingLimits/maxWorkingMemory``. Frame durations come from the frame timestamps, normalised by
 ///   ``AlcedoImage/normalizedFrameDuration(_:)`` (0 to 10 ms become 100 ms); the loop count is the
 ///   file's (0: forever). Animations decode at full size even with a target size: the pipeline
 ///   resamples every frame. With ``DecodingOptions/firstFrameOnly`` only the first frame is
 ///   decoded and the result is a still image (duration 0, loop count 0); when that frame covers
-///   the whole canvas it is decoded on its own, so it gets the decoder-side scaling too.
+///   the whole canvas it is decoded on its own, so it gets the decoder-side scaling too, and
+///   otherwise, with a target size, it is drawn at its scaled size and offset on a canvas scaled
+///   down likewise: a tiny frame on a huge canvas costs the scaled canvas only.
 /// - **Limits**: the size (and, for animations, the frame count from the container) is checked
 ///   against ``DecodingOptions/limits`` before any pixel buffer is allocated. With
 ///   ``DecodingOptions/firstFrameOnly`` the frame limit is checked for the one frame decoded.
@@ -132,9 +135,10 @@ extension WebPDecoder {
     }
 
     /// Decodes one still picture (a whole file, or the chunks of one animation frame) of
-    /// `width` x `height` straight into the returned array, scaled as the options ask.
-    static func decodePixels(_ bytes: UnsafeRawBufferPointer, width: Int, height: Int,
-                             options: DecodingOptions) throws(AlcedoError) -> (pixels: [UInt8], width: Int, height: Int) {
+    /// `width` x `height` straight into the returned array, scaled as the options ask, or to
+    /// `exactSize` when given.
+    static func decodePixels(_ bytes: UnsafeRawBufferPointer, width: Int, height: Int, options: DecodingOptions,
+                             exactSize: (width: Int, height: Int)? = nil) throws(AlcedoError) -> (pixels: [UInt8], width: Int, height: Int) {
         try options.limits.check(width: width, height: height, format: .webp)
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             throw .decodingError(reason: .emptyData)
@@ -147,7 +151,7 @@ extension WebPDecoder {
         guard alcedo_webp_init_decoder_config(config) != 0 else {
             throw .decodingError(reason: .unsupportedFeature(format: .webp, message: "the installed libwebp does not match the headers Alcedo was built with"))
         }
-        let output = scaledSize(width: width, height: height, options: options) ?? (width: width, height: height)
+        let output = exactSize ?? scaledSize(width: width, height: height, options: options) ?? (width: width, height: height)
         if output != (width, height) {
             config.pointee.options.use_scaling = 1
             config.pointee.options.scaled_width = Int32(output.width)

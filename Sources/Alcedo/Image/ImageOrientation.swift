@@ -44,6 +44,24 @@ public enum ImageOrientation: Int, Sendable, Hashable, CaseIterable {
         return (output, outWidth, outHeight)
     }
 
+    /// Copies `count` stored rows of RGBA8, the first being stored row `firstRow` of a stored
+    /// `width` x `height` picture, from `rows` (`width` pixels a row, tightly packed) to where
+    /// they land in the upright picture at `output` (tightly packed). A decoder calls it strip
+    /// by strip, so the upright picture is its only whole-image buffer.
+    func place(rows: UnsafeRawPointer, firstRow: Int, count: Int, width: Int, height: Int,
+               into output: UnsafeMutableRawPointer) {
+        let outWidth = swapsDimensions ? height : width
+        for row in 0..<count {
+            let y = firstRow + row
+            let source = rows + row * width * 4
+            for x in 0..<width {
+                let (dx, dy) = destination(x: x, y: y, width: width, height: height)
+                output.storeBytes(of: source.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self),
+                                  toByteOffset: (dy * outWidth + dx) * 4, as: UInt32.self)
+            }
+        }
+    }
+
     /// Where stored pixel (x, y) lands in the upright picture.
     private func destination(x: Int, y: Int, width: Int, height: Int) -> (Int, Int) {
         switch self {

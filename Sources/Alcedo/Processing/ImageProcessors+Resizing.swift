@@ -57,11 +57,14 @@ public struct ResizingImageProcessor: ImageProcessor {
     }
 
     /// Resizes every frame. Throws `.invalidParameter` for a reference size with a side <= 0
-    /// and `.outputTooLarge` when the result would be over the limits of ``DecodingLimits/default``.
+    /// and `.outputTooLarge` when the result would be over the limits of ``DecodingLimits/default``
+    /// (`.workingMemoryTooLarge` when resampling to it would need more than its working memory,
+    /// as for 1x100,000,000).
     public func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
         try ProcessorSupport.requirePositive(referenceSize, "referenceSize", in: "ResizingImageProcessor")
         let target = targetSize(for: image.size)
         try ProcessorSupport.requireOutput(target, frameCount: image.frames.count, in: "ResizingImageProcessor")
+        try ProcessorSupport.requireResampling(from: image.size, to: target, in: "ResizingImageProcessor")
         return image.resized(to: target)
     }
 }

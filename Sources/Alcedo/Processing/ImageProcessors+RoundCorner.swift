@@ -94,13 +94,15 @@ public struct RoundCornerImageProcessor: ImageProcessor {
 
     /// Rounds the corners of every frame. Throws `.invalidParameter` for a negative or
     /// non-finite radius, a fraction outside `0...1` or a target size with a side <= 0, and
-    /// `.outputTooLarge` for a target size over the limits of ``DecodingLimits/default``.
+    /// `.outputTooLarge` for a target size over the limits of ``DecodingLimits/default``
+    /// (`.workingMemoryTooLarge` when resampling to it would need more working memory).
     public func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
         try radius.validate("radius", in: "RoundCornerImageProcessor")
         var image = image
         if let targetSize {
             try ProcessorSupport.requirePositive(targetSize, "targetSize", in: "RoundCornerImageProcessor")
             try ProcessorSupport.requireOutput(targetSize, frameCount: image.frames.count, in: "RoundCornerImageProcessor")
+            try ProcessorSupport.requireResampling(from: image.size, to: targetSize, in: "RoundCornerImageProcessor")
             image = image.resized(to: targetSize)
         }
         let (width, height) = (image.width, image.height)

@@ -7,6 +7,10 @@ public enum ProcessorErrorReason: Sendable, Equatable, CustomStringConvertible {
     /// The processor would produce an image larger than `limit` pixels per frame or bytes in
     /// all (the limits of ``DecodingLimits/default``), so it refused before allocating.
     case outputTooLarge(processor: String, size: PixelSize, limit: Int)
+    /// Producing an output of `size` would take `bytes` of working memory besides the output
+    /// (the resampler's weight tables and rows), over `limit` (``DecodingLimits/maxWorkingMemory``
+    /// of ``DecodingLimits/default``), so the processor refused before allocating.
+    case workingMemoryTooLarge(processor: String, size: PixelSize, bytes: Int, limit: Int)
 
     /// One line naming the processor and what was wrong.
     public var description: String {
@@ -15,6 +19,8 @@ public enum ProcessorErrorReason: Sendable, Equatable, CustomStringConvertible {
             return "\(processor): \(message)"
         case .outputTooLarge(let processor, let size, let limit):
             return "\(processor): an output of \(size) is over the limit of \(limit)"
+        case .workingMemoryTooLarge(let processor, let size, let bytes, let limit):
+            return "\(processor): an output of \(size) would take \(bytes) bytes of working memory, over the limit of \(limit)"
         }
     }
 }

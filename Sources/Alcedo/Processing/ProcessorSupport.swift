@@ -61,6 +61,18 @@ enum ProcessorSupport {
         }
     }
 
+    /// Throws `.workingMemoryTooLarge` when resampling `source` to `target` would need more
+    /// working memory (weight tables, filtered rows) than ``DecodingLimits/maxWorkingMemory``
+    /// of ``DecodingLimits/default``: checked before anything is allocated. An extreme aspect
+    /// ratio (1x100,000,000) is within the pixel limit but not within this one.
+    static func requireResampling(from source: PixelSize, to target: PixelSize, in processor: String) throws(AlcedoError) {
+        let limit = DecodingLimits.default.maxWorkingMemory
+        let bytes = ResamplerPlan.workingMemory(from: source, to: target)
+        if bytes > limit {
+            throw .processorError(reason: .workingMemoryTooLarge(processor: processor, size: target, bytes: bytes, limit: limit))
+        }
+    }
+
     /// Throws `.outputTooLarge` when `frameCount` frames of `size` would be over the limits of
     /// ``DecodingLimits/default``: checked before any output is allocated.
     static func requireOutput(_ size: PixelSize, frameCount: Int, in processor: String) throws(AlcedoError) {

@@ -67,6 +67,34 @@ struct ResamplerPlan: Sendable {
         return (x, y)
     }
 
+    /// The bytes a plan from `source` to `target` and one run of it would take besides the
+    /// output, computed without building it: the weight tables of both axes (per output pixel
+    /// a start, a count and `stride` weights) and, per band, the ring of filtered rows the
+    /// vertical pass keeps (`stride` rows of the output width, 16 bytes a pixel). `Int.max`
+    /// when that does not fit in an `Int`.
+    static func workingMemory(from source: PixelSize, to target: PixelSize) -> Int {
+        let (boxX, boxY) = boxFactors(from: source, to: target)
+        func stride(input: Int, box: Int, output: Int) -> Int {
+            let boxed = max(1, (input + box - 1) / box)
+            let scale = Double(input) / Double(box) / Double(max(1, output))
+            let support = ResamplerWeights.radius * max(scale, 1)
+            return max(1, min(Int(support.rounded(.up)) * 2 + 1, boxed))
+        }
+        let strideX = stride(input: source.width, box: boxX, output: target.width)
+        let strideY = stride(input: source.height, box: boxY, output: target.height)
+        let bands = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        var total = 0
+        for (count, perItem) in [(target.width, 16 + 4 * strideX), (target.height, 16 + 4 * strideY),
+                                 (target.width, 16 * strideY * bands)] {
+            let (bytes, overflow) = max(0, count).multipliedReportingOverflow(by: perItem)
+            guard !overflow else { return Int.max }
+            let (sum, sumOverflow) = total.addingReportingOverflow(bytes)
+            guard !sumOverflow else { return Int.max }
+            total = sum
+        }
+        return total
+    }
+
     /// An estimate of the multiply-adds of one run, to decide whether to use several cores.
     var estimatedWork: Int {
         source.width * source.height

@@ -30,7 +30,12 @@ enum alcedo_jpeg_status {
     /* A call made out of order or with a buffer too small: a programming error. */
     ALCEDO_JPEG_MISUSE = 4,
     /* memory could not be allocated. */
-    ALCEDO_JPEG_NO_MEMORY = 5
+    ALCEDO_JPEG_NO_MEMORY = 5,
+    /* The CPU-time budget set with alcedo_jpeg_set_limits ran out (checked between rows of
+       MCUs, scans and output rows). */
+    ALCEDO_JPEG_TIMED_OUT = 6,
+    /* libjpeg would need more working memory than the budget set with alcedo_jpeg_set_limits. */
+    ALCEDO_JPEG_TOO_MUCH_MEMORY = 7
 };
 
 /* The colour space of the stored data, as libjpeg reads it from the header. */
@@ -47,6 +52,14 @@ enum alcedo_jpeg_color {
    ALCEDO_JPEG_CORRUPT (hostile files use thousands of tiny scans to burn CPU time). */
 #define ALCEDO_JPEG_MAX_SCANS 1000
 
+/* Most blocks all scans together may visit, as a multiple of the blocks of every component
+   (libjpeg's and mozjpeg's progressive scripts visit each block 3 to 12 times; a script giving
+   each of the 64 coefficients its own scan visits it 64 times). Past it decoding stops with
+   ALCEDO_JPEG_CORRUPT: every scan costs time in proportion to the blocks it covers, however
+   little data it holds, so a file repeating a scan a thousand times over a large picture
+   would take seconds before ALCEDO_JPEG_MAX_SCANS answers. */
+#define ALCEDO_JPEG_MAX_SCAN_PASSES 64
+
 /* What the header says. Sizes are those of the stored picture, before any EXIF orientation. */
 typedef struct alcedo_jpeg_header {
     int32_t width;
@@ -60,6 +73,11 @@ typedef struct alcedo_jpeg_header {
        after the marker length; valid until the decoder is destroyed. */
     const uint8_t *exif;
     size_t exif_length;
+    /* Bytes of the whole-image coefficient buffer libjpeg allocates in jpeg_start_decompress
+       for a progressive or multi-scan file (every component, 64 coefficients of 2 bytes per
+       block, rounded up to whole MCUs); 0 for a single-scan file, which is decoded a row of
+       MCUs at a time. Independent of DCT scaling. */
+    uint64_t coefficient_bytes;
 } alcedo_jpeg_header;
 
 /* One decompression: libjpeg's state, the error manager and the jump point. Opaque. */
@@ -78,6 +96,16 @@ void alcedo_jpeg_decoder_destroy(alcedo_jpeg_decoder *decoder);
  */
 enum alcedo_jpeg_status alcedo_jpeg_read_header(alcedo_jpeg_decoder *decoder, const uint8_t *data,
                                                 size_t size, alcedo_jpeg_header *header);
+
+/*
+ * Bounds what one decode may cost: at most cpu_budget_ns of the calling thread's CPU time
+ * from this call on (0: no bound), checked between rows of MCUs, scans and output rows
+ * (ALCEDO_JPEG_TIMED_OUT), and at most max_memory bytes of libjpeg's own working memory
+ * (0: no bound; also given to libjpeg as max_memory_to_use), checked before
+ * jpeg_start_decompress allocates it (ALCEDO_JPEG_TOO_MUCH_MEMORY). Call it before
+ * alcedo_jpeg_start, on the thread that decodes.
+ */
+void alcedo_jpeg_set_limits(alcedo_jpeg_decoder *decoder, int64_t cpu_budget_ns, uint64_t max_memory);
 
 /*
  * Starts decompressing at 1/scale_denominator of the stored size (1, 2, 4 or 8; libjpeg's
@@ -106,6 +134,18 @@ enum alcedo_jpeg_status alcedo_jpeg_start(alcedo_jpeg_decoder *decoder, int scal
  */
 enum alcedo_jpeg_status alcedo_jpeg_read_pixels(alcedo_jpeg_decoder *decoder, uint8_t *rgba,
                                                 size_t stride, size_t capacity);
+
+/*
+ * Writes the next rows, at most max_rows of them, as alcedo_jpeg_read_pixels does, into
+ * rows (row i at rows + i * stride), and their number into *rows_read; the image is complete
+ * when alcedo_jpeg_output_row reaches the output height. For callers that place rows
+ * elsewhere (an orientation applied while decoding) without a second whole-image buffer.
+ */
+enum alcedo_jpeg_status alcedo_jpeg_read_rows(alcedo_jpeg_decoder *decoder, uint8_t *rows, size_t stride,
+                                              int32_t max_rows, int32_t *rows_read);
+
+/* The next output row alcedo_jpeg_read_rows will write (0 before the first). */
+int32_t alcedo_jpeg_output_row(const alcedo_jpeg_decoder *decoder);
 
 /* The message of the last error, or of the first warning after a success ("" when none). */
 const char *alcedo_jpeg_message(const alcedo_jpeg_decoder *decoder);
