@@ -56,13 +56,15 @@ struct ServerStatusTests {
         defer { origin.stop() }
         origin.route("/text", .ok(Data("hello, not an image".utf8), contentType: "image/jpeg"))
         origin.route("/broken.jpg", .ok(Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 0x4A, 0x46, 0x49, 0x46, 0, 1]), contentType: "image/jpeg"))
-        origin.route("/huge.png", .ok(TestImages.png(width: 1200, height: 1000), contentType: "image/png"))
-        origin.route("/big-body.jpg", .ok(Data(repeating: 0xFF, count: 5000), contentType: "image/jpeg"))
+        let huge = TestImages.png(width: 1200, height: 1000)
+        let byteLimit = huge.count + 1000
+        origin.route("/huge.png", .ok(huge, contentType: "image/png"))
+        origin.route("/big-body.jpg", .ok(Data(repeating: 0xFF, count: byteLimit + 1000), contentType: "image/jpeg"))
         origin.route("/fail", .status(500))
         origin.route("/slow.jpg", TestHTTPServer.Response.ok(TestImages.jpeg(width: 10, height: 10)).delayed(by: .seconds(3)))
         let harness = try await ServerHarness.start {
             $0.maxSourceResolution = 1          // 1 MP
-            $0.maxSourceBytes = 4000
+            $0.maxSourceBytes = byteLimit
             $0.downloadTimeout = .milliseconds(300)
         }
         defer { Task { await harness.stop() } }
@@ -74,11 +76,11 @@ struct ServerStatusTests {
         #expect(notImage.status == 422)
         #expect(notImage.header("X-Alcedo-Error")?.contains("not an image") == true)
         #expect(try await status("/broken.jpg").status == 422)
-        let huge = try await status("/huge.png")
-        #expect(huge.status == 422)
-        #expect(huge.text.contains("1000000"), "the pixel limit is named: \(huge.text)")
+        let tooManyPixels = try await status("/huge.png")
+        #expect(tooManyPixels.status == 422)
+        #expect(tooManyPixels.text.contains("1000000"), "the pixel limit is named: \(tooManyPixels.text)")
         let tooBig = try await status("/big-body.jpg")
-        #expect(tooBig.status == 422 && tooBig.text.contains("4000"))
+        #expect(tooBig.status == 422 && tooBig.text.contains(String(byteLimit)))
         #expect(try await status("/fail").status == 502)
         #expect(try await status("/slow.jpg").status == 504)
         // Connection refused: port 9 (discard) is closed on loopback.

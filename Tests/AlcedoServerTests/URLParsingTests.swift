@@ -115,6 +115,6 @@ struct URLParsingTests {
             #expect(again.extensionFormat == parsed.extensionFormat, "\(path) -> \(rebuilt)")
             #expect(again.encoding == parsed.encoding)
         }
-        #expect(accepted > 200)
+        #expect(accepted > 100, "enough random paths are accepted to exercise the round trip")
     }
 }
