@@ -60,7 +60,7 @@ struct ErrorStatus: Sendable, Equatable {
             return ErrorStatus(status: 422, reason: text)
         case .processorError(let reason):
             switch reason {
-            case .outputTooLarge: return ErrorStatus(status: 422, reason: text)
+            case .outputTooLarge, .workingMemoryTooLarge: return ErrorStatus(status: 422, reason: text)
             case .invalidParameter: return ErrorStatus(status: 400, reason: text)
             }
         case .imageSettingError(let reason):
