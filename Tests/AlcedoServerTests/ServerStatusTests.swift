@@ -113,7 +113,7 @@ struct ServerStatusTests {
         defer { Task { await harness.stop() } }
         let animated = try await harness.request(harness.path(origin.url("/two.gif"), "w:60"))
         #expect(animated.status == 422)
-        #expect(animated.text.contains("2000000"), "the limit (0.5 MP as RGBA bytes over all frames) is named: \(animated.text)")
+        #expect(animated.text.contains("source limit: 0.5 MP summed over all frames"), "the limit is named: \(animated.text)")
         #expect(try await harness.request(harness.path(origin.url("/one.jpg"), "w:60")).status == 200)
     }
 
