@@ -61,11 +61,9 @@ struct ServerStatusTests {
         origin.route("/huge.png", .ok(huge, contentType: "image/png"))
         origin.route("/big-body.jpg", .ok(Data(repeating: 0xFF, count: byteLimit + 1000), contentType: "image/jpeg"))
         origin.route("/fail", .status(500))
-        origin.route("/slow.jpg", TestHTTPServer.Response.ok(TestImages.jpeg(width: 10, height: 10)).delayed(by: .seconds(3)))
         let harness = try await ServerHarness.start {
             $0.maxSourceResolution = 1          // 1 MP
             $0.maxSourceBytes = byteLimit
-            $0.downloadTimeout = .milliseconds(300)
         }
         defer { Task { await harness.stop() } }
         func status(_ path: String) async throws -> ServerHarness.Reply {
@@ -82,7 +80,6 @@ struct ServerStatusTests {
         let tooBig = try await status("/big-body.jpg")
         #expect(tooBig.status == 422 && tooBig.text.contains(String(byteLimit)))
         #expect(try await status("/fail").status == 502)
-        #expect(try await status("/slow.jpg").status == 504)
         // Connection refused: port 9 (discard) is closed on loopback.
         #expect(try await harness.request("/insecure/w:10/plain/http://127.0.0.1:9/x.jpg").status == 502)
         // A result over the side limit.
@@ -91,6 +88,33 @@ struct ServerStatusTests {
         #expect(large.status == 422 && large.text.contains("8192"))
         // Still serving.
         #expect(try await harness.request("/health").status == 200)
+    }
+
+    @Test func aSourceTimeoutIs504() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/stalled.jpg", .ok(TestImages.jpeg(width: 10, height: 10), contentType: "image/jpeg"))
+        origin.hold("/stalled.jpg")
+        defer { origin.release("/stalled.jpg") }
+        let harness = try await ServerHarness.start { $0.downloadTimeout = .seconds(1) }
+        defer { Task { await harness.stop() } }
+        let reply = try await harness.request(harness.path(origin.url("/stalled.jpg"), "w:5"))
+        #expect(reply.status == 504)
+        #expect(reply.header("X-Alcedo-Error")?.contains("within 1 s") == true)
+    }
+
+    @Test func theResolutionLimitCountsEveryFrame() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        // Two frames of 0.3 MP: each under a 0.5 MP limit, together over it.
+        origin.route("/two.gif", .ok(TestImages.animatedGIF(width: 600, height: 500), contentType: "image/gif"))
+        origin.route("/one.jpg", .ok(TestImages.jpeg(width: 600, height: 500), contentType: "image/jpeg"))
+        let harness = try await ServerHarness.start { $0.maxSourceResolution = 0.5 }
+        defer { Task { await harness.stop() } }
+        let animated = try await harness.request(harness.path(origin.url("/two.gif"), "w:60"))
+        #expect(animated.status == 422)
+        #expect(animated.text.contains("source limit: 0.5 MP summed over all frames"), "the limit is named: \(animated.text)")
+        #expect(try await harness.request(harness.path(origin.url("/one.jpg"), "w:60")).status == 200)
     }
 
     @Test func aFullQueueIs429WithRetryAfter() async throws {

@@ -49,12 +49,12 @@ struct SignatureTests {
         var options = ProcessingOptions()
         options.resizingType = .fill
         options.width = 300
-        let url = builder.url(for: "https://example.com/a b.jpg", options: options, format: .webp)
+        let url = builder.url(for: "https://example.com/a@b.jpg?x=1&y=%41", options: options, format: .webp)
         #expect(url.hasPrefix("https://img.example.com/"))
         let path = String(url.dropFirst("https://img.example.com".count))
         let (parsed, signed) = try ImgproxyPath.parse(path)
         #expect(key.verify(signature: parsed.signature, for: signed))
-        #expect(parsed.sourceURL == "https://example.com/a b.jpg")
+        #expect(parsed.sourceURL == "https://example.com/a@b.jpg?x=1&y=%41")
         #expect(parsed.extensionFormat == .webp)
         #expect(ImgproxyURLBuilder().url(for: "https://example.com/a.jpg").hasPrefix("/insecure/plain/"))
     }

@@ -42,10 +42,24 @@ public final class ImageService: Sendable {
         do {
             response = try await imageResponse(path: path, request: request)
         } catch {
-            response = errorResponse(ErrorStatus(error))
+            response = errorResponse(naming(ErrorStatus(error), for: error))
         }
         metrics.recordResponse(status: Int(response.status.code))
         return response
+    }
+
+    /// Adds the configured source limit to a decoder's pixel, frame or size refusal, so the
+    /// answer names the setting (`--max-src-resolution`) as well as the decoder's figure.
+    private func naming(_ status: ErrorStatus, for error: any Error) -> ErrorStatus {
+        guard let error = error as? AlcedoError, case .decodingError(let reason) = error else { return status }
+        switch reason {
+        case .tooManyPixels, .tooManyFrames, .animationTooLarge:
+            let megapixels = ProcessingOptions.number(configuration.maxSourceResolution)
+            return ErrorStatus(status: status.status,
+                               reason: status.reason + " (source limit: \(megapixels) MP summed over all frames)")
+        default:
+            return status
+        }
     }
 
     private func imageResponse(path: String, request: Request) async throws -> Response {

@@ -117,16 +117,31 @@ final class SourceGate: Sendable {
 
     private let state = Mutex(State())
 
+    /// What a caller does next: run (loaded), run as the first, or wait for the first.
+    private enum Turn { case loaded, first, wait }
+
     /// Runs `body`; for a source not yet loaded, one caller at a time until one succeeds.
     func run<T: Sendable>(_ url: String, _ body: () async throws -> T) async throws -> T {
         while true {
-            let mustWait: Bool = state.withLock { state in
-                if state.loaded.contains(url) { return false }
-                if state.loading[url] != nil { return true }
+            let turn: Turn = state.withLock { state in
+                if state.loaded.contains(url) { return .loaded }
+                if state.loading[url] != nil { return .wait }
                 state.loading[url] = []
-                return false
+                return .first
             }
-            if mustWait {
+            switch turn {
+            case .loaded:
+                return try await body()
+            case .first:
+                do {
+                    let value = try await body()
+                    finish(url, loaded: true)
+                    return value
+                } catch {
+                    finish(url, loaded: false)
+                    throw error
+                }
+            case .wait:
                 await withCheckedContinuation { continuation in
                     let resumeNow: Bool = state.withLock { state in
                         guard state.loading[url] != nil else { return true }
@@ -135,17 +150,6 @@ final class SourceGate: Sendable {
                     }
                     if resumeNow { continuation.resume() }
                 }
-                continue
-            }
-            let first = state.withLock { !$0.loaded.contains(url) }
-            guard first else { return try await body() }
-            do {
-                let value = try await body()
-                finish(url, loaded: true)
-                return value
-            } catch {
-                finish(url, loaded: false)
-                throw error
             }
         }
     }
