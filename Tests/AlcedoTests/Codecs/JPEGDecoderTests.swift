@@ -93,6 +93,8 @@ enum JPEGTestSupport {
             case .tooManyPixels: return "tooManyPixels"
             case .tooManyFrames: return "tooManyFrames"
             case .animationTooLarge: return "animationTooLarge"
+            case .workingMemoryTooLarge: return "workingMemoryTooLarge"
+            case .timedOut: return "timedOut"
             }
         }
     }

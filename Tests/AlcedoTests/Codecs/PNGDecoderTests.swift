@@ -85,6 +85,8 @@ extension DecodingErrorReason {
         case .tooManyPixels: return "pixels"
         case .tooManyFrames: return "frames"
         case .animationTooLarge: return "animation"
+        case .workingMemoryTooLarge: return "working memory"
+        case .timedOut: return "timed out"
         }
     }
 }
