@@ -124,6 +124,7 @@ struct GIFCompositor {
             fill(pendingArea, with: nil)
         case 3:
             fill(pendingArea, with: savedArea)
+            savedArea = []  // working memory: released as soon as it is restored
         default:
             break
         }
