@@ -35,4 +35,9 @@ static inline unsigned long alcedo_crc32(unsigned long crc, const unsigned char 
 static inline unsigned long alcedo_adler32(unsigned long adler, const unsigned char *bytes, unsigned int count) {
     return adler32(adler, bytes, count);
 }
+
+/* inflateInit is a macro: wrap it for Swift. */
+static inline int alcedo_inflate_init(z_stream *stream) {
+    return inflateInit(stream);
+}
 #endif

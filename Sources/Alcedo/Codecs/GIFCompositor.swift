@@ -108,6 +108,15 @@ struct GIFCompositor {
         }
     }
 
+    /// Lets `body` write the canvas's RGBA pixels in place (an APNG frame decoded straight into it).
+    mutating func withCanvas(_ body: (UnsafeMutablePointer<UInt8>) throws(AlcedoError) -> Void) throws(AlcedoError) {
+        let result: Result<Void, AlcedoError> = canvas.withUnsafeMutableBufferPointer { pixels in
+            guard let base = pixels.baseAddress else { return .success(()) }
+            return Result { () throws(AlcedoError) in try body(base) }
+        }
+        try result.get()
+    }
+
     private mutating func dispose() {
         guard !pendingArea.isEmpty else { return }
         switch pendingDisposal {
@@ -115,6 +124,7 @@ struct GIFCompositor {
             fill(pendingArea, with: nil)
         case 3:
             fill(pendingArea, with: savedArea)
+            savedArea = []  // working memory: released as soon as it is restored
         default:
             break
         }

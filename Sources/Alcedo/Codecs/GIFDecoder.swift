@@ -1,7 +1,8 @@
 import CGIF
 import Foundation
 
-/// Decodes GIF files with giflib into fully composited RGBA8 frames.
+/// Decodes GIF files into fully composited RGBA8 frames: giflib reads the records, Alcedo's
+/// own LZW decoder (`GIFLZWDecoder`) the image data.
 ///
 /// The file is read record by record (never with `DGifSlurp`), so the limits in
 /// ``DecodingOptions/limits`` are checked before anything is allocated: the logical screen
@@ -10,7 +11,17 @@ import Foundation
 /// (``DecodingLimits/maxFrameCount``, ``DecodingLimits/maxTotalBytes``) before each frame is
 /// kept. Rows that fall below the canvas are skipped undecoded; the pixels decoded for all
 /// frames together (at each frame's full width, which may exceed the canvas) are held to
-/// ``DecodingLimits/maxTotalBytes`` as well, at 4 bytes a pixel.
+/// ``DecodingLimits/maxTotalBytes`` as well, at 4 bytes a pixel. The canvas is the newest
+/// output frame itself (a frame is copied only when the next one draws over it); the working
+/// memory besides it (the copy of the area a "restore to previous" frame covers, one row of
+/// indices, the LZW dictionary) is checked against ``DecodingLimits/maxWorkingMemory`` before
+/// each frame, and ``DecodingLimits/decodingTimeout`` before each frame and every band of rows.
+///
+/// ## LZW minimum code size
+/// Sizes outside the specification's 2-8 decode as browsers decode them: Chromium accepts any
+/// size below 12 and decodes the stream as it states, and so does Alcedo (a literal code above
+/// 255 stands for its low 8 bits); a size of 12 or more makes the frame `.corrupt`. giflib,
+/// which refuses sizes over 8, is not used for image data.
 ///
 /// ## Compositing
 /// Frames are composited on the logical screen as browsers do (see `GIFCompositor`): the
@@ -37,7 +48,12 @@ import Foundation
 /// last complete frame that does not start a record (browsers stop there too); before the
 /// first frame, such bytes are `.corrupt`.
 ///
-/// ``DecodingOptions/targetSize`` is ignored: GIF has no decode-time scaling.
+/// ## Decode-time scaling
+/// With ``DecodingOptions/targetSize``, a GIF whose picture is one frame (a single-frame file,
+/// or the first frame with ``DecodingOptions/firstFrameOnly``) shrinks while it decodes, by the
+/// largest integer factor that keeps it at least twice the size the target needs (blocks
+/// averaged on premultiplied alpha, the uncovered screen transparent): no full-size canvas is
+/// allocated. Animations are decoded at full size.
 public struct GIFDecoder: ImageDecoding {
     /// `.gif`.
     public var format: ImageFormat { .gif }
@@ -66,7 +82,7 @@ public struct GIFDecoder: ImageDecoding {
             throw .decodingError(reason: .corrupt(format: .gif, message: "the file holds no image"))
         }
         let frames = result.frames.count == 1 ? [AlcedoImage.Frame(pixels: result.frames[0].pixels)] : result.frames
-        return AlcedoImage(width: info.width, height: info.height, frames: frames,
+        return AlcedoImage(width: result.size?.width ?? info.width, height: result.size?.height ?? info.height, frames: frames,
                            loopCount: frames.count == 1 ? 0 : info.loopCount, sourceFormat: .gif)
     }
 
@@ -91,6 +107,8 @@ public struct GIFDecoder: ImageDecoding {
     private struct Reading {
         var info: ImageInfo
         var frames: [AlcedoImage.Frame]
+        /// The size of the frames when they were shrunk while decoding.
+        var size: PixelSize?
     }
 
     /// Reads the whole file; with `composite`, decodes and composites the frames too.
@@ -102,8 +120,26 @@ public struct GIFDecoder: ImageDecoding {
         } else if width <= 0 || height <= 0 {
             throw .decodingError(reason: .invalidHeader(format: .gif, message: "image size \(width)x\(height) is not positive"))
         }
+        let deadline = options.limits.startDeadline(format: .gif)
+        // A still picture (the first frame, or the only one) decoded for a target size shrinks
+        // while it decodes: no canvas, only the block sums of a box shrink.
+        var shrinker: BoxShrinker?
+        if composite, options.targetSize != nil {
+            let factor = options.boxShrinkFactor(width: width, height: height)
+            var onePicture = options.firstFrameOnly
+            if factor > 1 && !onePicture {
+                onePicture = (try? read(bytes, options: options, composite: false))?.info.frameCount == 1
+            }
+            if factor > 1 && onePicture {
+                try options.limits.checkWorkingMemory(BoxShrinker.memory(width: width, height: height, factor: factor),
+                                                      what: "a \(factor)x shrink of a \(width)x\(height) screen", format: .gif)
+                shrinker = BoxShrinker(width: width, height: height, factor: factor)
+            }
+        }
+        defer { shrinker?.deallocate() }
         // Only a decode allocates the canvas.
-        var compositor = GIFCompositor(width: composite ? width : 0, height: composite ? height : 0)
+        let canvasSize = composite && shrinker == nil
+        var compositor = GIFCompositor(width: canvasSize ? width : 0, height: canvasSize ? height : 0)
         var frames: [AlcedoImage.Frame] = []
         var delays: [Int?] = []
         var loops: Int?
@@ -153,9 +189,24 @@ public struct GIFDecoder: ImageDecoding {
                             throw AlcedoError.decodingError(reason: .animationTooLarge(format: .gif, bytes: decodedBytes,
                                                                                        limit: options.limits.maxTotalBytes))
                         }
+                        try options.limits.checkWorkingMemory(
+                            GIFDecoder.workingMemory(area: area, frameWidth: descriptor.width, disposal: control?.disposal ?? 0),
+                            what: "frame \(frames.count + 1) (its row, LZW dictionary and the canvas area it restores)",
+                            format: .gif)
+                        try deadline.check()
                         try draw(descriptor, rows: rows[..<rowsNeeded], area: area, control: control,
-                                 globalColors: reader.globalColors, reader: reader, on: &compositor)
+                                 globalColors: reader.globalColors, reader: reader, on: &compositor, shrinker: shrinker,
+                                 deadline: deadline)
                         let seconds = control.map { Double($0.delay) / 100 }
+                        if let shrinker {
+                            let pixels = [UInt8](unsafeUninitializedCapacity: shrinker.outWidth * shrinker.outHeight * 4) { out, count in
+                                shrinker.finish(into: out.baseAddress!)
+                                count = out.count
+                            }
+                            frames.append(AlcedoImage.Frame(pixels: pixels))
+                            delays.append(control?.delay)
+                            break reading
+                        }
                         frames.append(AlcedoImage.Frame(pixels: compositor.canvas, duration: AlcedoImage.normalizedFrameDuration(seconds)))
                     } else {
                         try reader.skipImageData()
@@ -179,33 +230,67 @@ public struct GIFDecoder: ImageDecoding {
         let info = ImageInfo(format: .gif, width: width, height: height, frameCount: count,
                              loopCount: GIFDecoder.playCount(netscapeLoops: loops, frameCount: count),
                              frameDurations: durations, hasAlpha: hasAlpha)
-        return Reading(info: info, frames: frames)
+        return Reading(info: info, frames: frames,
+                       size: shrinker.map { PixelSize(width: $0.outWidth, height: $0.outHeight) })
     }
 
     /// Decodes the first `rows.count` rows of a frame (in storage order; `rows` gives each one's
     /// place in the frame), draws them on the canvas and skips the rest of the frame's data.
     private func draw(_ descriptor: GIFImageDescriptor, rows: ArraySlice<Int>, area: GIFCompositor.Area,
                       control: GIFGraphicControl?, globalColors: [UInt8]?, reader: GIFFileReader,
-                      on canvas: inout GIFCompositor) throws(AlcedoError) {
-        canvas.beginFrame(area: area, disposal: control?.disposal ?? 0)
+                      on canvas: inout GIFCompositor, shrinker: BoxShrinker? = nil,
+                      deadline: DecodingDeadline) throws(AlcedoError) {
+        if shrinker == nil { canvas.beginFrame(area: area, disposal: control?.disposal ?? 0) }
         guard !rows.isEmpty else {
             try reader.skipImageData()
             return
         }
+        var decoder = try reader.imageDataDecoder()
         let palette = GIFGraphicControl.palette(local: descriptor.localColors, global: globalColors,
                                                 transparentIndex: control?.transparentIndex)
         let row = UnsafeMutablePointer<UInt8>.allocate(capacity: descriptor.width)
         defer { row.deallocate() }
+        var budget = 0
         for y in rows {
-            guard try reader.readRow(into: row, count: descriptor.width) else { return }
+            guard try decoder.readRow(into: row, count: descriptor.width) else { break }
             if y < area.height {
-                canvas.drawRow(row, count: area.width, x: area.x, y: area.y + y, palette: palette)
+                if let shrinker {
+                    GIFDecoder.expand(row, count: area.width, palette: palette, into: shrinker.row)
+                    shrinker.add(y: area.y + y, x: area.x, dx: 1, count: area.width)
+                } else {
+                    canvas.drawRow(row, count: area.width, x: area.x, y: area.y + y, palette: palette)
+                }
+            }
+            // The deadline is checked per band of rows (about 256 KiB of pixels).
+            budget += descriptor.width
+            if budget >= 1 << 18 {
+                budget = 0
+                try deadline.check()
             }
         }
-        if rows.count < descriptor.height {
-            // The remaining rows fall outside the canvas: skip their data undecoded.
-            try reader.skipRemainingData()
+        // Rows below the canvas, and sub-blocks after the last row, are skipped undecoded.
+        try reader.endImageData(&decoder)
+    }
+
+    /// Writes `count` indices of `row` as RGBA through `palette` (the transparent index: alpha 0).
+    private static func expand(_ row: UnsafeMutablePointer<UInt8>, count: Int, palette: [UInt8],
+                               into rgba: UnsafeMutablePointer<UInt8>) {
+        palette.withUnsafeBufferPointer { colors in
+            for i in 0..<count {
+                let entry = Int(row[i]) * 4
+                rgba[i * 4] = colors[entry]
+                rgba[i * 4 + 1] = colors[entry + 1]
+                rgba[i * 4 + 2] = colors[entry + 2]
+                rgba[i * 4 + 3] = colors[entry + 3]
+            }
         }
+    }
+
+    /// The working memory of drawing a frame, besides the canvas (which is the newest output
+    /// frame): the copy of the area a "restore to previous" frame covers, one row of indices
+    /// and the LZW dictionary.
+    static func workingMemory(area: GIFCompositor.Area, frameWidth: Int, disposal: Int) -> Int {
+        (disposal == 3 && !area.isEmpty ? area.width * area.height * 4 : 0) + frameWidth + GIFLZWDecoder.workingMemory
     }
 }
 

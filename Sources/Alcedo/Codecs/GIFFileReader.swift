@@ -1,8 +1,9 @@
 import CGIF
 
 /// Reads a GIF held in memory record by record with giflib's low-level calls (`DGifGetRecordType`,
-/// `DGifGetImageDesc`, `DGifGetLine`, `DGifGetExtension`), so that the caller can check limits
-/// before it allocates anything for a frame.
+/// `DGifGetImageDesc`, `DGifGetExtension`), so that the caller can check limits before it
+/// allocates anything for a frame. Image data is decoded by ``GIFLZWDecoder`` (giflib refuses
+/// LZW minimum code sizes that browsers accept), straight from the same bytes.
 ///
 /// giflib pulls its bytes through a read callback; the callback never reads past the buffer and
 /// remembers when giflib asked for more than there was, which is how a truncated file is told
@@ -82,7 +83,13 @@ final class GIFFileReader {
             guard DGifGetExtension(file, &label, &block) == ALCEDO_GIF_OK else { throw failure() }
             return .extension(label: Int(label), firstBlock: GIFFileReader.subBlock(block))
         }
-        guard DGifGetImageDesc(file) == ALCEDO_GIF_OK else { throw failure() }
+        if DGifGetImageDesc(file) != ALCEDO_GIF_OK {
+            // giflib reads the descriptor, then the LZW minimum code size, and fails on a size
+            // over 8 after reading it; the image data is ours to decode (GIFLZWDecoder).
+            let refusedCodeSize = file.pointee.Error == ALCEDO_D_GIF_ERR_READ_FAILED && !reachedEnd
+                && offset >= 1 && bytes[offset - 1] > 8
+            guard refusedCodeSize else { throw failure() }
+        }
         let image = file.pointee.Image
         return .image(GIFImageDescriptor(left: Int(image.Left), top: Int(image.Top), width: Int(image.Width),
                                          height: Int(image.Height), interlaced: image.Interlace,
@@ -98,33 +105,36 @@ final class GIFFileReader {
         return GIFFileReader.subBlock(block)
     }
 
-    /// Decodes the next row of the current image (`count` = the image width) into `row`.
-    /// - Returns: `false` when the image's data stopped early (an end code before the last
-    ///   pixel); the rest of its data has then been skipped.
-    func readRow(into row: UnsafeMutablePointer<GifPixelType>, count: Int) throws(AlcedoError) -> Bool {
-        guard let file else { return false }
-        if DGifGetLine(file, row, Int32(count)) == ALCEDO_GIF_OK { return true }
-        guard file.pointee.Error == ALCEDO_D_GIF_ERR_EOF_TOO_SOON, !reachedEnd else { throw failure() }
-        try skipRemainingData()
-        return false
+    /// The LZW decoder of the current image's data. giflib has read the image descriptor and
+    /// the minimum code size byte after it (without acting on it); the decoder reads the data
+    /// sub-blocks from here, and ``endImageData(_:)`` hands the position back to giflib.
+    func imageDataDecoder() throws(AlcedoError) -> GIFLZWDecoder {
+        guard !reachedEnd, offset >= 1 else {
+            throw .decodingError(reason: .truncated(format: .gif, message: "the data ends before a frame's image data"))
+        }
+        return try GIFLZWDecoder(bytes: bytes, offset: offset, minimumCodeSize: Int(bytes[offset - 1]))
+    }
+
+    /// Skips what is left of the image data `decoder` was reading, up to its terminator, and
+    /// resumes reading records after it.
+    func endImageData(_ decoder: inout GIFLZWDecoder) throws(AlcedoError) {
+        do throws(AlcedoError) {
+            try decoder.skipToEnd()
+        } catch {
+            offset = bytes.count
+            reachedEnd = true
+            throw error
+        }
+        offset = decoder.offset
     }
 
     /// Skips the compressed data of the current image without decompressing it.
     func skipImageData() throws(AlcedoError) {
-        guard let file else { return }
-        var codeSize: Int32 = 0
-        var block: UnsafeMutablePointer<GifByteType>?
-        guard DGifGetCode(file, &codeSize, &block) == ALCEDO_GIF_OK else { throw failure() }
-        if block != nil { try skipRemainingData() }
-    }
-
-    /// Skips the data sub-blocks of the current image up to its terminator.
-    func skipRemainingData() throws(AlcedoError) {
-        guard let file else { return }
-        var block: UnsafeMutablePointer<GifByteType>?
-        repeat {
-            guard DGifGetCodeNext(file, &block) == ALCEDO_GIF_OK else { throw failure() }
-        } while block != nil
+        guard !reachedEnd else {
+            throw .decodingError(reason: .truncated(format: .gif, message: "the data ends before a frame's image data"))
+        }
+        var skipper = try GIFLZWDecoder(bytes: bytes, offset: offset, minimumCodeSize: 0)
+        try endImageData(&skipper)
     }
 
     /// The error for the last failed giflib call.
@@ -139,9 +149,6 @@ final class GIFFileReader {
             return .decodingError(reason: .invalidHeader(format: .gif, message: "no GIF signature"))
         case ALCEDO_D_GIF_ERR_NO_SCRN_DSCR:
             return .decodingError(reason: .invalidHeader(format: .gif, message: message))
-        case ALCEDO_D_GIF_ERR_READ_FAILED:
-            // giflib also reports an LZW code size over 8 as a failed read.
-            return .decodingError(reason: .corrupt(format: .gif, message: "invalid LZW code size"))
         default:
             return .decodingError(reason: .corrupt(format: .gif, message: message))
         }

@@ -1,10 +1,9 @@
 import CPNG
 
-/// The frames of an animated PNG (APNG), decoded without APNG support in libpng: each frame's
-/// data (`IDAT` for a default image that is part of the animation, `fdAT` otherwise) is
-/// rebuilt into a standalone PNG with the frame's size and the file's colour chunks, decoded
-/// with the simplified API, and composited on the canvas with the frame's blend and dispose
-/// operations.
+/// The frames of an animated PNG (APNG): each frame's data (`IDAT` for a default image that
+/// is part of the animation, `fdAT` otherwise) is inflated in place by ``PNGRasterDecoder``
+/// with the frame's size and the file's sample conversion, and composited on the canvas with
+/// the frame's blend and dispose operations.
 struct PNGAnimation {
     /// One `fcTL` chunk and the data chunks that follow it.
     struct FrameControl: Equatable {
@@ -74,52 +73,53 @@ struct PNGAnimation {
         self.frames = frames
     }
 
-    /// Decodes and composites every frame.
-    func decode(_ structure: PNGStructure, bytes: UnsafeRawBufferPointer, limits: DecodingLimits)
-        throws(AlcedoError) -> [AlcedoImage.Frame] {
+    /// Decodes and composites every frame. Each frame's data is inflated straight from its
+    /// chunks in the file with the file's own sample conversion (built once): no chunk is
+    /// copied or parsed again per frame, however large the colour chunks are.
+    ///
+    /// Working memory, checked against ``DecodingLimits/maxWorkingMemory`` before each frame:
+    /// two rows, the frame's own pixels when it is blended over the canvas (a frame that
+    /// replaces its area is decoded straight into the canvas) plus, for a frame disposed to
+    /// "previous", the copy of the canvas area it covers. The canvas is the newest output
+    /// frame itself (shared, copied only when the next frame draws), counted by
+    /// ``DecodingLimits/maxTotalBytes``.
+    func decode(_ structure: PNGStructure, bytes: UnsafeRawBufferPointer, conversion: PNGSampleConversion,
+                limits: DecodingLimits, deadline: DecodingDeadline) throws(AlcedoError) -> [AlcedoImage.Frame] {
         // APNG's dispose operations are GIF's disposal methods: none keeps (1), background
         // clears (2), previous restores (3), the first frame's "previous" clearing too.
-        var compositor = GIFCompositor(width: structure.width, height: structure.height)
         var output: [AlcedoImage.Frame] = []
-        for (index, frame) in frames.enumerated() {
-            try limits.check(frameCount: index + 1, width: structure.width, height: structure.height, format: .apng)
-            let png = PNGAnimation.standalonePNG(for: frame, structure: structure, bytes: bytes)
-            let decoded: Result<[UInt8], AlcedoError> = png.withUnsafeBytes { raw in
-                Result { () throws(AlcedoError) -> [UInt8] in
-                    let frameStructure = try PNGChunkValidator.validate(raw, format: .apng)
-                    return try PNGDecoder.decodePixels(raw, structure: frameStructure, limits: limits, format: .apng)
-                }
+        try limits.check(frameCount: frames.count, width: structure.width, height: structure.height, format: .apng)
+        var compositor = GIFCompositor(width: structure.width, height: structure.height)
+        for frame in frames {
+            try deadline.check()
+            // A frame that replaces its area is decoded straight into the canvas; one blended
+            // over it is decoded apart first.
+            let frameBytes = frame.blend == 1 ? frame.width * frame.height * 4 : 0
+            let saved = frame.dispose == 2 ? frame.width * frame.height * 4 : 0
+            try limits.checkWorkingMemory(frameBytes + saved, what: "a \(frame.width)x\(frame.height) frame"
+                                          + (saved > 0 ? " and the canvas area it restores" : ""), format: .apng)
+            let data = frame.data.map { chunk in
+                chunk.type == PNGChunk.IDAT ? chunk.data : (chunk.data.lowerBound + 4)..<chunk.data.upperBound
             }
-            let pixels = try decoded.get()
             let area = GIFCompositor.Area(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
             compositor.beginFrame(area: area, disposal: frame.dispose + 1)
-            compositor.drawPixels(pixels, area: area, blendsOver: frame.blend == 1)
+            if frame.blend == 1 {
+                let pixels = try PNGDecoder.decodePixels(bytes, data: data, width: frame.width, height: frame.height,
+                                                         interlaced: structure.interlaced, conversion: conversion,
+                                                         limits: limits, deadline: deadline, format: .apng)
+                compositor.drawPixels(pixels, area: area, blendsOver: true)
+            } else {
+                var raster = PNGRasterDecoder(width: frame.width, height: frame.height, interlaced: structure.interlaced,
+                                              conversion: conversion, format: .apng)
+                raster.outputWidth = structure.width
+                raster.originX = frame.x
+                raster.originY = frame.y
+                try compositor.withCanvas { canvas throws(AlcedoError) in
+                    _ = try raster.decode(bytes, data: data, into: canvas, limits: limits, deadline: deadline)
+                }
+            }
             output.append(AlcedoImage.Frame(pixels: compositor.canvas, duration: AlcedoImage.normalizedFrameDuration(frame.delay)))
         }
         return output
-    }
-
-    /// A PNG of the frame alone: `IHDR` with the frame's size, the colour chunks of the file,
-    /// the frame's data as `IDAT` (an `fdAT` without its sequence number), `IEND`.
-    static func standalonePNG(for frame: FrameControl, structure: PNGStructure, bytes: UnsafeRawBufferPointer) -> [UInt8] {
-        var png = PNGChunkValidator.signature
-        var header = PNGChunk.bigEndian(UInt32(frame.width)) + PNGChunk.bigEndian(UInt32(frame.height))
-        header += [UInt8(structure.bitDepth), UInt8(structure.colorType), 0, 0, structure.interlaced ? 1 : 0]
-        PNGChunk.append(type: PNGChunk.IHDR, data: header, to: &png)
-        let colour: Set<UInt32> = [PNGChunk.PLTE, PNGChunk.tRNS, PNGChunk.gAMA, PNGChunk.sRGB, PNGChunk.cHRM, PNGChunk.iCCP,
-                                   PNGChunk.sBIT]
-        for chunk in structure.chunks {
-            if chunk.type == PNGChunk.IDAT { break }
-            if colour.contains(chunk.type) { png += bytes[chunk.whole] }
-        }
-        for chunk in frame.data {
-            if chunk.type == PNGChunk.IDAT {
-                png += bytes[chunk.whole]
-            } else {
-                PNGChunk.append(type: PNGChunk.IDAT, data: bytes[(chunk.data.lowerBound + 4)..<chunk.data.upperBound], to: &png)
-            }
-        }
-        PNGChunk.append(type: PNGChunk.IEND, data: [UInt8](), to: &png)
-        return png
     }
 }

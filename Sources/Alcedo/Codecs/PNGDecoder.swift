@@ -1,30 +1,42 @@
 import CPNG
 import Foundation
 
-/// Decodes PNG files with libpng's simplified API into RGBA8, straight alpha.
+/// Decodes PNG files into RGBA8, straight alpha.
 ///
 /// Every colour type and bit depth is read: gray, gray + alpha, RGB, RGBA, palette (with
 /// `tRNS` alpha), 1 to 16 bits, interlaced or not. 16-bit samples are reduced to 8 bits with
-/// rounding. The pixels are decoded straight into the image's storage.
+/// rounding. The chunks are walked by `PNGChunkValidator`; the image data is inflated with
+/// zlib and unfiltered row by row by `PNGRasterDecoder`, straight into the image's storage
+/// (libpng's simplified API is not used for reading: it cannot stop early, read row by row,
+/// or decode interlaced 16-bit files correctly in the libpng 1.6.39 security update Debian 12
+/// ships, whose `png_image_read_direct_scaled` mixes rows of earlier Adam7 passes).
+///
+/// ## Bounded work
+/// - The working memory is two rows, whatever the bit depth, interlaced or not, checked
+///   against ``DecodingLimits/maxWorkingMemory`` before anything is allocated.
+/// - Inflation stops once the last row is complete: the bytes inflated are bounded by what the
+///   header needs. Extra image data after the last row (more `IDAT` data than the rows take)
+///   is **ignored**, as browsers and Pillow ignore it, and is never inflated; only a stream
+///   end marker right after the last row is read, to check the zlib checksum.
+/// - ``DecodingLimits/decodingTimeout`` is checked between rows and between APNG frames.
 ///
 /// ## Strictness
-/// Before libpng runs, every chunk is walked (`PNGChunkValidator`): a CRC mismatch in any
-/// chunk, a file that stops before `IEND`, a malformed `IHDR`, a known ancillary chunk with an
-/// impossible length, and (for palette images) a pixel index past the end of `PLTE` are
-/// errors, as are zlib errors reported by libpng. Bytes after `IEND` are ignored.
+/// Every chunk is walked first (`PNGChunkValidator`): a CRC mismatch in any chunk, a file that
+/// stops before `IEND`, a malformed `IHDR`, a known ancillary chunk with an impossible length,
+/// and (for palette images) a pixel index past the end of `PLTE` are errors, as are zlib
+/// errors (a bad code or checksum), an unknown filter type, and image data that ends before
+/// the last row (`.truncated`). Bytes after `IEND` are ignored.
 ///
 /// ## Gamma
-/// The file's gamma is applied as libpng's simplified API applies it by default, and as
-/// browsers do for tagged files: samples of a file with a `gAMA` chunk (and no `sRGB` chunk)
-/// are converted to sRGB with a 2.2 power law (`out = in^(1 / (gamma * 2.2))`); gammas within
-/// 5% of sRGB's are left alone. Files with an `sRGB` chunk or without colour information are
-/// taken as sRGB and keep their sample values, **including 16-bit files**: libpng would
-/// otherwise take untagged 16-bit samples as linear and brighten them, which no browser does.
-/// `cHRM` and ICC profiles are not applied.
+/// Samples of a file with a `gAMA` chunk (and no `sRGB` chunk) are converted to sRGB with a
+/// 2.2 power law (`out = in^(1 / (gamma * 2.2))`), as browsers do for tagged files; gammas
+/// within 5% of sRGB's are left alone. Files with an `sRGB` chunk or without colour
+/// information are taken as sRGB and keep their sample values, **including 16-bit files**.
+/// Alpha is never converted. `cHRM` and ICC profiles are not applied.
 ///
 /// ## Animated PNG
-/// libpng as shipped by Linux distributions has no APNG support, so APNG frames are decoded
-/// here (see `PNGAnimation`): every frame is composited on the canvas with its blend
+/// APNG frames are decoded here too (see `PNGAnimation`), each inflated in place from its
+/// chunks with the colour chunks read once for the whole file: every frame is composited on the canvas with its blend
 /// (source, over) and dispose (none, background, previous) operations, its delay normalised
 /// by ``AlcedoImage/normalizedFrameDuration(_:)``, and ``AlcedoImage/loopCount`` is the
 /// `acTL` play count (0: forever). ``AlcedoImage/sourceFormat`` is `.apng`. With
@@ -33,8 +45,14 @@ import Foundation
 /// `acTL`) or a frame's data cannot be decoded, the file decodes as its default image, a
 /// still, as APNG-unaware readers show it. Limit errors are never waived.
 ///
-/// EXIF orientation in an `eXIf` chunk is not applied (``AlcedoImage/orientation`` is `.up`),
-/// and ``DecodingOptions/targetSize`` is ignored: PNG has no decode-time scaling.
+/// EXIF orientation in an `eXIf` chunk is not applied (``AlcedoImage/orientation`` is `.up`).
+///
+/// ## Decode-time scaling
+/// With ``DecodingOptions/targetSize``, a still PNG (or the default image of an APNG) shrinks
+/// while it decodes by the largest integer factor that keeps it at least twice the size the
+/// target needs, each block of pixels averaged (premultiplied alpha) as rows arrive: a
+/// 10000x10000 file decoded for a 256x256 thumbnail never holds more than about 520x520
+/// pixels. Animated frames are decoded at full size.
 public struct PNGDecoder: ImageDecoding {
     /// `.png` (the registry also hands APNG files to this decoder).
     public var format: ImageFormat { .png }
@@ -68,8 +86,9 @@ public struct PNGDecoder: ImageDecoding {
     }
 
     /// Decodes the image (the default image of an APNG).
-    /// - Throws: `.decodingError` with `.emptyData`, `.invalidHeader`, `.truncated`, `.corrupt`
-    ///   or `.tooManyPixels` (checked from the header before any pixel buffer is allocated).
+    /// - Throws: `.decodingError` with `.emptyData`, `.invalidHeader`, `.truncated`, `.corrupt`,
+    ///   `.tooManyPixels`, `.tooManyFrames`, `.animationTooLarge`, `.workingMemoryTooLarge`
+    ///   (checked from the header before any pixel buffer is allocated) or `.timedOut`.
     public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
         guard !data.isEmpty else { throw .decodingError(reason: .emptyData) }
         let result: Result<AlcedoImage, AlcedoError> = data.withUnsafeBytes { raw in
@@ -81,10 +100,14 @@ public struct PNGDecoder: ImageDecoding {
     private func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
         let structure = try PNGChunkValidator.validate(bytes, format: .png)
         let sourceFormat: ImageFormat = structure.isAnimated ? .apng : .png
+        let deadline = options.limits.startDeadline(format: sourceFormat)
+        // The colour chunks are read once, for the default image and every frame.
+        let conversion = PNGSampleConversion(structure: structure, bytes: bytes)
         if structure.isAnimated && !options.firstFrameOnly, let animation = PNGAnimation(structure, bytes: bytes) {
             try options.limits.check(width: structure.width, height: structure.height, format: .apng)
             do throws(AlcedoError) {
-                let frames = try animation.decode(structure, bytes: bytes, limits: options.limits)
+                let frames = try animation.decode(structure, bytes: bytes, conversion: conversion, limits: options.limits,
+                                                  deadline: deadline)
                 if frames.count > 1 {
                     return AlcedoImage(width: structure.width, height: structure.height, frames: frames,
                                        loopCount: animation.plays, sourceFormat: .apng)
@@ -94,88 +117,48 @@ public struct PNGDecoder: ImageDecoding {
             } catch {
                 // A frame that cannot be decoded makes the file a still; limits are not waived.
                 switch error {
-                case .decodingError(.tooManyPixels), .decodingError(.tooManyFrames), .decodingError(.animationTooLarge):
+                case .decodingError(.tooManyPixels), .decodingError(.tooManyFrames), .decodingError(.animationTooLarge),
+                     .decodingError(.workingMemoryTooLarge), .decodingError(.timedOut):
                     throw error
                 default:
                     break
                 }
             }
         }
-        let pixels = try PNGDecoder.decodePixels(bytes, structure: structure, limits: options.limits, format: sourceFormat)
-        return AlcedoImage(width: structure.width, height: structure.height, pixels: pixels, sourceFormat: sourceFormat)
+        let data = structure.chunks.filter { $0.type == PNGChunk.IDAT }.map(\.data)
+        let factor = options.boxShrinkFactor(width: structure.width, height: structure.height)
+        let pixels = try PNGDecoder.decodePixels(bytes, data: data, width: structure.width, height: structure.height,
+                                                 interlaced: structure.interlaced, conversion: conversion,
+                                                 limits: options.limits, deadline: deadline, format: sourceFormat,
+                                                 shrinkFactor: factor)
+        return AlcedoImage(width: (structure.width + factor - 1) / factor, height: (structure.height + factor - 1) / factor,
+                           pixels: pixels, sourceFormat: sourceFormat)
     }
 
-    /// Decodes the pixels of a validated PNG stream into `width * height * 4` bytes of RGBA.
-    static func decodePixels(_ bytes: UnsafeRawBufferPointer, structure: PNGStructure, limits: DecodingLimits,
-                             format: ImageFormat) throws(AlcedoError) -> [UInt8] {
-        var image = PNGLibrary.makeImage()
-        defer { png_image_free(&image) }
-        guard png_image_begin_read_from_memory(&image, bytes.baseAddress, bytes.count) != 0 else {
-            throw PNGLibrary.decodingError(image, format: format, headerStage: true)
-        }
-        let width = Int(image.width), height = Int(image.height)
+    /// Decodes a `width` x `height` raster whose zlib stream lies in the byte ranges `data`
+    /// into `width * height * 4` bytes of RGBA, checking the pixel limit first.
+    static func decodePixels(_ bytes: UnsafeRawBufferPointer, data: [Range<Int>], width: Int, height: Int, interlaced: Bool,
+                             conversion: PNGSampleConversion, limits: DecodingLimits, deadline: DecodingDeadline,
+                             format: ImageFormat, shrinkFactor: Int = 1) throws(AlcedoError) -> [UInt8] {
         try limits.check(width: width, height: height, format: format)
-        image.flags |= ALCEDO_PNG_IMAGE_FLAG_16BIT_sRGB
-
-        if structure.isPaletted {
-            return try decodePaletted(bytes, image: &image, structure: structure, format: format)
-        }
-        image.format = ALCEDO_PNG_FORMAT_RGBA
+        var raster = PNGRasterDecoder(width: width, height: height, interlaced: interlaced, conversion: conversion, format: format)
+        raster.shrinkFactor = shrinkFactor
+        // Checked before the output is allocated, so a refused file costs nothing.
+        try limits.checkWorkingMemory(raster.workingMemory + raster.shrinkMemory,
+                                      what: "two rows of \(width) \(conversion.bitDepth)-bit pixels", format: format)
+        let outputCount = shrinkFactor > 1 ? raster.shrunkWidth * raster.shrunkHeight * 4 : width * height * 4
         var failure: AlcedoError?
-        let pixels = [UInt8](unsafeUninitializedCapacity: width * height * 4) { buffer, initialized in
-            if png_image_finish_read(&image, nil, buffer.baseAddress, 0, nil) != 0 {
-                initialized = buffer.count
-            } else {
-                failure = PNGLibrary.decodingError(image, format: format, headerStage: false)
-                initialized = 0
-            }
-        }
-        if let failure { throw failure }
-        return pixels
-    }
-
-    /// Palette images: libpng writes the indices, which are checked against the `PLTE` size and
-    /// expanded through ``PNGPaletteTable``.
-    private static func decodePaletted(_ bytes: UnsafeRawBufferPointer, image: inout png_image, structure: PNGStructure,
-                                       format: ImageFormat) throws(AlcedoError) -> [UInt8] {
-        let table = try PNGPaletteTable.colors(of: structure, in: bytes, format: format)
-        let entries = table.count / 4
-        let pixelCount = Int(image.width) * Int(image.height)
-        image.format = ALCEDO_PNG_FORMAT_RGBA_COLORMAP
-        var failure: AlcedoError?
-        let indices = [UInt8](unsafeUninitializedCapacity: pixelCount) { buffer, initialized in
-            var libraryColorMap = [UInt8](repeating: 0, count: 256 * 4)
-            if png_image_finish_read(&image, nil, buffer.baseAddress, 0, &libraryColorMap) != 0 {
-                initialized = buffer.count
-            } else {
-                failure = PNGLibrary.decodingError(image, format: format, headerStage: false)
-                initialized = 0
-            }
-        }
-        if let failure { throw failure }
-        var badIndex: UInt8?
-        let pixels = [UInt8](unsafeUninitializedCapacity: pixelCount * 4) { buffer, initialized in
+        let pixels = [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, initialized in
             initialized = 0
-            table.withUnsafeBufferPointer { colors in
-                indices.withUnsafeBufferPointer { source in
-                    var out = 0
-                    for index in source {
-                        let entry = Int(index)
-                        guard entry < entries else { badIndex = index; return }
-                        let from = entry * 4
-                        buffer[out] = colors[from]
-                        buffer[out + 1] = colors[from + 1]
-                        buffer[out + 2] = colors[from + 2]
-                        buffer[out + 3] = colors[from + 3]
-                        out += 4
-                    }
-                    initialized = out
-                }
+            guard let base = buffer.baseAddress else { return }
+            do throws(AlcedoError) {
+                _ = try raster.decode(bytes, data: data, into: base, limits: limits, deadline: deadline)
+                initialized = buffer.count
+            } catch {
+                failure = error
             }
         }
-        if let badIndex {
-            throw .decodingError(reason: .corrupt(format: format, message: "palette index \(badIndex) is past the \(entries) entries of PLTE"))
-        }
+        if let failure { throw failure }
         return pixels
     }
 }
