@@ -32,7 +32,7 @@ struct ImageRetriever: Sendable {
     static func make(cacheDirectory: URL?, memoryOnly: Bool) -> ImageRetriever {
         let cache = makeCache(cacheDirectory: cacheDirectory, memoryOnly: memoryOnly)
         return ImageRetriever(manager: ImageManager(downloader: .default, cache: cache),
-                              baseOptions: memoryOnly ? [.waitForCache, .cacheMemoryOnly] : [.waitForCache])
+                              baseOptions: memoryOnly ? [.waitForCache, .cacheMemoryOnly, .allowLocalFiles] : [.waitForCache, .allowLocalFiles])
     }
 
     /// A cache on the disk folder `cacheDirectory` (nil: the default cache, as `alcedo cache`
