@@ -53,7 +53,7 @@ struct DownloaderSettingsTests {
         try await withDownloader { server, downloader in
             server.route("/a.jpg", .ok(TestImages.jpeg()))
             await withTaskGroup(of: Void.self) { group in
-                for index in 0..<50 {
+                for index in 0..<20 {
                     group.addTask { downloader.downloadTimeout = Double(10 + index % 5) }
                     group.addTask { downloader.maximumBodySize = 1 << 20 }
                     group.addTask { _ = try? await downloader.downloadData(with: server.url("/a.jpg")) }

@@ -114,7 +114,9 @@ struct SourceTests {
             }
             let text = h.folder.url.appendingPathComponent("text.jpg")
             try Data("plain text".utf8).write(to: text)
-            let textError = await #expect(throws: AlcedoError.self) { try await h.manager.retrieveImage(with: text) }
+            let textError = await #expect(throws: AlcedoError.self) {
+                try await h.manager.retrieveImage(with: text, options: [.allowLocalFiles])
+            }
             guard case .decodingError = textError else {
                 Issue.record("unexpected \(String(describing: textError))")
                 return
