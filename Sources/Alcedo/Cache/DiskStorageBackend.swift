@@ -67,7 +67,7 @@ extension DiskStorage {
             URL(fileURLWithPath: path(for: CacheKeyHash(key: key)))
         }
 
-        private func path(for id: CacheKeyHash) -> String { directoryPath + "/" + id.hex + fileSuffix }
+        func path(for id: CacheKeyHash) -> String { directoryPath + "/" + id.hex + fileSuffix }
 
         private func stripe(_ id: CacheKeyHash) -> Stripe { stripes[id.stripe(of: stripes.count)] }
 

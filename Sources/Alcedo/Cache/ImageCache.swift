@@ -227,18 +227,14 @@ public final class ImageCache: Sendable {
 
     // MARK: State
 
-    /// Where the image is cached: `.memory`, `.disk` or `.none`. Not an access.
-    public func imageCachedType(forKey key: String, processorIdentifier: String = "") async -> CacheType {
+    /// Where the image is cached, after loading the disk index if needed (the public,
+    /// synchronous ``imageCachedType(forKey:processorIdentifier:)`` never loads it). Not an access.
+    func loadedImageCachedType(forKey key: String, processorIdentifier: String = "") async -> CacheType {
         let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
         if memoryStorage.isCached(forKey: computedKey) { return .memory }
         let disk = diskStorage
         let onDisk = (try? await io.run { disk.isCached(forKey: computedKey) }) ?? false
         return onDisk ? .disk : .none
-    }
-
-    /// `true` when the image is cached in memory or on disk. Not an access.
-    public func isCached(forKey key: String, processorIdentifier: String = "") async -> Bool {
-        await imageCachedType(forKey: key, processorIdentifier: processorIdentifier).cached
     }
 
     /// Removes the image from memory and/or disk (default both).

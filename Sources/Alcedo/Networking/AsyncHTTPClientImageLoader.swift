@@ -39,14 +39,48 @@ public final class AsyncHTTPClientImageLoader: ImageDataLoading {
         }
     }
 
-    /// The settings the loader was created with.
-    public let configuration: Configuration
-    private let client: HTTPClient
-    private let isShutDown = Mutex(false)
+    private struct State {
+        var configuration: Configuration
+        var client: HTTPClient
+        /// Clients replaced by a configuration change, still finishing their requests; shut
+        /// down with the loader.
+        var retired: [HTTPClient] = []
+        var isShutDown = false
+    }
+
+    private let state: Mutex<State>
+
+    /// The loader's settings. Settable while it runs (thread-safe): requests that start after a
+    /// change use a new client with the new settings; those in flight finish on the old one.
+    public var configuration: Configuration {
+        get { state.withLock { $0.configuration } }
+        set {
+            // Only a real change needs a new client.
+            let current = self.configuration
+            guard newValue.connectTimeout != current.connectTimeout || newValue.readTimeout != current.readTimeout
+                || newValue.maximumConnectionsPerHost != current.maximumConnectionsPerHost
+                || newValue.idleConnectionTimeout != current.idleConnectionTimeout
+                || newValue.dnsOverride != current.dnsOverride else { return }
+            let client = Self.makeClient(newValue)
+            let unused: HTTPClient? = state.withLock { state in
+                guard !state.isShutDown else { return client }
+                state.retired.append(state.client)
+                state.client = client
+                state.configuration = newValue
+                return nil
+            }
+            if let unused { _ = unused.shutdown() }
+        }
+    }
+
+    private var client: HTTPClient { state.withLock { $0.client } }
 
     /// Creates a loader with its own client on the process-wide NIO event loop group.
     public init(configuration: Configuration = Configuration()) {
-        self.configuration = configuration
+        state = Mutex(State(configuration: configuration, client: Self.makeClient(configuration)))
+    }
+
+    private static func makeClient(_ configuration: Configuration) -> HTTPClient {
         var pool = HTTPClient.Configuration.ConnectionPool(
             idleTimeout: configuration.idleConnectionTimeout.timeAmount,
             concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, configuration.maximumConnectionsPerHost))
@@ -58,14 +92,13 @@ public final class AsyncHTTPClientImageLoader: ImageDataLoading {
             connectionPool: pool,
             decompression: .disabled)
         clientConfiguration.dnsOverride = configuration.dnsOverride
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
     }
 
     deinit {
-        if !isShutDown.withLock({ $0 }) {
-            // Not blocking: the client keeps itself alive until its connections are closed.
-            _ = client.shutdown()
-        }
+        let clients = state.withLock { $0.isShutDown ? [] : [$0.client] + $0.retired }
+        // Not blocking: a client keeps itself alive until its connections are closed.
+        for client in clients { _ = client.shutdown() }
     }
 
     public func load(_ request: DownloadRequest) async throws -> ImageDataLoaderResponse {
@@ -99,12 +132,12 @@ public final class AsyncHTTPClientImageLoader: ImageDataLoading {
     }
 
     public func shutdown() async {
-        let alreadyShutDown = isShutDown.withLock { state in
-            defer { state = true }
-            return state
+        let clients: [HTTPClient] = state.withLock { state in
+            guard !state.isShutDown else { return [] }
+            state.isShutDown = true
+            return [state.client] + state.retired
         }
-        guard !alreadyShutDown else { return }
-        try? await client.shutdown()
+        for client in clients { try? await client.shutdown() }
     }
 
     /// `true` for the errors of a connection found closed before any byte of the response

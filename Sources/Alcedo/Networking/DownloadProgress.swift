@@ -17,3 +17,28 @@ public struct DownloadProgress: Sendable, Hashable {
         return min(1, Double(receivedBytes) / Double(expectedBytes))
     }
 }
+
+/// Kingfisher's progress block: the bytes received so far and the announced body length
+/// (`Content-Length`), or `-1` when the server did not announce one.
+///
+/// Every `progressBlock:` parameter takes this shape, in the `async` forms too: a closure with
+/// one parameter given as a trailing closure can then only be a completion handler, never a
+/// progress block (see <doc:ComingFromKingfisher>). For a ``DownloadProgress`` value use
+/// ``DownloadProgress/init(receivedSize:totalSize:)``.
+public typealias DownloadProgressBlock = @Sendable (_ receivedSize: Int64, _ totalSize: Int64) -> Void
+
+extension DownloadProgress {
+    /// The progress a ``DownloadProgressBlock`` was called with (`totalSize` `-1`: unknown length).
+    public init(receivedSize: Int64, totalSize: Int64) {
+        self.init(receivedBytes: Int(receivedSize), expectedBytes: totalSize < 0 ? nil : Int(totalSize))
+    }
+
+    /// ``expectedBytes`` as a ``DownloadProgressBlock`` gets it: `-1` when unknown.
+    public var totalSize: Int64 { expectedBytes.map(Int64.init) ?? -1 }
+}
+
+/// `block` as the internal form that takes a ``DownloadProgress``.
+func progressHandler(_ block: DownloadProgressBlock?) -> (@Sendable (DownloadProgress) -> Void)? {
+    guard let block else { return nil }
+    return { (progress: DownloadProgress) in block(Int64(progress.receivedBytes), progress.totalSize) }
+}

@@ -15,7 +15,7 @@ extension ImageDownloader {
         /// before the body is read; a body without one stops as soon as it goes over.
         public var maximumBodySize: Int
         /// The status codes accepted as a success (default 200...299). A `304` is also accepted
-        /// when the request carried validators (see ``ImageDownloader/revalidateData(with:validators:options:progress:)``).
+        /// when the request carried validators (see ``ImageDownloader/revalidateData(with:validators:options:progressBlock:)``).
         public var acceptableStatusCodes: Set<Int>
         /// The most redirects followed in one attempt (default 10).
         public var maximumRedirects: Int

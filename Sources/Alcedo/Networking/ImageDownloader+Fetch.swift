@@ -25,6 +25,8 @@ extension ImageDownloader {
     }
 
     private func attempt(_ key: FetchKey, options: DownloadOptions, context: FetchContext) async -> Result<FetchOutcome, AlcedoError> {
+        // One attempt uses the settings it started with, whatever changes meanwhile.
+        let configuration = self.configuration
         var request = DownloadRequest(url: key.url, headers: configuration.defaultHeaders)
         let validators = key.validators
         for field in validators?.conditionalRequestHeaders ?? [:] {
@@ -50,7 +52,7 @@ extension ImageDownloader {
         let sentRequest = request
         let transferred = await Self.withTimeout(limit, url: request.url) { [self] in
             await transfer(sentRequest, originalURL: key.url, acceptsNotModified: validators != nil,
-                           options: options, context: context)
+                           options: options, configuration: configuration, context: context)
         }
         let body: Data?, response: DownloadResponse
         switch transferred {
@@ -71,7 +73,7 @@ extension ImageDownloader {
 
     /// Sends `request`, follows redirects and reads the final body (`nil` for an accepted 304).
     private func transfer(_ initialRequest: DownloadRequest, originalURL: URL, acceptsNotModified: Bool,
-                          options: DownloadOptions, context: FetchContext) async -> Result<(Data?, DownloadResponse), AlcedoError> {
+                          options: DownloadOptions, configuration: Configuration, context: FetchContext) async -> Result<(Data?, DownloadResponse), AlcedoError> {
         var request = initialRequest
         var visited: Set<String> = [request.url.absoluteString]
         var redirectCount = 0
@@ -120,14 +122,14 @@ extension ImageDownloader {
             guard configuration.acceptableStatusCodes.contains(loaded.statusCode) else {
                 return .failure(.responseError(reason: .invalidStatusCode(loaded.statusCode, response: response)))
             }
-            return await readBody(loaded.body, response: response, context: context)
+            return await readBody(loaded.body, response: response, configuration: configuration, context: context)
                 .map { (Optional($0), response) }
         }
     }
 
     /// Streams the body into one buffer, enforcing the size limit and `Content-Length`,
     /// reporting progress, and stopping early when the first bytes are not an image.
-    private func readBody(_ body: ImageDataBody, response: DownloadResponse,
+    private func readBody(_ body: ImageDataBody, response: DownloadResponse, configuration: Configuration,
                           context: FetchContext) async -> Result<Data, AlcedoError> {
         let url = response.url
         let limit = configuration.maximumBodySize
@@ -154,7 +156,7 @@ extension ImageDownloader {
             }
         } catch {
             let mapped = Self.mapLoaderError(error, url: url)
-            if case .requestError(.networkFailure) = mapped, let expected, data.count < expected {
+            if mapped.isConnectionFailure, let expected, data.count < expected {
                 return .failure(.responseError(reason: .lengthMismatch(url, expected: expected, received: data.count)))
             }
             return .failure(mapped)
@@ -182,7 +184,7 @@ extension ImageDownloader {
         switch error {
         case let error as AlcedoError: return error
         case is CancellationError: return .requestError(reason: .cancelled)
-        default: return .requestError(reason: .networkFailure(url, underlying: error))
+        default: return .requestError(reason: ConnectionFailure.reason(for: error, url: url))
         }
     }
 

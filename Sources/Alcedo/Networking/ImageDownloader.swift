@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Downloads images over HTTP(S): one network request per URL in flight however many
 /// callers ask, per-host limits with priorities, timeouts, size and format checks, retries,
@@ -24,33 +25,63 @@ public final class ImageDownloader: Sendable {
 
     /// A name for logs and debugging.
     public let name: String
-    /// The limits and defaults of this downloader.
-    public let configuration: Configuration
+    /// The limits and defaults of this downloader. Settable on a live downloader (thread-safe):
+    /// a change applies to requests that start after it; requests in flight keep the values
+    /// they started with. See also the Kingfisher-style properties such as ``downloadTimeout``.
+    public var configuration: Configuration {
+        get { settings.withLock { $0 } }
+        set {
+            settings.withLock { settings in
+                settings = newValue
+                hostLimiter.setLimit(newValue.maximumConcurrentRequestsPerHost)
+                ownedLoader?.configuration = Self.loaderConfiguration(for: newValue)
+            }
+        }
+    }
     /// The transport (default: ``AsyncHTTPClientImageLoader``).
     public let loader: any ImageDataLoading
-    /// The decoders used by ``downloadImage(with:options:progress:)``.
+    /// The decoders used by `downloadImage(with:options:progressBlock:)`.
     public let codecRegistry: ImageCodecRegistry
 
     let dataFetches = RequestCoalescer<FetchKey, FetchOutcome>()
     let imageFetches = RequestCoalescer<ProcessingKey, ImageLoadingResult>()
     let hostLimiter: PriorityLimiter
+    private let settings: Mutex<Configuration>
+    /// The built-in loader this downloader created, which follows its connection settings.
+    private let ownedLoader: AsyncHTTPClientImageLoader?
 
     /// Creates a downloader.
     /// - Parameters:
     ///   - name: A name for logs and debugging.
     ///   - configuration: Limits and defaults (default ``Configuration/init(maximumConcurrentRequestsPerHost:connectTimeout:timeout:maximumBodySize:acceptableStatusCodes:maximumRedirects:defaultHeaders:delegate:)``).
     ///   - loader: The transport; default `nil` creates an ``AsyncHTTPClientImageLoader``
-    ///     with the configuration's connect timeout.
+    ///     with the configuration's connect timeout and per-host limit (and follows their changes).
     ///   - codecRegistry: The decoders to use (default ``ImageCodecRegistry/shared``).
     public init(name: String, configuration: Configuration = Configuration(), loader: (any ImageDataLoading)? = nil,
                 codecRegistry: ImageCodecRegistry = .shared) {
         self.name = name
-        self.configuration = configuration
-        self.loader = loader ?? AsyncHTTPClientImageLoader(configuration: .init(
-            connectTimeout: configuration.connectTimeout,
-            maximumConnectionsPerHost: max(8, configuration.maximumConcurrentRequestsPerHost)))
+        self.settings = Mutex(configuration)
+        let owned = loader == nil ? AsyncHTTPClientImageLoader(configuration: Self.loaderConfiguration(for: configuration)) : nil
+        self.ownedLoader = owned
+        self.loader = loader ?? owned!
         self.codecRegistry = codecRegistry
         self.hostLimiter = PriorityLimiter(limit: configuration.maximumConcurrentRequestsPerHost)
+    }
+
+    /// The built-in loader's settings for a downloader configuration.
+    private static func loaderConfiguration(for configuration: Configuration) -> AsyncHTTPClientImageLoader.Configuration {
+        AsyncHTTPClientImageLoader.Configuration(connectTimeout: configuration.connectTimeout,
+                                                 maximumConnectionsPerHost: max(8, configuration.maximumConcurrentRequestsPerHost))
+    }
+
+    /// Changes the configuration in one step (read, change, write under the lock's protection
+    /// against a concurrent change being lost).
+    func updateConfiguration(_ change: (inout Configuration) -> Void) {
+        settings.withLock { settings in
+            change(&settings)
+            hostLimiter.setLimit(settings.maximumConcurrentRequestsPerHost)
+            ownedLoader?.configuration = Self.loaderConfiguration(for: settings)
+        }
     }
 
     // MARK: Images
@@ -59,20 +90,22 @@ public final class ImageDownloader: Sendable {
     /// - Parameters:
     ///   - url: An `http` or `https` URL.
     ///   - options: Priority, processor, hooks and retries (default: none of them).
-    ///   - progress: Called as the body arrives (default `nil`).
+    ///   - progressBlock: Called as the body arrives (default `nil`). It takes two parameters,
+    ///     so a one-parameter trailing closure is always the callback form's completion handler.
     /// - Throws: ``AlcedoError``; `.requestError(.cancelled)` when the calling task is cancelled.
     public func downloadImage(with url: URL, options: DownloadOptions = DownloadOptions(),
-                              progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws(AlcedoError) -> ImageLoadingResult {
+                              progressBlock: DownloadProgressBlock? = nil) async throws(AlcedoError) -> ImageLoadingResult {
         try await imageFetches.value(for: processingKey(url, options), priority: PriorityTicket(priority: options.priority),
-                                     progress: progress, work: imageWork(url, options))
+                                     progress: progressHandler(progressBlock), work: imageWork(url, options))
     }
 
     /// Downloads, decodes and processes the image at `url`, calling `completionHandler` once
-    /// with the result (on an arbitrary thread).
+    /// with the result (on an arbitrary thread). A trailing closure is the completion handler;
+    /// the progress block is used only when labelled.
     /// - Returns: A task to cancel this caller or follow its progress.
     @discardableResult
     public func downloadImage(with url: URL, options: DownloadOptions = DownloadOptions(),
-                              progressBlock: (@Sendable (DownloadProgress) -> Void)? = nil,
+                              progressBlock: DownloadProgressBlock? = nil,
                               completionHandler: @escaping @Sendable (Result<ImageLoadingResult, AlcedoError>) -> Void) -> DownloadTask {
         task(imageFetches, key: processingKey(url, options), url: url, priority: options.priority, progressBlock: progressBlock,
              completionHandler: completionHandler, work: imageWork(url, options))
@@ -83,7 +116,12 @@ public final class ImageDownloader: Sendable {
     /// Downloads the bytes at `url` without decoding them; they are checked to be an image
     /// (by their signature). Used for caching originals.
     public func downloadData(with url: URL, options: DownloadOptions = DownloadOptions(),
-                             progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws(AlcedoError) -> ImageDataResult {
+                             progressBlock: DownloadProgressBlock? = nil) async throws(AlcedoError) -> ImageDataResult {
+        try await downloadData(with: url, options: options, progress: progressHandler(progressBlock))
+    }
+
+    func downloadData(with url: URL, options: DownloadOptions,
+                      progress: (@Sendable (DownloadProgress) -> Void)?) async throws(AlcedoError) -> ImageDataResult {
         let key = FetchKey(url: url, validators: nil)
         let outcome = try await dataFetches.value(for: key, priority: PriorityTicket(priority: options.priority),
                                                   progress: progress, work: dataWork(key, options))
@@ -93,7 +131,7 @@ public final class ImageDownloader: Sendable {
     /// Downloads the bytes at `url` without decoding them, calling `completionHandler` once.
     @discardableResult
     public func downloadData(with url: URL, options: DownloadOptions = DownloadOptions(),
-                             progressBlock: (@Sendable (DownloadProgress) -> Void)? = nil,
+                             progressBlock: DownloadProgressBlock? = nil,
                              completionHandler: @escaping @Sendable (Result<ImageDataResult, AlcedoError>) -> Void) -> DownloadTask {
         let key = FetchKey(url: url, validators: nil)
         return task(dataFetches, key: key, url: url, priority: options.priority, progressBlock: progressBlock,
@@ -112,7 +150,12 @@ public final class ImageDownloader: Sendable {
     /// Conditional requests are coalesced with those carrying the same validators, not with
     /// plain downloads of the URL.
     public func revalidateData(with url: URL, validators: HTTPCacheInfo, options: DownloadOptions = DownloadOptions(),
-                               progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws(AlcedoError) -> RevalidationResult {
+                               progressBlock: DownloadProgressBlock? = nil) async throws(AlcedoError) -> RevalidationResult {
+        try await revalidateData(with: url, validators: validators, options: options, progress: progressHandler(progressBlock))
+    }
+
+    func revalidateData(with url: URL, validators: HTTPCacheInfo, options: DownloadOptions,
+                        progress: (@Sendable (DownloadProgress) -> Void)?) async throws(AlcedoError) -> RevalidationResult {
         let key = FetchKey(url: url, validators: validators)
         let outcome = try await dataFetches.value(for: key, priority: PriorityTicket(priority: options.priority),
                                                   progress: progress, work: dataWork(key, options))
@@ -195,7 +238,7 @@ public final class ImageDownloader: Sendable {
     }
 
     private func task<Key, Value>(_ coalescer: RequestCoalescer<Key, Value>, key: Key, url: URL, priority: DownloadPriority,
-                                  progressBlock: (@Sendable (DownloadProgress) -> Void)?,
+                                  progressBlock: DownloadProgressBlock?,
                                   completionHandler: @escaping @Sendable (Result<Value, AlcedoError>) -> Void,
                                   work: @escaping RequestCoalescer<Key, Value>.Work) -> DownloadTask {
         let (stream, continuation) = AsyncStream.makeStream(of: DownloadProgress.self, bufferingPolicy: .bufferingNewest(1))
@@ -203,7 +246,7 @@ public final class ImageDownloader: Sendable {
             key, priority: PriorityTicket(priority: priority),
             progress: { progress in
                 continuation.yield(progress)
-                progressBlock?(progress)
+                progressBlock?(Int64(progress.receivedBytes), progress.totalSize)
             },
             completion: { result in
                 continuation.finish()

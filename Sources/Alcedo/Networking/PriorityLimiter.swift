@@ -44,16 +44,46 @@ final class PriorityLimiter: Sendable {
     }
 
     private struct State {
+        var limit: Int
         var slots: [String: Slot] = [:]
         var nextID: UInt64 = 0
     }
 
     /// The most holders per key.
-    let limit: Int
-    private let state = Mutex(State())
+    var limit: Int { state.withLock { $0.limit } }
+    private let state: Mutex<State>
 
     init(limit: Int) {
-        self.limit = max(1, limit)
+        state = Mutex(State(limit: max(1, limit)))
+    }
+
+    /// Changes the most holders per key (at least 1). Holders already running keep running; a
+    /// higher limit lets waiters in at once, a lower one lets no more in until enough have left.
+    func setLimit(_ newLimit: Int) {
+        let admitted: [Waiter] = state.withLock { state in
+            state.limit = max(1, newLimit)
+            var admitted: [Waiter] = []
+            for key in Array(state.slots.keys) {
+                guard var slot = state.slots[key] else { continue }
+                while slot.running < state.limit, let index = Self.nextWaiter(in: slot) {
+                    admitted.append(slot.waiting.remove(at: index))
+                    slot.running += 1
+                }
+                state.slots[key] = slot
+            }
+            return admitted
+        }
+        for waiter in admitted { waiter.continuation.resume() }
+    }
+
+    /// The waiter to serve first: the highest priority, the earliest among equals.
+    private static func nextWaiter(in slot: Slot) -> Int? {
+        var chosen: Int?
+        for index in slot.waiting.indices {
+            if let best = chosen, slot.waiting[index].ticket.priority <= slot.waiting[best].ticket.priority { continue }
+            chosen = index
+        }
+        return chosen
     }
 
     /// Waits for a free place under `key`; throws `CancellationError` if the task is cancelled
@@ -71,7 +101,7 @@ final class PriorityLimiter: Sendable {
                     if Task.isCancelled { return .failure(CancellationError()) }
                     var slot = state.slots[key, default: Slot()]
                     defer { state.slots[key] = slot }
-                    if slot.running < limit {
+                    if slot.running < state.limit {
                         slot.running += 1
                         return .success(())
                     }
@@ -94,11 +124,8 @@ final class PriorityLimiter: Sendable {
     func release(_ key: String) {
         let next: Waiter? = state.withLock { state in
             guard var slot = state.slots[key] else { return nil }
-            var chosen: Int?
-            for index in slot.waiting.indices {
-                if let best = chosen, slot.waiting[index].ticket.priority <= slot.waiting[best].ticket.priority { continue }
-                chosen = index
-            }
+            // Over a lowered limit, a leaving holder hands its place to no one.
+            let chosen = slot.running > state.limit ? nil : Self.nextWaiter(in: slot)
             var waiter: Waiter?
             if let chosen {
                 waiter = slot.waiting.remove(at: chosen)

@@ -4,6 +4,10 @@ import Foundation
 public enum RequestErrorReason: Sendable, CustomStringConvertible {
     /// The URL cannot be requested (no host, or a scheme other than `http` and `https`).
     case invalidURL(String)
+    /// A `file://` URL was given as a URL or a ``Resource`` without
+    /// ``AlcedoOptionsInfoItem/allowLocalFiles``. Nothing was read: the message says nothing
+    /// about whether the path exists.
+    case localFileNotAllowed(URL)
     /// The request modifier returned `nil` for the request to this URL.
     case refusedByModifier(URL)
     /// The caller, or every caller of a coalesced request, cancelled.
@@ -19,14 +23,27 @@ public enum RequestErrorReason: Sendable, CustomStringConvertible {
     case tooManyRedirects(URL, limit: Int)
     /// A redirect's `Location` is missing from a 3xx that needs one, or is not an http(s) URL.
     case invalidRedirect(URL, location: String?)
-    /// The connection failed (refused, reset, DNS, TLS, protocol error…); `underlying` is the
-    /// loader's error.
+    /// The server's host refused the connection: nothing listens on that port.
+    case connectionRefused(URL)
+    /// The host or its network cannot be reached (no route to it).
+    case hostUnreachable(URL)
+    /// The host name could not be resolved to an address (DNS).
+    case dnsFailure(URL, host: String)
+    /// The TLS handshake failed or TLS broke later: a certificate that does not verify, a server
+    /// that does not speak TLS on that port, an unsupported protocol. `message` is the TLS
+    /// library's reason.
+    case tlsFailure(URL, message: String)
+    /// The server reset or closed the connection before the response was complete.
+    case connectionReset(URL)
+    /// Any other failure of the connection (a protocol error…); `underlying` is the loader's error.
     case networkFailure(URL, underlying: any Error)
 
     /// The reason in one line.
     public var description: String {
         switch self {
         case .invalidURL(let url): return "invalid URL: \(url)"
+        case .localFileNotAllowed(let url):
+            return "local files are not loaded from a URL unless the request allows them (.allowLocalFiles): \(url.absoluteString)"
         case .refusedByModifier(let url): return "the request modifier refused the request to \(url.absoluteString)"
         case .cancelled: return "cancelled"
         case .connectTimedOut(let url, let limit):
@@ -37,8 +54,22 @@ public enum RequestErrorReason: Sendable, CustomStringConvertible {
         case .tooManyRedirects(let url, let limit): return "more than \(limit) redirects, the last to \(url.absoluteString)"
         case .invalidRedirect(let url, let location):
             return "invalid redirect from \(url.absoluteString): Location \(location.map { "\"\($0)\"" } ?? "missing")"
+        case .connectionRefused(let url): return "connection refused by \(url.alcedoHostAndPort) (\(url.absoluteString))"
+        case .hostUnreachable(let url): return "host unreachable: \(url.alcedoHostAndPort) (\(url.absoluteString))"
+        case .dnsFailure(let url, let host): return "cannot resolve host name \(host) (\(url.absoluteString))"
+        case .tlsFailure(let url, let message): return "TLS failure with \(url.alcedoHostAndPort): \(message) (\(url.absoluteString))"
+        case .connectionReset(let url):
+            return "connection reset by \(url.alcedoHostAndPort) before the response was complete (\(url.absoluteString))"
         case .networkFailure(let url, let underlying): return "network failure for \(url.absoluteString): \(underlying)"
         }
+    }
+}
+
+extension URL {
+    /// `host:port` for messages (the port only when the URL names one).
+    var alcedoHostAndPort: String {
+        guard let host, !host.isEmpty else { return absoluteString }
+        return port.map { "\(host):\($0)" } ?? host
     }
 }
 

@@ -93,13 +93,16 @@ public struct DelayRetryStrategy: RetryStrategy {
 }
 
 extension AlcedoError {
-    /// `true` for failures that may go away on another attempt: timeouts, connection failures,
-    /// responses 408, 429 and 5xx, and bodies cut short. Cancellations are never retriable.
+    /// `true` for failures that may go away on another attempt: timeouts, connection failures
+    /// (refused, unreachable, DNS, reset, other network failures), responses 408, 429 and 5xx,
+    /// and bodies cut short. Cancellations and TLS failures (a certificate does not change
+    /// between attempts) are never retriable.
     public var isRetriable: Bool {
         switch self {
         case .requestError(let reason):
             switch reason {
-            case .connectTimedOut, .timedOut, .networkFailure: return true
+            case .connectTimedOut, .timedOut, .connectionRefused, .hostUnreachable, .dnsFailure, .connectionReset, .networkFailure:
+                return true
             default: return false
             }
         case .responseError(let reason):

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The options of one request, as a list: `[.processor(p), .forceRefresh, .cacheOriginalImage]`.
 /// When an option appears twice, the last one wins. A manager's
 /// ``ImageManager/defaultOptions`` come before the request's own.
@@ -73,4 +75,36 @@ public enum AlcedoOptionsInfoItem: Sendable {
     case keepCurrentImageWhileLoading
     /// Bindings: the image shown when loading fails (default: none; the target is left as it is).
     case onFailureImage(AlcedoImage?)
+    /// Read `file://` URLs given as a `URL` or a ``Resource`` from the local disk (through a
+    /// ``LocalFileImageDataProvider``). Default: off, and such a request fails with
+    /// ``RequestErrorReason/localFileNotAllowed(_:)`` before any cache or file is looked at,
+    /// so a URL that comes from outside (a query parameter of a server) cannot read local files
+    /// nor learn which paths exist. `Source.provider(LocalFileImageDataProvider(fileURL:))`
+    /// reads a file without this option: naming the provider is the explicit choice.
+    case allowLocalFiles
+
+    // MARK: Kingfisher options without a screen
+
+    /// Kingfisher's transition when an image is shown. **No effect on Linux** (there is no view
+    /// to animate); accepted so that a Kingfisher option list compiles unchanged.
+    case transition(ImageTransition)
+    /// Kingfisher's "run the transition for cached images too". **No effect on Linux.**
+    case forceTransition
+    /// The scale of sizes given in points (Kingfisher's `.scaleFactor`, default 1). The nearest
+    /// meaning without a screen: the target sizes of the request's processor
+    /// (``DownsamplingImageProcessor``, ``ResizingImageProcessor``, ``CroppingImageProcessor``,
+    /// the ``RoundCornerImageProcessor`` target size) are multiplied by it, so
+    /// `DownsamplingImageProcessor(size: CGSize(width: 100, height: 100))` with
+    /// `.scaleFactor(2)` gives 200x200 pixels, as it does on a 2x screen with Kingfisher.
+    /// Processors of your own are left as they are.
+    case scaleFactor(CGFloat)
+    /// Kingfisher's "decode off the main thread". **No effect on Linux:** Alcedo always decodes
+    /// on its work pool, never on the caller's thread.
+    case backgroundDecode
+    /// Kingfisher's "decode every frame of an animation up front". **No effect on Linux:**
+    /// Alcedo decodes every frame anyway (unless ``onlyLoadFirstFrame``).
+    case preloadAllAnimationData
+    /// Kingfisher's "read the disk cache on the calling thread". **No effect on Linux:** disk
+    /// reads always run on the cache's I/O queue, never blocking the caller.
+    case loadDiskFileSynchronously
 }

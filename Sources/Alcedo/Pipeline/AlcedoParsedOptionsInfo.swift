@@ -1,3 +1,5 @@
+import Foundation
+
 /// An ``AlcedoOptionsInfo`` list read into fields, the last occurrence of each option winning.
 /// Every field has the default stated on its option in ``AlcedoOptionsInfoItem``.
 public struct AlcedoParsedOptionsInfo: Sendable {
@@ -55,6 +57,20 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     public var keepCurrentImageWhileLoading = false
     /// ``AlcedoOptionsInfoItem/onFailureImage(_:)``. `nil` when not given; `.some(nil)` when given as `nil`.
     public var onFailureImage: AlcedoImage??
+    /// ``AlcedoOptionsInfoItem/allowLocalFiles``.
+    public var allowLocalFiles = false
+    /// ``AlcedoOptionsInfoItem/scaleFactor(_:)`` (default 1), already applied to ``processor``.
+    public var scaleFactor: CGFloat = 1
+    /// ``AlcedoOptionsInfoItem/transition(_:)`` (no effect on Linux; kept for reading back).
+    public var transition: ImageTransition = .none
+    /// ``AlcedoOptionsInfoItem/forceTransition`` (no effect on Linux).
+    public var forceTransition = false
+    /// ``AlcedoOptionsInfoItem/backgroundDecode`` (no effect on Linux).
+    public var backgroundDecode = false
+    /// ``AlcedoOptionsInfoItem/preloadAllAnimationData`` (no effect on Linux).
+    public var preloadAllAnimationData = false
+    /// ``AlcedoOptionsInfoItem/loadDiskFileSynchronously`` (no effect on Linux).
+    public var loadDiskFileSynchronously = false
 
     /// Reads `info` (default `nil`: every option at its default).
     public init(_ info: AlcedoOptionsInfo?) {
@@ -87,7 +103,17 @@ public struct AlcedoParsedOptionsInfo: Sendable {
             case .decodingLimits(let limits): decodingLimits = limits
             case .keepCurrentImageWhileLoading: keepCurrentImageWhileLoading = true
             case .onFailureImage(let image): onFailureImage = .some(image)
+            case .allowLocalFiles: allowLocalFiles = true
+            case .scaleFactor(let factor): scaleFactor = factor
+            case .transition(let value): transition = value
+            case .forceTransition: forceTransition = true
+            case .backgroundDecode: backgroundDecode = true
+            case .preloadAllAnimationData: preloadAllAnimationData = true
+            case .loadDiskFileSynchronously: loadDiskFileSynchronously = true
             }
+        }
+        if scaleFactor != 1, scaleFactor > 0, let scalable = processor as? any PointSizedProcessor {
+            processor = scalable.scaled(by: Double(scaleFactor))
         }
     }
 

@@ -17,7 +17,7 @@ extension ImageManager {
                         progress: (@Sendable (DownloadProgress) -> Void)?) async throws(AlcedoError) -> RetrieveImageResult {
         let clock = ContinuousClock()
         let start = clock.now
-        let request = LoadRequest(source: source, options: options, manager: self)
+        let request = LoadRequest(source: try resolved(source, options: options), options: options, manager: self)
         if let hit = memoryResult(request, originalSource: originalSource, since: start) { return hit }
         let loaded = try await pipelines.value(for: request.pipelineKey, priority: PriorityTicket(priority: options.downloadPriority),
                                                progress: progress) { [self] context in
@@ -33,8 +33,26 @@ extension ImageManager {
     /// The result for `source` if its processed image is in memory (and the request reads the
     /// caches), without any suspension: what a binding shows at once.
     func memoryCachedResult(for source: Source, options: AlcedoParsedOptionsInfo) -> RetrieveImageResult? {
-        memoryResult(LoadRequest(source: source, options: options, manager: self), originalSource: source,
-                     since: ContinuousClock.now)
+        guard let loadable = try? resolved(source, options: options) else { return nil }
+        return memoryResult(LoadRequest(source: loadable, options: options, manager: self), originalSource: source,
+                            since: ContinuousClock.now)
+    }
+
+    /// The source to load: a `file://` resource becomes a ``LocalFileImageDataProvider`` under
+    /// ``AlcedoOptionsInfoItem/allowLocalFiles`` and is refused otherwise, before any cache or
+    /// file is looked at; a resource with a scheme other than `http(s)` is an invalid URL.
+    func resolved(_ source: Source, options: AlcedoParsedOptionsInfo) throws(AlcedoError) -> Source {
+        guard case .network(let resource) = source else { return source }
+        let url = resource.downloadURL
+        switch url.scheme?.lowercased() {
+        case "http", "https":
+            return source
+        case "file":
+            guard options.allowLocalFiles else { throw .requestError(reason: .localFileNotAllowed(url)) }
+            return .provider(LocalFileImageDataProvider(fileURL: url, cacheKey: resource.cacheKey))
+        default:
+            throw .requestError(reason: .invalidURL(url.absoluteString))
+        }
     }
 
     private func memoryResult(_ request: LoadRequest, originalSource: Source, since start: ContinuousClock.Instant) -> RetrieveImageResult? {

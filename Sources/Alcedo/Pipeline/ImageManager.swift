@@ -67,23 +67,33 @@ public final class ImageManager: Sendable {
     // MARK: async
 
     /// Retrieves the image of `source`, from the caches or by loading it.
+    ///
+    /// ```swift
+    /// let result = try await manager.retrieveImage(with: source)
+    /// let tracked = try await manager.retrieveImage(with: source, progressBlock: { received, total in … })
+    /// ```
+    ///
+    /// The progress block has Kingfisher's two parameters, so a one-parameter trailing closure
+    /// never lands here: `manager.retrieveImage(with: url) { result in … }` is the callback form,
+    /// in `async` code as well.
     /// - Parameters:
     ///   - source: where the image comes from: a download or a data provider.
     ///   - options: the request's options (default `nil`: the manager's ``defaultOptions``).
-    ///   - progress: called as a download's body arrives (default `nil`).
+    ///   - progressBlock: called as a download's body arrives (default `nil`).
     /// - Throws: ``AlcedoError``: `.requestError(.cancelled)` when the calling task is
     ///   cancelled, `.cacheError(.notCached)` for a miss under
     ///   ``AlcedoOptionsInfoItem/onlyFromCache``, the failing stage's error otherwise, or
     ///   ``ImageSettingErrorReason/alternativeSourcesExhausted(_:)``.
     public func retrieveImage(with source: Source, options: AlcedoOptionsInfo? = nil,
-                              progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws(AlcedoError) -> RetrieveImageResult {
-        try await retrieve(source, options: parsedOptions(options), progress: progress)
+                              progressBlock: DownloadProgressBlock? = nil) async throws(AlcedoError) -> RetrieveImageResult {
+        try await retrieve(source, options: parsedOptions(options), progress: progressHandler(progressBlock))
     }
 
-    /// Retrieves the image of `resource` (a `URL` is a resource; a `file://` URL is read from disk).
+    /// Retrieves the image of `resource` (a `URL` is a resource; see ``AlcedoOptionsInfoItem/allowLocalFiles``
+    /// for `file://` URLs).
     public func retrieveImage(with resource: any Resource, options: AlcedoOptionsInfo? = nil,
-                              progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws(AlcedoError) -> RetrieveImageResult {
-        try await retrieveImage(with: resource.convertToSource(), options: options, progress: progress)
+                              progressBlock: DownloadProgressBlock? = nil) async throws(AlcedoError) -> RetrieveImageResult {
+        try await retrieveImage(with: resource.convertToSource(), options: options, progressBlock: progressBlock)
     }
 
     // MARK: callbacks
@@ -91,8 +101,9 @@ public final class ImageManager: Sendable {
     /// Retrieves the image of `source` and calls `completionHandler` exactly once, on the
     /// request's ``AlcedoOptionsInfoItem/callbackQueue(_:)`` (default ``CallbackQueue/untouch``).
     ///
-    /// In `async` code, label the handler (`completionHandler: { … }`): Swift gives a bare
-    /// trailing closure there to the `async` form's `progress`.
+    /// A trailing closure is the completion handler, in `async` code too (the `async` form's
+    /// progress block takes two parameters, so a one-parameter closure cannot match it); the
+    /// progress block is used only when labelled.
     /// - Parameters:
     ///   - source: where the image comes from: a download or a data provider.
     ///   - options: the request's options (default `nil`: the manager's ``defaultOptions``).
@@ -101,14 +112,14 @@ public final class ImageManager: Sendable {
     /// - Returns: a task to cancel this caller.
     @discardableResult
     public func retrieveImage(with source: Source, options: AlcedoOptionsInfo? = nil,
-                              progressBlock: (@Sendable (DownloadProgress) -> Void)? = nil,
+                              progressBlock: DownloadProgressBlock? = nil,
                               completionHandler: @escaping @Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void) -> RetrieveImageTask {
         let parsed = parsedOptions(options)
         let handle = RetrieveImageTask()
         handle.attach(Task {
             let result: Result<RetrieveImageResult, AlcedoError>
             do throws(AlcedoError) {
-                result = .success(try await retrieve(source, options: parsed, progress: progressBlock))
+                result = .success(try await retrieve(source, options: parsed, progress: progressHandler(progressBlock)))
             } catch {
                 result = .failure(error)
             }
@@ -120,7 +131,7 @@ public final class ImageManager: Sendable {
     /// Retrieves the image of `resource` with a completion handler (see the ``Source`` form).
     @discardableResult
     public func retrieveImage(with resource: any Resource, options: AlcedoOptionsInfo? = nil,
-                              progressBlock: (@Sendable (DownloadProgress) -> Void)? = nil,
+                              progressBlock: DownloadProgressBlock? = nil,
                               completionHandler: @escaping @Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void) -> RetrieveImageTask {
         retrieveImage(with: resource.convertToSource(), options: options, progressBlock: progressBlock,
                       completionHandler: completionHandler)

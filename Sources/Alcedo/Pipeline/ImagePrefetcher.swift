@@ -11,6 +11,17 @@ import Synchronization
 /// prefetcher.start()          // or: let result = await prefetcher.prefetch()
 /// ```
 ///
+/// As in Kingfisher, a trailing closure is the completion handler; the progress block is
+/// used only when labelled (`progressBlock:`). To learn *why* sources failed, take the
+/// ``Result`` instead of the three lists: its ``Result/failures`` pair each failed source with
+/// its ``AlcedoError``.
+///
+/// ```swift
+/// ImagePrefetcher(urls: urls, progress: { so_far in … }) { result in
+///     for failure in result.failures { print("\(failure.source): \(failure.error)") }
+/// }.start()
+/// ```
+///
 /// A source whose processed image is already cached (in memory or on disk) is *skipped* with
 /// no load, unless the options hold ``AlcedoOptionsInfoItem/forceRefresh``. The others are
 /// retrieved through the manager, at most ``maxConcurrentDownloads`` at a time, with
@@ -19,25 +30,35 @@ import Synchronization
 /// completion handler gets them once at the end, both on the options'
 /// ``AlcedoOptionsInfoItem/callbackQueue(_:)``.
 ///
-/// A prefetcher runs once. ``stop()`` cancels the retrievals in flight (they end *failed*)
-/// and starts no more: sources never started are in none of the lists.
+/// A prefetcher runs once. ``stop()`` cancels the retrievals in flight (they end *failed*,
+/// with ``RequestErrorReason/cancelled``) and starts no more: sources never started are in
+/// none of the lists.
 public final class ImagePrefetcher: Sendable {
     /// Called with the sources skipped, failed and completed so far.
     public typealias PrefetcherProgressBlock = @Sendable (_ skipped: [Source], _ failed: [Source], _ completed: [Source]) -> Void
     /// Called once, when the prefetcher has finished or was stopped, with the final lists.
     public typealias PrefetcherCompletionHandler = @Sendable (_ skipped: [Source], _ failed: [Source], _ completed: [Source]) -> Void
+    /// Called with the whole ``Result`` (the failures with their errors): after each source
+    /// for progress, once at the end for completion.
+    public typealias PrefetcherResultBlock = @Sendable (_ result: Result) -> Void
 
     /// What one prefetch did with each source.
     public struct Result: Sendable {
         /// Already cached: nothing was loaded.
         public var skipped: [Source] = []
         /// Could not be retrieved (or were cancelled by ``ImagePrefetcher/stop()``).
-        public var failed: [Source] = []
+        public var failed: [Source] { failures.map(\.source) }
+        /// Each failed source with the error it failed with, in the order they failed.
+        public var failures: [SourceFailure] = []
         /// Retrieved and cached.
         public var completed: [Source] = []
     }
 
-    private enum Outcome: Sendable { case skipped, failed, completed }
+    private enum Outcome: Sendable {
+        case skipped
+        case failed(AlcedoError)
+        case completed
+    }
 
     private struct State {
         var maxConcurrentDownloads = 5
@@ -53,39 +74,90 @@ public final class ImagePrefetcher: Sendable {
     /// The manager that retrieves and caches.
     public let manager: ImageManager
 
-    private let progressBlock: PrefetcherProgressBlock?
-    private let completionHandler: PrefetcherCompletionHandler?
+    private let progressBlock: PrefetcherResultBlock?
+    private let completionHandler: PrefetcherResultBlock?
     private let state = Mutex(State())
 
-    /// A prefetcher of `sources`.
+    /// A prefetcher of `sources` whose blocks get the whole ``Result``, errors included.
     /// - Parameters:
     ///   - sources: the sources to prefetch, in order.
     ///   - options: the options of each retrieval (default `nil`: the manager's defaults),
     ///     with ``DownloadPriority/low`` unless they set a priority.
     ///   - manager: the manager (default ``ImageManager/shared``).
-    ///   - progressBlock: called after each source (default `nil`).
-    ///   - completionHandler: called once at the end (default `nil`).
+    ///   - progress: called after each source (default `nil`).
+    ///   - completion: called once at the end (a trailing closure goes here).
     public init(sources: [Source], options: AlcedoOptionsInfo? = nil, manager: ImageManager = .shared,
-                progressBlock: PrefetcherProgressBlock? = nil, completionHandler: PrefetcherCompletionHandler? = nil) {
+                progress: PrefetcherResultBlock? = nil, completion: PrefetcherResultBlock?) {
         self.sources = sources
         self.options = [.downloadPriority(.low)] + (options ?? [])
         self.manager = manager
-        self.progressBlock = progressBlock
-        self.completionHandler = completionHandler
+        self.progressBlock = progress
+        self.completionHandler = completion
     }
 
-    /// A prefetcher of resources (a `file://` URL is read from disk).
+    /// A prefetcher of resources whose blocks get the whole ``Result`` (see ``init(sources:options:manager:progress:completion:)``).
+    public convenience init(resources: [any Resource], options: AlcedoOptionsInfo? = nil, manager: ImageManager = .shared,
+                            progress: PrefetcherResultBlock? = nil, completion: PrefetcherResultBlock?) {
+        self.init(sources: resources.map { $0.convertToSource() }, options: options, manager: manager,
+                  progress: progress, completion: completion)
+    }
+
+    /// A prefetcher of URLs whose blocks get the whole ``Result`` (see ``init(sources:options:manager:progress:completion:)``).
+    public convenience init(urls: [URL], options: AlcedoOptionsInfo? = nil, manager: ImageManager = .shared,
+                            progress: PrefetcherResultBlock? = nil, completion: PrefetcherResultBlock?) {
+        self.init(resources: urls, options: options, manager: manager, progress: progress, completion: completion)
+    }
+
+    /// A prefetcher of `sources` (Kingfisher's form).
+    /// - Parameters:
+    ///   - sources: the sources to prefetch, in order.
+    ///   - options: the options of each retrieval (default `nil`: the manager's defaults),
+    ///     with ``DownloadPriority/low`` unless they set a priority.
+    ///   - manager: the manager (default ``ImageManager/shared``).
+    ///   - progressBlock: called after each source (default `nil`); used only when labelled.
+    ///   - completionHandler: called once at the end (default `nil`).
+    public convenience init(sources: [Source], options: AlcedoOptionsInfo? = nil, manager: ImageManager = .shared,
+                            progressBlock: PrefetcherProgressBlock? = nil, completionHandler: PrefetcherCompletionHandler? = nil) {
+        self.init(sources: sources, options: options, manager: manager,
+                  progress: Self.resultBlock(progressBlock), completion: Self.resultBlock(completionHandler))
+    }
+
+    /// A block of the three lists as a block of the whole result.
+    private static func resultBlock(_ block: PrefetcherProgressBlock?) -> PrefetcherResultBlock? {
+        guard let block else { return nil }
+        return { result in block(result.skipped, result.failed, result.completed) }
+    }
+
+    /// A prefetcher of `sources` with a completion handler: `ImagePrefetcher(sources: sources) { skipped, failed, completed in … }`.
+    public convenience init(sources: [Source], options: AlcedoOptionsInfo? = nil, manager: ImageManager = .shared,
+                            completionHandler: PrefetcherCompletionHandler?) {
+        self.init(sources: sources, options: options, manager: manager, progressBlock: nil, completionHandler: completionHandler)
+    }
+
+    /// A prefetcher of resources (Kingfisher's form; see ``init(sources:options:manager:progressBlock:completionHandler:)``).
     public convenience init(resources: [any Resource], options: AlcedoOptionsInfo? = nil, manager: ImageManager = .shared,
                             progressBlock: PrefetcherProgressBlock? = nil, completionHandler: PrefetcherCompletionHandler? = nil) {
         self.init(sources: resources.map { $0.convertToSource() }, options: options, manager: manager,
                   progressBlock: progressBlock, completionHandler: completionHandler)
     }
 
-    /// A prefetcher of URLs.
+    /// A prefetcher of resources with a completion handler: `ImagePrefetcher(resources: resources) { skipped, failed, completed in … }`.
+    public convenience init(resources: [any Resource], options: AlcedoOptionsInfo? = nil, manager: ImageManager = .shared,
+                            completionHandler: PrefetcherCompletionHandler?) {
+        self.init(resources: resources, options: options, manager: manager, progressBlock: nil, completionHandler: completionHandler)
+    }
+
+    /// A prefetcher of URLs (Kingfisher's form; see ``init(sources:options:manager:progressBlock:completionHandler:)``).
     public convenience init(urls: [URL], options: AlcedoOptionsInfo? = nil, manager: ImageManager = .shared,
                             progressBlock: PrefetcherProgressBlock? = nil, completionHandler: PrefetcherCompletionHandler? = nil) {
         self.init(resources: urls, options: options, manager: manager,
                   progressBlock: progressBlock, completionHandler: completionHandler)
+    }
+
+    /// A prefetcher of URLs with a completion handler: `ImagePrefetcher(urls: urls) { skipped, failed, completed in … }`.
+    public convenience init(urls: [URL], options: AlcedoOptionsInfo? = nil, manager: ImageManager = .shared,
+                            completionHandler: PrefetcherCompletionHandler?) {
+        self.init(urls: urls, options: options, manager: manager, progressBlock: nil, completionHandler: completionHandler)
     }
 
     /// How many sources are retrieved at the same time (default 5, at least 1). Read when the
@@ -151,24 +223,24 @@ public final class ImagePrefetcher: Sendable {
         }
         let result = state.withLock { $0.result }
         if let completionHandler {
-            parsed.callbackQueue.execute { completionHandler(result.skipped, result.failed, result.completed) }
+            parsed.callbackQueue.execute { completionHandler(result) }
         }
         return result
     }
 
     private func prefetch(_ source: Source, options: AlcedoParsedOptionsInfo) async -> (Source, Outcome) {
-        if Task.isCancelled { return (source, .failed) }
-        if !options.forceRefresh {
-            let request = LoadRequest(source: source, options: options, manager: manager)
-            if await request.targetCache.isCached(forKey: request.key, processorIdentifier: request.variant) {
+        if Task.isCancelled { return (source, .failed(.requestError(reason: .cancelled))) }
+        if !options.forceRefresh, let resolved = try? manager.resolved(source, options: options) {
+            let request = LoadRequest(source: resolved, options: options, manager: manager)
+            if await request.targetCache.loadedImageCachedType(forKey: request.key, processorIdentifier: request.variant).cached {
                 return (source, .skipped)
             }
         }
-        do {
+        do throws(AlcedoError) {
             _ = try await manager.retrieve(source, options: options, progress: nil)
             return (source, .completed)
         } catch {
-            return (source, .failed)
+            return (source, .failed(error))
         }
     }
 
@@ -176,13 +248,13 @@ public final class ImagePrefetcher: Sendable {
         let result = state.withLock { state in
             switch outcome {
             case .skipped: state.result.skipped.append(source)
-            case .failed: state.result.failed.append(source)
+            case .failed(let error): state.result.failures.append(SourceFailure(source: source, error: error))
             case .completed: state.result.completed.append(source)
             }
             return state.result
         }
         if let progressBlock {
-            callbackQueue.execute { progressBlock(result.skipped, result.failed, result.completed) }
+            callbackQueue.execute { progressBlock(result) }
         }
     }
 }

@@ -8,8 +8,10 @@ import Musl
 import Darwin
 #endif
 
-/// An image file on a local disk. A `file://` URL given to the manager as a URL or a
-/// ``Resource`` is read through this provider.
+/// An image file on a local disk: `Source.provider(LocalFileImageDataProvider(fileURL: url))`.
+/// A `file://` URL given to the manager as a URL or a ``Resource`` is read through this
+/// provider only under ``AlcedoOptionsInfoItem/allowLocalFiles``; naming the provider is
+/// itself the explicit choice and needs no option.
 ///
 /// The file is read on a dispatch queue, never on the cooperative pool. A missing file, a
 /// folder, a file over ``maximumFileSize`` and a read error are each a typed

@@ -13,14 +13,11 @@ public protocol Resource: Sendable {
 }
 
 extension Resource {
-    /// The source for this resource: a `file://` URL is read from disk by a
-    /// ``LocalFileImageDataProvider`` (keeping this resource's cache key), any other URL is
-    /// downloaded (`.network`).
+    /// The source for this resource: `.network(self)`. The manager downloads an `http(s)` URL;
+    /// it reads a `file://` URL from disk only under ``AlcedoOptionsInfoItem/allowLocalFiles``
+    /// and fails with ``RequestErrorReason/localFileNotAllowed(_:)`` otherwise.
     public func convertToSource() -> Source {
-        if downloadURL.isFileURL {
-            return .provider(LocalFileImageDataProvider(fileURL: downloadURL, cacheKey: cacheKey))
-        }
-        return .network(self)
+        .network(self)
     }
 }
 

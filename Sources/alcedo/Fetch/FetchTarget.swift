@@ -105,11 +105,13 @@ enum FetchTarget: Sendable {
 }
 
 extension FetchTarget {
-    /// The pipeline's source: a download, a local file provider, or the bytes as a raw provider.
+    /// The pipeline's source: a download, a local file (read under
+    /// ``AlcedoOptionsInfoItem/allowLocalFiles``, which the command-line tool sets), or the
+    /// bytes as a raw provider.
     var source: Source {
         switch self {
         case .network(let url): .network(url)
-        case .file(let url): .provider(LocalFileImageDataProvider(fileURL: url))
+        case .file(let url): .network(url)
         case .inline(let data, let key): .provider(RawImageDataProvider(data: data, cacheKey: key))
         }
     }

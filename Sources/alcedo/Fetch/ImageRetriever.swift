@@ -35,7 +35,8 @@ struct ImageRetriever: Sendable {
     static func make(cacheDirectory: URL?, memoryOnly: Bool, memoryLimit: Int = defaultMemoryLimit) -> ImageRetriever {
         let (cache, diskUsable) = makeCache(cacheDirectory: cacheDirectory, memoryOnly: memoryOnly, memoryLimit: memoryLimit)
         return ImageRetriever(manager: ImageManager(downloader: .default, cache: cache),
-                              baseOptions: memoryOnly || !diskUsable ? [.waitForCache, .cacheMemoryOnly] : [.waitForCache])
+                              baseOptions: memoryOnly || !diskUsable
+                                  ? [.waitForCache, .cacheMemoryOnly, .allowLocalFiles] : [.waitForCache, .allowLocalFiles])
     }
 
     /// The memory cache limit of a command-line run, in bytes of decoded pixels (256 MiB): a

@@ -15,9 +15,9 @@ struct PrefetchCommand: AsyncParsableCommand {
             are loaded, decoded and stored. On a terminal a progress bar shows completed, \
             skipped and failed counts, the download rate and the time left; the summary is \
             printed at the end. With --json, one JSON object per URL as it ends, with the \
-            keys url, result (completed, skipped or failed) and error (null unless the line \
-            is not a URL the tool can retrieve; the prefetcher reports failures without a \
-            reason: run alcedo fetch on the URL to see it). Bytes count downloaded bodies. \
+            keys url, result (completed, skipped or failed) and error (why it failed, null \
+            unless it failed); without --json each failed URL is printed with its reason on \
+            standard error. Bytes count downloaded bodies. \
             Exit status 0 when nothing failed, 1 otherwise.
             """
     )
@@ -73,22 +73,23 @@ struct PrefetchCommand: AsyncParsableCommand {
         let seen = Mutex((skipped: 0, failed: 0, completed: 0))
         let callbacks = DispatchQueue(label: "alcedo.prefetch.progress")
         let prefetcher = ImagePrefetcher(
-            sources: sources, options: [.waitForCache, .callbackQueue(.dispatch(callbacks))], manager: manager,
-            progressBlock: { skipped, failed, completed in
+            sources: sources, options: [.waitForCache, .allowLocalFiles, .callbackQueue(.dispatch(callbacks))], manager: manager,
+            progress: { result in
                 // The lists only grow, and the callbacks come in order on one queue: what is
                 // new since the last call is what just ended.
-                let new = seen.withLock { seen -> [(Source, ProgressBar.Outcome)] in
-                    let ended = skipped.dropFirst(seen.skipped).map { ($0, ProgressBar.Outcome.skipped) }
-                        + failed.dropFirst(seen.failed).map { ($0, .failed) }
-                        + completed.dropFirst(seen.completed).map { ($0, .completed) }
-                    seen = (skipped.count, failed.count, completed.count)
+                let new = seen.withLock { seen -> [(Source, ProgressBar.Outcome, AlcedoError?)] in
+                    var ended: [(Source, ProgressBar.Outcome, AlcedoError?)] = []
+                    for source in result.skipped.dropFirst(seen.skipped) { ended.append((source, .skipped, nil)) }
+                    for failure in result.failures.dropFirst(seen.failed) { ended.append((failure.source, .failed, failure.error)) }
+                    for source in result.completed.dropFirst(seen.completed) { ended.append((source, .completed, nil)) }
+                    seen = (result.skipped.count, result.failures.count, result.completed.count)
                     return ended
                 }
-                for (source, outcome) in new {
+                for (source, outcome, error) in new {
                     reporter.report(url: urlForKey[source.cacheKey] ?? source.description, outcome: outcome,
-                                    error: outcome == .failed ? "could not be retrieved" : nil)
+                                    error: error?.description)
                 }
-            })
+            }, completion: nil)
         prefetcher.maxConcurrentDownloads = concurrency
         await prefetcher.prefetch()
         // Let the progress callbacks still on their queue run.

@@ -78,26 +78,26 @@ struct ImageCacheTests {
     @Test func toDiskFalseStoresInMemoryOnly() async throws {
         let cache = makeCache()
         try await cache.store(AlcedoImage.testPattern(format: .bmp), forKey: "k", toDisk: false)
-        #expect(await cache.imageCachedType(forKey: "k") == .memory)
+        #expect(cache.imageCachedType(forKey: "k") == .memory)
         cache.clearMemoryCache()
-        #expect(await cache.imageCachedType(forKey: "k") == .none)
-        #expect(!(await cache.isCached(forKey: "k")))
+        #expect(cache.imageCachedType(forKey: "k") == .none)
+        #expect(!(cache.isCached(forKey: "k")))
     }
 
     @Test func cachedTypeAndRemoval() async throws {
         let cache = makeCache()
         try await cache.store(AlcedoImage.testPattern(format: .bmp), forKey: "k")
-        #expect(await cache.imageCachedType(forKey: "k") == .memory)
+        #expect(cache.imageCachedType(forKey: "k") == .memory)
         try await cache.removeImage(forKey: "k", fromDisk: false)
-        #expect(await cache.imageCachedType(forKey: "k") == .disk)
-        #expect(await cache.isCached(forKey: "k"))
+        #expect(cache.imageCachedType(forKey: "k") == .disk)
+        #expect(cache.isCached(forKey: "k"))
         _ = try await cache.retrieveImage(forKey: "k")
         try await cache.removeImage(forKey: "k", fromMemory: false)
-        #expect(await cache.imageCachedType(forKey: "k") == .memory)
+        #expect(cache.imageCachedType(forKey: "k") == .memory)
         try await cache.removeImage(forKey: "k")
-        #expect(await cache.imageCachedType(forKey: "k") == .none)
+        #expect(cache.imageCachedType(forKey: "k") == .none)
         cache.storeToMemory(AlcedoImage.testPattern(), forKey: "m", processorIdentifier: "p")
-        #expect(await cache.imageCachedType(forKey: "m", processorIdentifier: "p") == .memory)
+        #expect(cache.imageCachedType(forKey: "m", processorIdentifier: "p") == .memory)
     }
 
     @Test func clearingAndSizes() async throws {
@@ -109,12 +109,12 @@ struct ImageCacheTests {
         #expect(size > 5 * 8 * 6 * 4)
         try await cache.clearDiskCache()
         #expect(try await cache.diskStorageSize == 0)
-        #expect(await cache.imageCachedType(forKey: "k0") == .memory)
+        #expect(cache.imageCachedType(forKey: "k0") == .memory)
         cache.clearMemoryCache()
-        #expect(await cache.imageCachedType(forKey: "k0") == .none)
+        #expect(cache.imageCachedType(forKey: "k0") == .none)
         try await cache.store(AlcedoImage.testPattern(format: .bmp), forKey: "again")
         try await cache.clearCache()
-        #expect(await cache.imageCachedType(forKey: "again") == .none)
+        #expect(cache.imageCachedType(forKey: "again") == .none)
     }
 
     @Test func expiredEntriesAreCleanedFromBothStorages() async throws {
@@ -125,12 +125,12 @@ struct ImageCacheTests {
                               memoryExpiration: .never, diskExpiration: .never)
         clock.advance(50)
         cache.cleanExpiredMemoryCache()
-        #expect(await cache.imageCachedType(forKey: "short") == .disk)
+        #expect(cache.imageCachedType(forKey: "short") == .disk)
         clock.advance(60)
         let report = try await cache.cleanExpiredCache()
         #expect(report.expired == [cache.hash(forKey: "short")])
-        #expect(await cache.imageCachedType(forKey: "short") == .none)
-        #expect(await cache.imageCachedType(forKey: "long") == .memory)
+        #expect(cache.imageCachedType(forKey: "short") == .none)
+        #expect(cache.imageCachedType(forKey: "long") == .memory)
     }
 
     @Test func httpMetadataRoundTripAndRefresh() async throws {
@@ -171,10 +171,10 @@ struct ImageCacheTests {
         // Restart with a limit of four files: one more store trims to two, k0 (read last) and the new one.
         let second = makeCache(diskSizeLimit: fileSize * 4)
         try await second.store(image, forKey: "new")
-        #expect(await second.imageCachedType(forKey: "new") == .memory)
+        #expect(second.imageCachedType(forKey: "new") == .memory)
         second.clearMemoryCache()
         var onDisk: [String] = []
-        for key in ["k0", "k1", "k2", "k3", "new"] where await second.imageCachedType(forKey: key) == .disk {
+        for key in ["k0", "k1", "k2", "k3", "new"] where second.imageCachedType(forKey: key) == .disk {
             onDisk.append(key)
         }
         #expect(onDisk == ["k0", "new"])
@@ -194,7 +194,7 @@ struct ImageCacheTests {
         let cache = makeCache()
         try await cache.storeToDisk(Data("not an image at all".utf8), forKey: "bad")
         await #expect(throws: AlcedoError.self) { _ = try await cache.retrieveImage(forKey: "bad") }
-        #expect(await cache.imageCachedType(forKey: "bad") == .disk)
+        #expect(cache.imageCachedType(forKey: "bad") == .disk)
     }
 
     @Test func formatIndicatedSerializerPerCall() async throws {

@@ -48,6 +48,31 @@ struct PrefetchCommandTests {
         }
     }
 
+    @Test("each failed URL is printed with why it failed, on stderr and in --json")
+    func failureReasons() async throws {
+        try await FetchNetworkCommandTests.withServer { server, dir in
+            server.route("/gone.jpg", .status(404))
+            server.route("/page.jpg", .ok(Data("<html>".utf8), contentType: "text/html"))
+            let gone = server.url("/gone.jpg").absoluteString, page = server.url("/page.jpg").absoluteString
+            let list = dir.url.appendingPathComponent("urls.txt")
+            try Data("\(gone)\n\(page)\n".utf8).write(to: list)
+            let cache = dir.url.appendingPathComponent("cache").path
+
+            let plain = try FetchCommandTests.run(["prefetch", "--from", list.path, "--cache-dir", cache], in: dir)
+            #expect(plain.status == 1)
+            #expect(plain.stderr.contains("alcedo: \(gone): response error: unacceptable status code 404"), "\(plain.stderr)")
+            #expect(plain.stderr.contains("alcedo: \(page): response error: \(page) sent 6 bytes of text/html, not an image"), "\(plain.stderr)")
+
+            let json = try FetchCommandTests.run(["prefetch", "--from", list.path, "--cache-dir", cache, "--json"], in: dir)
+            var errors: [String: String] = [:]
+            for object in try InfoAndConvertCommandTests.jsonLines(json.stdout) {
+                errors[try #require(object["url"] as? String)] = object["error"] as? String
+            }
+            #expect(errors[gone]?.hasPrefix("response error: unacceptable status code 404") == true, "\(errors)")
+            #expect(errors[page]?.contains("not an image") == true, "\(errors)")
+        }
+    }
+
     @Test("not a terminal: no progress bar, a plain summary on stdout, exit 0 when nothing failed")
     func plainSummary() async throws {
         try await FetchNetworkCommandTests.withServer { server, dir in

@@ -206,14 +206,14 @@ struct ImageDownloaderRequestTests {
             server.route("/unknown", response)
 
             let known = Collected<DownloadProgress>()
-            _ = try await downloader.downloadData(with: server.url("/known"), progress: { known.append($0) })
+            _ = try await downloader.downloadData(with: server.url("/known"), progressBlock: { known.append(DownloadProgress(receivedSize: $0, totalSize: $1)) })
             #expect(known.values.last == DownloadProgress(receivedBytes: 40_000, expectedBytes: 40_000))
             #expect(known.values.map(\.receivedBytes) == known.values.map(\.receivedBytes).sorted())
             #expect(known.values.allSatisfy { $0.expectedBytes == 40_000 })
             #expect(known.values.count >= 2)
 
             let unknown = Collected<DownloadProgress>()
-            _ = try await downloader.downloadData(with: server.url("/unknown"), progress: { unknown.append($0) })
+            _ = try await downloader.downloadData(with: server.url("/unknown"), progressBlock: { unknown.append(DownloadProgress(receivedSize: $0, totalSize: $1)) })
             #expect(unknown.values.last?.receivedBytes == 40_000)
             #expect(unknown.values.allSatisfy { $0.expectedBytes == nil && $0.fractionCompleted == nil })
         }

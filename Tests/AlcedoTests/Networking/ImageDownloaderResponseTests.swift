@@ -194,14 +194,14 @@ struct ImageDownloaderResponseTests {
         }
     }
 
-    @Test func refusedConnectionIsANetworkFailure() async throws {
+    @Test func refusedConnectionIsRetriable() async throws {
         let server = try await TestHTTPServer.start()
         let url = server.url("/gone.png")
         try await server.shutdown()
         let downloader = ImageDownloader(name: "test")
         let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: url) }
         await downloader.shutdown()
-        guard case .requestError(.networkFailure(let failedURL, _)) = error else {
+        guard case .requestError(.connectionRefused(let failedURL)) = error else {
             Issue.record("unexpected \(String(describing: error))")
             return
         }

@@ -22,7 +22,7 @@ struct URLSessionImageLoaderTests {
             server.route("/a.png", response)
             server.route("/go", .redirect(to: "/a.png"))
             let progress = Collected<DownloadProgress>()
-            let result = try await downloader.downloadData(with: server.url("/go"), progress: { progress.append($0) })
+            let result = try await downloader.downloadData(with: server.url("/go"), progressBlock: { progress.append(DownloadProgress(receivedSize: $0, totalSize: $1)) })
             #expect(result.data == png)
             #expect(result.response.url == server.url("/a.png"))
             #expect(result.cacheInfo.etag == "\"u1\"")

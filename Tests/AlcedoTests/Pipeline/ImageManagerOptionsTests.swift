@@ -12,8 +12,8 @@ struct ImageManagerOptionsTests {
             let url = h.server.url("/t.jpg")
             let other = h.makeCache("other")
             _ = try await h.manager.retrieveImage(with: url, options: [.targetCache(other), .waitForCache])
-            #expect(await other.imageCachedType(forKey: url.cacheKey) == .memory)
-            #expect(await h.cache.imageCachedType(forKey: url.cacheKey) == .none)
+            #expect(other.imageCachedType(forKey: url.cacheKey) == .memory)
+            #expect(h.cache.imageCachedType(forKey: url.cacheKey) == .none)
             let hit = try await h.manager.retrieveImage(with: url, options: [.targetCache(other)])
             #expect(hit.cacheType == .memory)
         }
@@ -31,14 +31,14 @@ struct ImageManagerOptionsTests {
                 with: url, options: [.processor(first), .originalCache(originals), .cacheOriginalImage, .waitForCache])
             let stored = try #require(await originals.retrieveDataInDiskCache(forKey: url.cacheKey))
             #expect(ImageFormat.sniff(stored.data) == .jpeg)
-            #expect(await h.cache.imageCachedType(forKey: url.cacheKey) == .none)
+            #expect(h.cache.imageCachedType(forKey: url.cacheKey) == .none)
 
             let result = try await h.manager.retrieveImage(with: url, options: [.processor(second), .originalCache(originals)])
             #expect(result.cacheType == .disk)
             #expect(h.server.requestCount("/o.jpg") == 1)
             #expect(runs.count == 2)
             // The new variant was stored where variants go.
-            #expect(await h.cache.imageCachedType(forKey: url.cacheKey, processorIdentifier: second.identifier) == .memory)
+            #expect(h.cache.imageCachedType(forKey: url.cacheKey, processorIdentifier: second.identifier) == .memory)
         }
     }
 
@@ -109,9 +109,9 @@ struct ImageManagerOptionsTests {
             h.server.route("/mem.jpg", .ok(TestImages.jpeg()))
             let url = h.server.url("/mem.jpg")
             _ = try await h.manager.retrieveImage(with: url, options: [.cacheMemoryOnly, .waitForCache])
-            #expect(await h.cache.imageCachedType(forKey: url.cacheKey) == .memory)
+            #expect(h.cache.imageCachedType(forKey: url.cacheKey) == .memory)
             h.cache.clearMemoryCache()
-            #expect(await h.cache.imageCachedType(forKey: url.cacheKey) == .none)
+            #expect(h.cache.imageCachedType(forKey: url.cacheKey) == .none)
             #expect(try await h.cache.diskStorageSize == 0)
         }
     }
@@ -187,7 +187,7 @@ struct ImageManagerOptionsTests {
             #expect(h.server.requests("/old.jpg").first?.headers.first(name: "Authorization") == "Bearer t0k")
             #expect(h.server.requests("/new.jpg").first?.headers.contains(name: "Authorization") == false)
             // Cached under the requested URL's key.
-            #expect(await h.cache.imageCachedType(forKey: h.server.url("/old.jpg").cacheKey) == .memory)
+            #expect(h.cache.imageCachedType(forKey: h.server.url("/old.jpg").cacheKey) == .memory)
         }
     }
 

@@ -42,11 +42,11 @@ struct ImageManagerTests {
             let processor = DownsamplingImageProcessor(size: PixelSize(width: 10, height: 10))
             let result = try await h.manager.retrieveImage(with: url, options: [.processor(processor), .waitForCache])
             #expect(result.image.size == PixelSize(width: 10, height: 5))
-            #expect(await h.cache.imageCachedType(forKey: url.absoluteString, processorIdentifier: processor.identifier) == .memory)
+            #expect(h.cache.imageCachedType(forKey: url.absoluteString, processorIdentifier: processor.identifier) == .memory)
             h.cache.clearMemoryCache()
-            #expect(await h.cache.imageCachedType(forKey: url.absoluteString, processorIdentifier: processor.identifier) == .disk)
+            #expect(h.cache.imageCachedType(forKey: url.absoluteString, processorIdentifier: processor.identifier) == .disk)
             // Only the variant is stored: the original is not, without cacheOriginalImage.
-            #expect(await h.cache.imageCachedType(forKey: url.absoluteString) == .none)
+            #expect(h.cache.imageCachedType(forKey: url.absoluteString) == .none)
             let again = try await h.manager.retrieveImage(with: url, options: [.processor(processor)])
             #expect(again.cacheType == .disk)
             #expect(again.image.size == PixelSize(width: 10, height: 5))
@@ -92,7 +92,8 @@ struct ImageManagerTests {
             let jpeg = TestImages.jpeg(width: 64, height: 64)
             h.server.route("/big.jpg", TestHTTPServer.Response.ok(jpeg).chunked(256))
             let seen = Collected<DownloadProgress>()
-            _ = try await h.manager.retrieveImage(with: h.server.url("/big.jpg"), options: nil) { seen.append($0) }
+            _ = try await h.manager.retrieveImage(with: h.server.url("/big.jpg"), options: nil,
+                                                 progressBlock: { seen.append(DownloadProgress(receivedSize: $0, totalSize: $1)) })
             #expect(!seen.values.isEmpty)
             #expect(seen.values.last?.receivedBytes == jpeg.count)
             #expect(seen.values.last?.expectedBytes == jpeg.count)
@@ -133,7 +134,7 @@ struct ImageManagerTests {
             #expect(await eventually { h.downloader.networkCallerCount(for: url) == 0 && manager.pipelines.inFlightCount == 0 })
             h.server.release("/stall.jpg")
             // Nothing was stored for the cancelled request.
-            #expect(await h.cache.imageCachedType(forKey: url.absoluteString) == .none)
+            #expect(h.cache.imageCachedType(forKey: url.absoluteString) == .none)
         }
     }
 
@@ -183,7 +184,7 @@ struct ImageManagerTests {
             }
             h.server.release("/stalled.jpg")
             // Nothing failed was cached.
-            #expect(await h.cache.imageCachedType(forKey: h.server.url("/corrupt.jpg").absoluteString) == .none)
+            #expect(h.cache.imageCachedType(forKey: h.server.url("/corrupt.jpg").absoluteString) == .none)
         }
     }
 

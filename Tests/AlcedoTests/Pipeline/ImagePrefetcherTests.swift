@@ -28,7 +28,7 @@ struct ImagePrefetcherTests {
             #expect(progress.values.last.map { [$0.0, $0.1, $0.2] } == [1, 1, 3])
             #expect(completions.values.count == 1)
             #expect(h.server.requestCount("/0.jpg") == 1)
-            for index in 1..<4 { #expect(await h.cache.isCached(forKey: urls[index].cacheKey)) }
+            for index in 1..<4 { #expect(h.cache.isCached(forKey: urls[index].cacheKey)) }
         }
     }
 
@@ -40,7 +40,7 @@ struct ImagePrefetcherTests {
             let processor = DownsamplingImageProcessor(size: PixelSize(width: 10, height: 10))
             let result = await ImagePrefetcher(urls: [url], options: [.processor(processor)], manager: h.manager).prefetch()
             #expect(result.completed.count == 1)
-            #expect(await h.cache.isCached(forKey: url.cacheKey, processorIdentifier: processor.identifier))
+            #expect(h.cache.isCached(forKey: url.cacheKey, processorIdentifier: processor.identifier))
             // The original was in memory: nothing was downloaded again.
             #expect(h.server.requestCount("/v.jpg") == 1)
         }

@@ -43,7 +43,7 @@ struct PipelineProcessingTests {
             #expect(result.cacheType == .disk)
             #expect(inputs.values == [PixelSize(width: 64, height: 48)])
             #expect(h.server.requestCount("/orig.jpg") == 1)
-            #expect(await h.cache.imageCachedType(forKey: url.cacheKey, processorIdentifier: processor.identifier) == .memory)
+            #expect(h.cache.imageCachedType(forKey: url.cacheKey, processorIdentifier: processor.identifier) == .memory)
         }
     }
 
@@ -60,7 +60,7 @@ struct PipelineProcessingTests {
             #expect(result.image.pixel(x: 10, y: 0) == .white)         // the border
             #expect(chain.identifier.contains("|>"))
             h.cache.clearMemoryCache()
-            #expect(await h.cache.imageCachedType(forKey: url.cacheKey, processorIdentifier: chain.identifier) == .disk)
+            #expect(h.cache.imageCachedType(forKey: url.cacheKey, processorIdentifier: chain.identifier) == .disk)
             let hit = try await h.manager.retrieveImage(with: url, options: [.processor(chain)])
             #expect(hit.cacheType == .disk)
             // The variant holds transparency: it was stored in a format that keeps it.

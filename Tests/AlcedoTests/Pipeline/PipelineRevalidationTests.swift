@@ -165,7 +165,7 @@ struct PipelineRevalidationTests {
             _ = try await h.manager.retrieveImage(with: url, options: [.waitForCache])
             _ = try await h.manager.retrieveImage(with: url, options: [.processor(processor), .cacheOriginalImage, .waitForCache])
             #expect(try await h.cache.diskStorageSize == 0)
-            #expect(await h.cache.imageCachedType(forKey: url.cacheKey) == .memory)
+            #expect(h.cache.imageCachedType(forKey: url.cacheKey) == .memory)
         }
     }
 }

@@ -108,7 +108,7 @@ struct PipelineStressTests {
             }
             #expect(manager.pipelines.inFlightCount == 0)
             // Fully cancelled URLs left nothing in the caches.
-            #expect(await h.cache.imageCachedType(forKey: h.server.url("/c0.jpg").cacheKey,
+            #expect(h.cache.imageCachedType(forKey: h.server.url("/c0.jpg").cacheKey,
                                                   processorIdentifier: DownsamplingImageProcessor(size: PixelSize(width: 4, height: 4)).identifier) == .none)
         }
     }

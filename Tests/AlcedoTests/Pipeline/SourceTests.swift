@@ -60,7 +60,7 @@ struct SourceTests {
             let a = ImageResource(downloadURL: URL(string: h.server.url("/r.jpg").absoluteString + "?sig=1")!, cacheKey: "avatar-42")
             let b = ImageResource(downloadURL: URL(string: h.server.url("/r.jpg").absoluteString + "?sig=2")!, cacheKey: "avatar-42")
             _ = try await h.manager.retrieveImage(with: a, options: [.waitForCache])
-            #expect(await h.cache.imageCachedType(forKey: "avatar-42") == .memory)
+            #expect(h.cache.imageCachedType(forKey: "avatar-42") == .memory)
             let hit = try await h.manager.retrieveImage(with: b)
             #expect(hit.cacheType == .memory)
             #expect(h.server.requests("/r.jpg").map(\.uri).count == 1)
@@ -68,21 +68,20 @@ struct SourceTests {
         }
     }
 
-    @Test func fileURLsAreReadFromDisk() async throws {
+    @Test func fileURLsAreReadFromDiskWhenAllowed() async throws {
         try await withPipeline { h in
             let file = h.folder.url.appendingPathComponent("local.jpg")
             try TestImages.jpeg(width: 14, height: 7).write(to: file)
-            let source = file.convertToSource()
-            guard case .provider(let provider) = source else {
-                Issue.record("a file URL should become a provider, got \(source)")
+            let result = try await h.manager.retrieveImage(with: file, options: [.waitForCache, .allowLocalFiles])
+            guard case .provider(let provider) = result.source else {
+                Issue.record("an allowed file URL should be read by a provider, got \(result.source)")
                 return
             }
             #expect(provider is LocalFileImageDataProvider)
-            let result = try await h.manager.retrieveImage(with: file, options: [.waitForCache])
             #expect(result.image.size == PixelSize(width: 14, height: 7))
             #expect(result.cacheType == .none)
             #expect(result.response == nil)
-            #expect(await h.cache.imageCachedType(forKey: file.absoluteString) == .memory)
+            #expect(h.cache.imageCachedType(forKey: file.absoluteString) == .memory)
             #expect(h.server.requestLog.isEmpty)
         }
     }
@@ -90,7 +89,9 @@ struct SourceTests {
     @Test func localFileFailuresAreTyped() async throws {
         try await withPipeline { h in
             let missing = h.folder.url.appendingPathComponent("missing.jpg")
-            let missingError = await #expect(throws: AlcedoError.self) { try await h.manager.retrieveImage(with: missing) }
+            let missingError = await #expect(throws: AlcedoError.self) {
+                try await h.manager.retrieveImage(with: missing, options: [.allowLocalFiles])
+            }
             guard case .fileNotFound = missingError?.settingReason else {
                 Issue.record("unexpected \(String(describing: missingError))")
                 return
@@ -113,7 +114,9 @@ struct SourceTests {
             }
             let text = h.folder.url.appendingPathComponent("text.jpg")
             try Data("plain text".utf8).write(to: text)
-            let textError = await #expect(throws: AlcedoError.self) { try await h.manager.retrieveImage(with: text) }
+            let textError = await #expect(throws: AlcedoError.self) {
+                try await h.manager.retrieveImage(with: text, options: [.allowLocalFiles])
+            }
             guard case .decodingError = textError else {
                 Issue.record("unexpected \(String(describing: textError))")
                 return

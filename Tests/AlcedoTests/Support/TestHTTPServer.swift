@@ -68,6 +68,8 @@ final class TestHTTPServer: Sendable {
         var lastModified: String?
         /// Header fields sent with a `304`, replacing those of the same name.
         var notModifiedHeaders: [(String, String)] = []
+        /// Answers nothing and resets the connection (a TCP RST: `SO_LINGER` 0, then close).
+        var resetsConnection = false
 
         init(status: Int = 200, headers: [(String, String)] = [], body: Data = Data()) {
             self.status = status
@@ -83,6 +85,13 @@ final class TestHTTPServer: Sendable {
         /// A redirect to `location` (default status 302).
         static func redirect(to location: String, status: Int = 302) -> Response {
             Response(status: status, headers: [("Location", location)])
+        }
+
+        /// No response: the connection is reset as soon as the request has arrived.
+        static var reset: Response {
+            var response = Response()
+            response.resetsConnection = true
+            return response
         }
 
         /// An empty (or textual) response with `status`.
@@ -432,6 +441,13 @@ private final class ConnectionHandler: ChannelInboundHandler {
     }
 
     private func send(_ response: TestHTTPServer.Response, keepAlive: Bool, context: ChannelHandlerContext) {
+        if response.resetsConnection {
+            let channel = context.channel
+            let lingering = (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+                ?? channel.eventLoop.makeSucceededVoidFuture()
+            lingering.whenComplete { _ in channel.close(promise: nil) }
+            return
+        }
         after(response.headDelay, context: context) { [self] in
             if response.dropsConnection {
                 pendingPath = nil

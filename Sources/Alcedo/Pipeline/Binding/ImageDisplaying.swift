@@ -45,7 +45,7 @@ extension ImageDisplaying {
     /// - Returns: the request's task, or `nil` when it finished at once (memory hit, no source).
     @discardableResult
     public func setImage(with source: Source?, placeholder: AlcedoImage? = nil, options: AlcedoOptionsInfo? = nil,
-                         manager: ImageManager = .shared, progressBlock: (@Sendable (DownloadProgress) -> Void)? = nil,
+                         manager: ImageManager = .shared, progressBlock: DownloadProgressBlock? = nil,
                          completionHandler: (@Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void)?) -> RetrieveImageTask? {
         let parsed = manager.parsedOptions(options)
         let binding = imageBinding
@@ -68,10 +68,10 @@ extension ImageDisplaying {
         }
         let generation = binding.begin(source, showing: parsed.keepCurrentImageWhileLoading ? nil : .some(placeholder), on: self)
         let finished = Mutex(false)
-        var currentProgress: (@Sendable (DownloadProgress) -> Void)?
+        var currentProgress: DownloadProgressBlock?
         if let progressBlock {
-            currentProgress = { progress in
-                if binding.isCurrent(generation) { progressBlock(progress) }
+            currentProgress = { received, total in
+                if binding.isCurrent(generation) { progressBlock(received, total) }
             }
         }
         let completion: @Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void = { [weak self] result in
@@ -99,10 +99,10 @@ extension ImageDisplaying {
         return task
     }
 
-    /// Binds the target to a resource (a `URL` is a resource; a `file://` URL is read from disk).
+    /// Binds the target to a resource (a `URL` is a resource; a `file://` URL needs ``AlcedoOptionsInfoItem/allowLocalFiles``).
     @discardableResult
     public func setImage(with resource: (any Resource)?, placeholder: AlcedoImage? = nil, options: AlcedoOptionsInfo? = nil,
-                         manager: ImageManager = .shared, progressBlock: (@Sendable (DownloadProgress) -> Void)? = nil,
+                         manager: ImageManager = .shared, progressBlock: DownloadProgressBlock? = nil,
                          completionHandler: (@Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void)?) -> RetrieveImageTask? {
         setImage(with: resource?.convertToSource(), placeholder: placeholder, options: options, manager: manager,
                  progressBlock: progressBlock, completionHandler: completionHandler)
@@ -111,7 +111,7 @@ extension ImageDisplaying {
     /// Binds the target to a data provider.
     @discardableResult
     public func setImage(with provider: (any ImageDataProvider)?, placeholder: AlcedoImage? = nil, options: AlcedoOptionsInfo? = nil,
-                         manager: ImageManager = .shared, progressBlock: (@Sendable (DownloadProgress) -> Void)? = nil,
+                         manager: ImageManager = .shared, progressBlock: DownloadProgressBlock? = nil,
                          completionHandler: (@Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void)?) -> RetrieveImageTask? {
         setImage(with: provider.map { Source.provider($0) }, placeholder: placeholder, options: options, manager: manager,
                  progressBlock: progressBlock, completionHandler: completionHandler)

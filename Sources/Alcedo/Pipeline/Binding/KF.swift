@@ -14,7 +14,7 @@ import Foundation
 ///
 /// Each call returns a new builder; nothing runs until ``Builder/set(to:)`` or ``Builder/retrieve()``.
 public enum KF {
-    /// A builder for `url` (a `file://` URL is read from disk), cached under `cacheKey`
+    /// A builder for `url` (a `file://` URL needs ``AlcedoOptionsInfoItem/allowLocalFiles``), cached under `cacheKey`
     /// (default `nil`: the URL's key under ``CacheKeyRule/global``).
     public static func url(_ url: URL?, cacheKey: String? = nil) -> Builder {
         Builder(source: url.map { ImageResource(downloadURL: $0, cacheKey: cacheKey).convertToSource() })
@@ -47,7 +47,7 @@ public enum KF {
         private var manager: ImageManager = .shared
         private var successHandlers: [@Sendable (RetrieveImageResult) -> Void] = []
         private var failureHandlers: [@Sendable (AlcedoError) -> Void] = []
-        private var progressHandlers: [@Sendable (DownloadProgress) -> Void] = []
+        private var progressHandlers: [DownloadProgressBlock] = []
 
         init(source: Source?) {
             self.source = source
@@ -82,19 +82,19 @@ public enum KF {
         }
 
         /// All progress handlers as one, or `nil` without any.
-        private var progressBlock: (@Sendable (DownloadProgress) -> Void)? {
+        private var progressBlock: DownloadProgressBlock? {
             let handlers = progressHandlers
             guard !handlers.isEmpty else { return nil }
-            return { progress in handlers.forEach { $0(progress) } }
+            return { received, total in handlers.forEach { $0(received, total) } }
         }
 
         /// Retrieves the image with no target; the handlers are called too.
         /// - Throws: ``ImageSettingErrorReason/emptySource`` without a source, else as
-        ///   ``ImageManager/retrieveImage(with:options:progress:)-(Source,_,_)``.
+        ///   ``ImageManager/retrieveImage(with:options:progressBlock:)-(Source,_,_)``.
         public func retrieve() async throws(AlcedoError) -> RetrieveImageResult {
             do throws(AlcedoError) {
                 guard let source else { throw .imageSettingError(reason: .emptySource) }
-                let result = try await manager.retrieveImage(with: source, options: allOptions, progress: progressBlock)
+                let result = try await manager.retrieveImage(with: source, options: allOptions, progressBlock: progressBlock)
                 successHandlers.forEach { $0(result) }
                 return result
             } catch {
@@ -115,9 +115,11 @@ public enum KF {
             with { $0.failureHandlers.append(handler) }
         }
 
-        /// Adds a handler called with download progress.
-        public func onProgress(_ handler: @escaping @Sendable (DownloadProgress) -> Void) -> Builder {
-            with { $0.progressHandlers.append(handler) }
+        /// Adds a handler called with download progress: the bytes received and the announced
+        /// length (`-1` when unknown), as Kingfisher's `onProgress`. `nil` adds nothing.
+        public func onProgress(_ handler: DownloadProgressBlock?) -> Builder {
+            guard let handler else { return self }
+            return with { $0.progressHandlers.append(handler) }
         }
 
         // MARK: Target and manager
@@ -161,6 +163,27 @@ public enum KF {
 
         /// Appends a ``RoundCornerImageProcessor``.
         public func roundCorner(radius: RoundCornerImageProcessor.Radius, targetSize: PixelSize? = nil,
+                                roundingCorners: RectCorner = .all, backgroundColor: RGBA? = nil) -> Builder {
+            appendProcessor(RoundCornerImageProcessor(radius: radius, targetSize: targetSize, roundingCorners: roundingCorners,
+                                                      backgroundColor: backgroundColor))
+        }
+
+        /// Appends a ``DownsamplingImageProcessor`` for a `CGSize` (Kingfisher's form).
+        public func downsampling(size: CGSize) -> Builder { appendProcessor(DownsamplingImageProcessor(size: size)) }
+
+        /// Appends a ``ResizingImageProcessor`` for a `CGSize` (Kingfisher's form).
+        public func resizing(referenceSize: CGSize, mode: ResizingImageProcessor.Mode = .none) -> Builder {
+            appendProcessor(ResizingImageProcessor(referenceSize: referenceSize, mode: mode))
+        }
+
+        /// Appends a ``CroppingImageProcessor`` for a `CGSize` and a unit `CGPoint` anchor
+        /// (Kingfisher's form; default: the centre).
+        public func cropping(size: CGSize, anchor: CGPoint = CGPoint(x: 0.5, y: 0.5)) -> Builder {
+            appendProcessor(CroppingImageProcessor(size: size, anchor: anchor))
+        }
+
+        /// Appends a ``RoundCornerImageProcessor`` with a `CGSize` target size (Kingfisher's form).
+        public func roundCorner(radius: RoundCornerImageProcessor.Radius, targetSize: CGSize,
                                 roundingCorners: RectCorner = .all, backgroundColor: RGBA? = nil) -> Builder {
             appendProcessor(RoundCornerImageProcessor(radius: radius, targetSize: targetSize, roundingCorners: roundingCorners,
                                                       backgroundColor: backgroundColor))
@@ -239,5 +262,26 @@ public enum KF {
         public func alternativeSources(_ sources: [Source]) -> Builder { option(.alternativeSources(sources)) }
         /// ``AlcedoOptionsInfoItem/callbackQueue(_:)``.
         public func callbackQueue(_ queue: CallbackQueue) -> Builder { option(.callbackQueue(queue)) }
+        /// ``AlcedoOptionsInfoItem/allowLocalFiles``: read a `file://` URL from disk.
+        public func allowLocalFiles(_ enabled: Bool = true) -> Builder { flag(enabled, .allowLocalFiles) }
+        /// Kingfisher's `URLSessionTask` priority (see ``AlcedoOptionsInfoItem/downloadPriority(_:)-(Float)``).
+        public func downloadPriority(_ priority: Float) -> Builder { option(.downloadPriority(priority)) }
+        /// ``AlcedoOptionsInfoItem/scaleFactor(_:)``: multiplies the processors' point sizes.
+        public func scaleFactor(_ factor: CGFloat) -> Builder { option(.scaleFactor(factor)) }
+
+        // MARK: Kingfisher options without a screen (no effect on Linux)
+
+        /// ``AlcedoOptionsInfoItem/transition(_:)``. No effect on Linux.
+        public func transition(_ transition: ImageTransition) -> Builder { option(.transition(transition)) }
+        /// A fade of `duration` seconds (``ImageTransition/fade(_:)``). No effect on Linux.
+        public func fade(duration: TimeInterval) -> Builder { transition(.fade(duration)) }
+        /// ``AlcedoOptionsInfoItem/forceTransition``. No effect on Linux.
+        public func forceTransition(_ enabled: Bool = true) -> Builder { flag(enabled, .forceTransition) }
+        /// ``AlcedoOptionsInfoItem/backgroundDecode``. No effect on Linux (decoding never runs on the caller's thread).
+        public func backgroundDecode(_ enabled: Bool = true) -> Builder { flag(enabled, .backgroundDecode) }
+        /// ``AlcedoOptionsInfoItem/preloadAllAnimationData``. No effect on Linux.
+        public func preloadAllAnimationData(_ enabled: Bool = true) -> Builder { flag(enabled, .preloadAllAnimationData) }
+        /// ``AlcedoOptionsInfoItem/loadDiskFileSynchronously``. No effect on Linux.
+        public func loadDiskFileSynchronously(_ enabled: Bool = true) -> Builder { flag(enabled, .loadDiskFileSynchronously) }
     }
 }

@@ -1,0 +1,159 @@
+import Foundation
+
+/// What a callback-form ``ImageCache/store(_:original:forKey:processorIdentifier:cacheSerializer:toDisk:callbackQueue:completionHandler:)``
+/// did (Kingfisher's `CacheStoreResult`).
+public struct CacheStoreResult: Sendable {
+    /// The memory store, which cannot fail.
+    public let memoryCacheResult: Result<Void, Never>
+    /// The disk store: `.success` also when the call did not write to disk (`toDisk: false`).
+    public let diskCacheResult: Result<Void, AlcedoError>
+}
+
+/// Kingfisher's synchronous and callback forms of the cache, next to the `async` ones. Each
+/// callback runs once, on the `callbackQueue` given (default ``CallbackQueue/untouch``: the
+/// thread that finished the work); the work itself runs on the cache's I/O queue.
+extension ImageCache {
+    // MARK: State, without waiting
+
+    /// Where the image is cached (`.memory`, `.disk` or `.none`), answered at once: the memory
+    /// cache, then the disk cache's in-memory index (an unexpired entry, whose file is checked
+    /// with one `stat` on a hit). Before the disk index is loaded (the first disk operation of
+    /// the cache loads it) only the entry's file is looked for, as Kingfisher does. Not an
+    /// access. Synchronous, as in Kingfisher: call it from `async` code without `await`.
+    public func imageCachedType(forKey key: String, processorIdentifier: String = "") -> CacheType {
+        let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
+        if memoryStorage.isCached(forKey: computedKey) { return .memory }
+        return diskStorage.isIndexed(forKey: computedKey) ? .disk : .none
+    }
+
+    /// `true` when the image is in memory or on disk, answered at once as
+    /// ``imageCachedType(forKey:processorIdentifier:)`` answers. Not an access.
+    public func isCached(forKey key: String, processorIdentifier: String = "") -> Bool {
+        imageCachedType(forKey: key, processorIdentifier: processorIdentifier).cached
+    }
+
+    // MARK: Callbacks
+
+    /// Looks for the image in memory, then on disk, and calls `completionHandler` once with
+    /// what was found (``ImageCacheResult/none`` for a miss) or the disk or decoding error.
+    /// - Parameters:
+    ///   - key: the source's cache key.
+    ///   - options: the request options that matter here: the processor (its identifier names
+    ///     the variant, after ``AlcedoOptionsInfoItem/scaleFactor(_:)``), the cache serializer,
+    ///     the decoding limits, ``AlcedoOptionsInfoItem/onlyLoadFirstFrame`` and the memory
+    ///     access extension (default `nil`: none of them).
+    ///   - callbackQueue: where `completionHandler` runs (default ``CallbackQueue/untouch``).
+    ///   - completionHandler: called once.
+    public func retrieveImage(forKey key: String, options: AlcedoOptionsInfo? = nil, callbackQueue: CallbackQueue = .untouch,
+                              completionHandler: (@Sendable (Result<ImageCacheResult, AlcedoError>) -> Void)?) {
+        let parsed = AlcedoParsedOptionsInfo(options)
+        Task {
+            let result: Result<ImageCacheResult, AlcedoError>
+            do throws(AlcedoError) {
+                result = .success(try await retrieveImage(
+                    forKey: key, processorIdentifier: parsed.processor.identifier, options: parsed.decodingOptions,
+                    cacheSerializer: parsed.cacheSerializer, extendingExpiration: parsed.memoryCacheAccessExtendingExpiration))
+            } catch {
+                result = .failure(error)
+            }
+            if let completionHandler { callbackQueue.execute { completionHandler(result) } }
+        }
+    }
+
+    /// Stores `image` in memory at once and, with `toDisk`, on disk in the background, then
+    /// calls `completionHandler` (default `nil`) once with both outcomes. See the `async`
+    /// ``store(_:original:forKey:processorIdentifier:cacheSerializer:httpCacheInfo:memoryExpiration:diskExpiration:toDisk:)``
+    /// for the parameters.
+    public func store(_ image: AlcedoImage, original: Data? = nil, forKey key: String, processorIdentifier: String = "",
+                      cacheSerializer: (any CacheSerializer)? = nil, toDisk: Bool = true, callbackQueue: CallbackQueue = .untouch,
+                      completionHandler: (@Sendable (CacheStoreResult) -> Void)? = nil) {
+        storeToMemory(image, forKey: key, processorIdentifier: processorIdentifier)
+        guard toDisk else {
+            if let completionHandler {
+                callbackQueue.execute { completionHandler(CacheStoreResult(memoryCacheResult: .success(()), diskCacheResult: .success(()))) }
+            }
+            return
+        }
+        let serializer = cacheSerializer ?? self.cacheSerializer
+        let bytes = processorIdentifier.isEmpty ? original : nil
+        Task {
+            let disk: Result<Void, AlcedoError>
+            do throws(AlcedoError) {
+                let data = try serializer.data(with: image, original: bytes)
+                try await storeToDisk(data, forKey: key, processorIdentifier: processorIdentifier)
+                disk = .success(())
+            } catch {
+                disk = .failure(error)
+            }
+            if let completionHandler {
+                callbackQueue.execute { completionHandler(CacheStoreResult(memoryCacheResult: .success(()), diskCacheResult: disk)) }
+            }
+        }
+    }
+
+    /// Removes the image from memory at once and from disk in the background (default both),
+    /// then calls `completionHandler` (default `nil`). A disk error is not reported, as in Kingfisher.
+    public func removeImage(forKey key: String, processorIdentifier: String = "", fromMemory: Bool = true, fromDisk: Bool = true,
+                            callbackQueue: CallbackQueue = .untouch, completionHandler: (@Sendable () -> Void)? = nil) {
+        if fromMemory { memoryStorage.remove(forKey: Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)) }
+        Task {
+            if fromDisk { try? await removeImage(forKey: key, processorIdentifier: processorIdentifier, fromMemory: false, fromDisk: true) }
+            if let completionHandler { callbackQueue.execute(completionHandler) }
+        }
+    }
+
+    /// Removes every image from memory, then calls `handler` (Kingfisher's form).
+    public func clearMemoryCache(completion handler: (@Sendable () -> Void)?) {
+        clearMemoryCache()
+        handler?()
+    }
+
+    /// Removes every entry from disk in the background, then calls `handler` (default `nil`).
+    /// A disk error is not reported, as in Kingfisher; use the `async` form to see it.
+    public func clearDiskCache(completion handler: (@Sendable () -> Void)? = nil) {
+        Task {
+            try? await clearDiskCache()
+            handler?()
+        }
+    }
+
+    /// Removes every image from memory at once and from disk in the background, then calls
+    /// `handler` (default `nil`).
+    public func clearCache(completion handler: (@Sendable () -> Void)? = nil) {
+        clearMemoryCache()
+        clearDiskCache(completion: handler)
+    }
+
+    /// Removes expired entries (then least recently used ones over the size limit) from disk
+    /// in the background, then calls `handler` (default `nil`).
+    public func cleanExpiredDiskCache(completion handler: (@Sendable () -> Void)? = nil) {
+        Task {
+            _ = try? await cleanExpiredDiskCache()
+            handler?()
+        }
+    }
+
+    /// Calls `handler` once with the bytes the disk entries take, headers included, or the
+    /// error reading them (Kingfisher's `Result<UInt, …>`).
+    public func calculateDiskStorageSize(completion handler: @escaping @Sendable (Result<UInt, AlcedoError>) -> Void) {
+        Task {
+            do throws(AlcedoError) {
+                handler(.success(UInt(try await diskStorageSize)))
+            } catch {
+                handler(.failure(error))
+            }
+        }
+    }
+}
+
+extension DiskStorage.Backend {
+    /// `true` when the disk index lists an unexpired entry for `key` whose file exists (one
+    /// `stat`, on a hit only); before the index is loaded, `true` when the entry's file exists.
+    /// Never loads the index.
+    func isIndexed(forKey key: String) -> Bool {
+        let id = CacheKeyHash(key: key)
+        guard index.isLoaded else { return POSIXFile.exists(path(for: id)) }
+        guard let entry = index.entry(id), entry.expiration > DiskTime.milliseconds(config.now()) else { return false }
+        return POSIXFile.exists(path(for: id))
+    }
+}

@@ -1,0 +1,109 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Names a transport error: refused, unreachable, DNS, TLS or reset become their own
+/// ``RequestErrorReason``; anything else stays ``RequestErrorReason/networkFailure(_:underlying:)``.
+enum ConnectionFailure {
+    /// The reason for `error`, raised while requesting `url`.
+    static func reason(for error: any Error, url: URL) -> RequestErrorReason {
+        named(error, url: url) ?? .networkFailure(url, underlying: error)
+    }
+
+    private static func named(_ error: any Error, url: URL) -> RequestErrorReason? {
+        switch error {
+        case let error as IOError:
+            return reason(errno: error.errnoCode, url: url)
+        case let error as NIOConnectionError:
+            // Every address failed to connect: the first failure names the cause.
+            if let first = error.connectionErrors.first { return named(first.error, url: url) }
+            if error.dnsAError != nil || error.dnsAAAAError != nil { return .dnsFailure(url, host: error.host) }
+            return nil
+        case let error as SocketAddressError.UnknownHost:
+            return .dnsFailure(url, host: error.host)
+        case let error as NIOSSLError:
+            return .tlsFailure(url, message: tlsMessage(error))
+        case let error as BoringSSLError:
+            return .tlsFailure(url, message: tlsMessage(error))
+        case is NIOSSLExtraError:
+            return .tlsFailure(url, message: "\(error)")
+        case let error as HTTPClientError:
+            if error == .remoteConnectionClosed { return .connectionReset(url) }
+            if error == .tlsHandshakeTimeout { return .tlsFailure(url, message: "the handshake timed out") }
+            return nil
+        case let error as URLError:
+            switch error.code {
+            case .cannotConnectToHost: return .connectionRefused(url)
+            case .cannotFindHost, .dnsLookupFailed: return .dnsFailure(url, host: url.host ?? "")
+            case .networkConnectionLost: return .connectionReset(url)
+            case .notConnectedToInternet: return .hostUnreachable(url)
+            case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+                 .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
+                return .tlsFailure(url, message: error.localizedDescription)
+            default: return nil
+            }
+        default:
+            let nsError = error as NSError
+            if nsError.domain == NSPOSIXErrorDomain { return reason(errno: CInt(nsError.code), url: url) }
+            return nil
+        }
+    }
+
+    private static func reason(errno code: CInt, url: URL) -> RequestErrorReason? {
+        switch code {
+        case ECONNREFUSED: return .connectionRefused(url)
+        case EHOSTUNREACH, ENETUNREACH, EHOSTDOWN, ENETDOWN: return .hostUnreachable(url)
+        case ECONNRESET, ECONNABORTED, EPIPE: return .connectionReset(url)
+        default: return nil
+        }
+    }
+
+    /// The TLS library's reason in one line, without its error-stack noise.
+    private static func tlsMessage(_ error: NIOSSLError) -> String {
+        switch error {
+        case .handshakeFailed(let inner): return "handshake failed: \(tlsMessage(inner))"
+        case .shutdownFailed(let inner): return "shutdown failed: \(tlsMessage(inner))"
+        case .uncleanShutdown: return "the connection was closed without a TLS shutdown"
+        case .unableToValidateCertificate: return "the certificate could not be validated"
+        case .noCertificateToValidate: return "the server sent no certificate"
+        default: return "\(error)"
+        }
+    }
+
+    private static func tlsMessage(_ error: BoringSSLError) -> String {
+        switch error {
+        case .sslError(let stack), .unknownError(let stack):
+            // Each entry reads "Error: <code> error:<hex>:<library>:<function>:<REASON> at <file>:<line>".
+            let reasons = stack.map { entry -> String in
+                let text = "\(entry)"
+                let body = text.components(separatedBy: " at ").first ?? text
+                let reason = body.split(separator: ":").last.map(String.init) ?? body
+                return reason.lowercased().replacingOccurrences(of: "_", with: " ")
+            }
+            return reasons.isEmpty ? "\(error)" : reasons.joined(separator: "; ")
+        default:
+            return "\(error)"
+        }
+    }
+}
+
+extension AlcedoError {
+    /// `true` when the connection failed or broke: refused, unreachable, DNS, TLS, reset, or
+    /// another ``RequestErrorReason/networkFailure(_:underlying:)``.
+    public var isConnectionFailure: Bool {
+        guard case .requestError(let reason) = self else { return false }
+        switch reason {
+        case .connectionRefused, .hostUnreachable, .dnsFailure, .tlsFailure, .connectionReset, .networkFailure: return true
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// Kingfisher's forms of the downloader's calls, which take an options list
+/// (`options: nil` or `options: [.processor(p)]`) instead of ``DownloadOptions``. The options
+/// that matter to a download are used: priority, processor, decoding limits,
+/// ``AlcedoOptionsInfoItem/onlyLoadFirstFrame``, request modifier, redirect handler, retry
+/// strategy and scale factor; the caching options are ignored (the downloader has no cache).
+extension ImageDownloader {
+    /// Downloads, decodes and processes the image at `url` with an options list (Kingfisher's
+    /// form); see the form that takes ``DownloadOptions``.
+    public func downloadImage(with url: URL, options: AlcedoOptionsInfo?,
+                              progressBlock: DownloadProgressBlock? = nil) async throws(AlcedoError) -> ImageLoadingResult {
+        try await downloadImage(with: url, options: AlcedoParsedOptionsInfo(options).downloadOptions, progressBlock: progressBlock)
+    }
+
+    /// Downloads, decodes and processes the image at `url` with an options list, calling
+    /// `completionHandler` once (Kingfisher's form; a trailing closure is the completion handler).
+    @discardableResult
+    public func downloadImage(with url: URL, options: AlcedoOptionsInfo?, progressBlock: DownloadProgressBlock? = nil,
+                              completionHandler: @escaping @Sendable (Result<ImageLoadingResult, AlcedoError>) -> Void) -> DownloadTask {
+        downloadImage(with: url, options: AlcedoParsedOptionsInfo(options).downloadOptions, progressBlock: progressBlock,
+                      completionHandler: completionHandler)
+    }
+}
