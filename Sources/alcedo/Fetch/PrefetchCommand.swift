@@ -114,10 +114,17 @@ struct PrefetchCommand: AsyncParsableCommand {
         } else {
             data = try readFile(from)
         }
-        return String(decoding: data, as: UTF8.self)
-            .split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        // Split and trimmed as bytes: a line may be a data: URL of many megabytes.
+        let blank: Set<UInt8> = [0x20, 0x09, 0x0D, 0x0B, 0x0C]
+        return data.split(whereSeparator: { $0 == 0x0A || $0 == 0x0D })
+            .map { line -> Data in
+                var start = line.startIndex, end = line.endIndex
+                while start < end, blank.contains(line[start]) { start += 1 }
+                while end > start, blank.contains(line[end - 1]) { end -= 1 }
+                return line[start..<end]
+            }
+            .filter { !$0.isEmpty && $0.first != UInt8(ascii: "#") }
+            .map { String(decoding: $0, as: UTF8.self) }
     }
 }
 

@@ -5,8 +5,8 @@ import Glibc
 #endif
 
 /// The `alcedo` executable run as a separate process, for the tests that need a second process
-/// or one to kill: it is built next to the test bundle. Blocking pipe reads and waits run on a
-/// dispatch queue, never on the cooperative thread pool.
+/// or one to kill: it is built next to the test bundle. Blocking pipe reads and waits run on
+/// threads of their own, never on the cooperative thread pool or a Dispatch worker.
 final class ChildProcess: Sendable {
     /// The built `alcedo`, or `nil` when it cannot be found (the tests that need it are skipped).
     static let executableURL: URL? = {
@@ -56,16 +56,18 @@ final class ChildProcess: Sendable {
     /// The next line the child prints, or `nil` at end of output.
     func nextLine() async -> String? {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            // A thread of its own, not a Dispatch worker (about one per core on Linux): the read
+            // blocks until the child prints, and must not starve the cache's I/O queues.
+            Thread {
                 continuation.resume(returning: self.state.withLock { $0.readLine() })
-            }
+            }.start()
         }
     }
 
     /// Every remaining line, after the child exits; and its exit status.
     func finish() async -> (lines: [String], status: Int32) {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread {
                 let result = self.state.withLock { state -> ([String], Int32) in
                     var lines: [String] = []
                     while let line = state.readLine() { lines.append(line) }
@@ -73,7 +75,7 @@ final class ChildProcess: Sendable {
                     return (lines, state.process.terminationStatus)
                 }
                 continuation.resume(returning: result)
-            }
+            }.start()
         }
     }
 

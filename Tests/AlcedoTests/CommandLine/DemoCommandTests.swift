@@ -6,10 +6,10 @@ import Testing
 @Suite("alcedo demo, run as a process")
 struct DemoCommandTests {
     @Test("the demo finishes within its bound, shows memory, disk and 304 runs, and writes a contact sheet that decodes")
-    func demo() throws {
+    func demo() async throws {
         let dir = try TemporaryDirectory()
         let out = dir.url.appendingPathComponent("demo")
-        let result = try FetchCommandTests.run(["demo", "--out", out.path], in: dir, timeout: .seconds(120))
+        let result = try await FetchCommandTests.run(["demo", "--out", out.path], in: dir, timeout: .seconds(120))
         #expect(!result.timedOut, "the demo ran past its bound")
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(!result.crashed)
@@ -41,7 +41,7 @@ struct DemoCommandTests {
         let server = try await TestHTTPServer.start()
         defer { server.stop() }
         let dir = try TemporaryDirectory()
-        let result = try FetchCommandTests.run(["demo", "--port", String(server.port), "--out", dir.url.path], in: dir, timeout: .seconds(60))
+        let result = try await FetchCommandTests.run(["demo", "--port", String(server.port), "--out", dir.url.path], in: dir, timeout: .seconds(60))
         #expect(result.status == 1)
         #expect(!result.crashed)
         #expect(result.stderr.contains("cannot start the demo server"), "\(result.stderr)")

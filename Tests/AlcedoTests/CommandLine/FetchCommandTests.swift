@@ -18,17 +18,17 @@ struct FetchCommandTests {
 
     /// Runs `alcedo` with its default cache folder inside `dir`, never the user's.
     static func run(_ arguments: [String], in dir: TemporaryDirectory, input: Data? = nil,
-                    timeout: Duration? = nil) throws -> AlcedoProcess.Result {
-        try AlcedoProcess.run(arguments, environment: ["XDG_CACHE_HOME": dir.url.appendingPathComponent("xdg").path],
+                    timeout: Duration? = nil) async throws -> AlcedoProcess.Result {
+        try await AlcedoProcess.runDetached(arguments, environment: ["XDG_CACHE_HOME": dir.url.appendingPathComponent("xdg").path],
                               input: input, timeout: timeout)
     }
 
     @Test("--json: one object per URL in the order given, file, file: and data: URLs, files written as reported; a repeated file is a memory hit")
-    func jsonLinesForLocalSources() throws {
+    func jsonLinesForLocalSources() async throws {
         let dir = try TemporaryDirectory()
         let out = dir.url.appendingPathComponent("out")
         let dataURL = "data:image/jpeg;base64," + (try Data(contentsOf: Self.jpeg)).base64EncodedString()
-        let result = try Self.run(["fetch", Self.jpeg.path, Self.jpeg.absoluteString, dataURL,
+        let result = try await Self.run(["fetch", Self.jpeg.path, Self.jpeg.absoluteString, dataURL,
                                    "--out", out.path, "--json", "--concurrency", "1"], in: dir)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.crashed)
@@ -57,7 +57,7 @@ struct FetchCommandTests {
     }
 
     @Test("failures: exit 1, the error in the URL's line with nulls, the good URL still written")
-    func failuresInJSON() throws {
+    func failuresInJSON() async throws {
         let dir = try TemporaryDirectory()
         let notImage = dir.url.appendingPathComponent("notes.jpg")
         try Data("just some text, not an image".utf8).write(to: notImage)
@@ -65,7 +65,7 @@ struct FetchCommandTests {
         try Data(contentsOf: Self.jpeg).prefix(2000).write(to: corrupt)
         let arguments = [notImage.path, corrupt.path, dir.url.appendingPathComponent("missing.jpg").path,
                          "ftp://example.com/a.jpg", "http://", "data:image/png;base64,@@@@", Self.jpeg.path]
-        let result = try Self.run(["fetch"] + arguments + ["--out", dir.url.appendingPathComponent("out").path, "--json"], in: dir)
+        let result = try await Self.run(["fetch"] + arguments + ["--out", dir.url.appendingPathComponent("out").path, "--json"], in: dir)
         #expect(result.status == 1)
         #expect(!result.crashed)
         let objects = try Self.reports(result.stdout)
@@ -81,12 +81,12 @@ struct FetchCommandTests {
     }
 
     @Test("an output folder that cannot be written: every URL fails with the system's reason, nothing crashes")
-    func unwritableOutputFolder() throws {
+    func unwritableOutputFolder() async throws {
         let dir = try TemporaryDirectory()
         let file = dir.url.appendingPathComponent("plain-file")
         try Data("x".utf8).write(to: file)
         // A folder below a regular file can be neither made nor written, even by root.
-        let result = try Self.run(["fetch", Self.jpeg.path, "--out", file.appendingPathComponent("out").path, "--json"], in: dir)
+        let result = try await Self.run(["fetch", Self.jpeg.path, "--out", file.appendingPathComponent("out").path, "--json"], in: dir)
         #expect(result.status == 1)
         #expect(!result.crashed)
         let objects = try Self.reports(result.stdout)
@@ -97,7 +97,7 @@ struct FetchCommandTests {
     }
 
     @Test("processors: downsample, resize exact, fit and fill, round corner and blur give the documented sizes")
-    func processorSizes() throws {
+    func processorSizes() async throws {
         let dir = try TemporaryDirectory()
         let cases: [([String], PixelSize)] = [
             (["--downsample", "100x100"], PixelSize(width: 100, height: 66)),
@@ -107,7 +107,7 @@ struct FetchCommandTests {
             (["--blur", "2", "--round-corner", "8", "--downsample", "60x60"], PixelSize(width: 60, height: 39)),
         ]
         for (options, size) in cases {
-            let result = try Self.run(["fetch", Self.jpeg.path, "--out", dir.url.path, "--json", "--format", "png"] + options, in: dir)
+            let result = try await Self.run(["fetch", Self.jpeg.path, "--out", dir.url.path, "--json", "--format", "png"] + options, in: dir)
             #expect(result.status == 0, "\(options): \(result.stderr)")
             let object = try #require(try Self.reports(result.stdout).first)
             #expect(object["width"] as? Int == size.width, "\(options)")
@@ -118,11 +118,11 @@ struct FetchCommandTests {
     }
 
     @Test("without --format a JPEG keeps its format, unless round corners made it transparent: then PNG")
-    func defaultFormat() throws {
+    func defaultFormat() async throws {
         let dir = try TemporaryDirectory()
-        let result = try Self.run(["fetch", Self.jpeg.path, "--out", dir.url.appendingPathComponent("plain").path, "--json"], in: dir)
+        let result = try await Self.run(["fetch", Self.jpeg.path, "--out", dir.url.appendingPathComponent("plain").path, "--json"], in: dir)
         #expect((try Self.reports(result.stdout).first?["file"] as? String)?.hasSuffix(".jpg") == true)
-        let rounded = try Self.run(["fetch", Self.jpeg.path, "--round-corner", "20", "--out", dir.url.appendingPathComponent("round").path, "--json"], in: dir)
+        let rounded = try await Self.run(["fetch", Self.jpeg.path, "--round-corner", "20", "--out", dir.url.appendingPathComponent("round").path, "--json"], in: dir)
         let file = try #require(try Self.reports(rounded.stdout).first?["file"] as? String)
         #expect(file.hasSuffix(".png"))
         let image = try ImageCodecRegistry.shared.decode(Data(contentsOf: URL(fileURLWithPath: file)))
@@ -130,9 +130,9 @@ struct FetchCommandTests {
     }
 
     @Test("text output: one line per URL on stdout, failures on stderr, no progress bar when not a terminal")
-    func textOutput() throws {
+    func textOutput() async throws {
         let dir = try TemporaryDirectory()
-        let result = try Self.run(["fetch", Self.jpeg.path, dir.url.appendingPathComponent("none.jpg").path,
+        let result = try await Self.run(["fetch", Self.jpeg.path, dir.url.appendingPathComponent("none.jpg").path,
                                    "--out", dir.url.path, "--format", "webp"], in: dir)
         #expect(result.status == 1)
         let lines = result.stdout.split(separator: "\n")
@@ -145,14 +145,14 @@ struct FetchCommandTests {
     }
 
     @Test("file names come from the URL, sanitised, and stay inside the output folder")
-    func hostileNames() throws {
+    func hostileNames() async throws {
         let dir = try TemporaryDirectory()
         let out = dir.url.appendingPathComponent("out")
         let inner = dir.url.appendingPathComponent("a b")
         try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
         let odd = inner.appendingPathComponent("..%2F..%2Fevil name.jpg")
         try FileManager.default.copyItem(at: Self.jpeg, to: odd)
-        let result = try Self.run(["fetch", odd.path, "--out", out.path, "--json"], in: dir)
+        let result = try await Self.run(["fetch", odd.path, "--out", out.path, "--json"], in: dir)
         #expect(result.status == 0, "\(result.stderr)")
         let file = try #require(try Self.reports(result.stdout).first?["file"] as? String)
         let name = URL(fileURLWithPath: file).lastPathComponent
@@ -164,9 +164,9 @@ struct FetchCommandTests {
     @Test("argument errors exit as ArgumentParser does, before anything is fetched",
           arguments: [["--quality", "0"], ["--concurrency", "0"], ["--format", "bmp"], ["--resize", "10x10:crop"],
                       ["--downsample", "0x5"], ["--force-refresh", "--only-from-cache"], ["--memory-only", "--cache-dir", "/tmp"]])
-    func argumentErrors(options: [String]) throws {
+    func argumentErrors(options: [String]) async throws {
         let dir = try TemporaryDirectory()
-        let result = try Self.run(["fetch", Self.jpeg.path, "--out", dir.url.path] + options, in: dir)
+        let result = try await Self.run(["fetch", Self.jpeg.path, "--out", dir.url.path] + options, in: dir)
         #expect(result.status == 64, "\(options): \(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path).isEmpty)
     }

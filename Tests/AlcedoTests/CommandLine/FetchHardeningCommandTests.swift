@@ -7,17 +7,22 @@ import Glibc
 
 /// `alcedo fetch` and `prefetch` against hostile names, huge `data:` URLs, unusable cache
 /// folders and large batches, run as a process.
-@Suite("alcedo fetch hardening, run as a process")
+@Suite("alcedo fetch hardening, run as a process", .serialized)
 struct FetchHardeningCommandTests {
     static let jpeg = FetchCommandTests.jpeg
 
+    /// As ``FetchCommandTests/run(_:in:input:timeout:)``, waiting on a thread of its own.
+    static func run(_ arguments: [String], in dir: TemporaryDirectory) async throws -> AlcedoProcess.Result {
+        try await AlcedoProcess.runDetached(arguments, environment: ["XDG_CACHE_HOME": dir.url.appendingPathComponent("xdg").path])
+    }
+
     @Test("no written file name starts with -, whatever the URL's last component")
-    func outputNamesNeverStartWithADash() throws {
+    func outputNamesNeverStartWithADash() async throws {
         let dir = try TemporaryDirectory()
         let out = dir.url.appendingPathComponent("out")
         let sources = ["-rf.jpg", "--help.jpg", "-.jpg", "_-x.jpg", "-_-n.jpg"].map { dir.url.appendingPathComponent($0) }
         for source in sources { try FileManager.default.copyItem(at: Self.jpeg, to: source) }
-        let result = try FetchCommandTests.run(["fetch", "--out", out.path, "--json", "--"] + sources.map(\.path), in: dir)
+        let result = try await Self.run(["fetch", "--out", out.path, "--json", "--"] + sources.map(\.path), in: dir)
         #expect(result.status == 0, "\(result.stderr)")
         let names = try FileManager.default.contentsOfDirectory(atPath: out.path)
         #expect(names.count == sources.count)
@@ -26,14 +31,14 @@ struct FetchHardeningCommandTests {
     }
 
     @Test("a data: URL over the body limit fails before decoding, and the report shows a truncated URL")
-    func hugeDataURLIsRefused() throws {
+    func hugeDataURLIsRefused() async throws {
         let dir = try TemporaryDirectory()
         // 44 MiB of base64: 33 MiB of bytes, over the 32 MiB body limit.
         let payload = String(repeating: "AAAA", count: 11 << 20)
         let dataURL = "data:image/png;base64," + payload
         let list = dir.url.appendingPathComponent("list.txt")
         try Data((dataURL + "\n").utf8).write(to: list)
-        let result = try FetchCommandTests.run(["prefetch", "--from", list.path, "--json",
+        let result = try await Self.run(["prefetch", "--from", list.path, "--json",
                                                 "--cache-dir", dir.url.appendingPathComponent("cache").path], in: dir)
         #expect(result.status == 1)
         let objects = try InfoAndConvertCommandTests.jsonLines(result.stdout)
@@ -47,10 +52,10 @@ struct FetchHardeningCommandTests {
     }
 
     @Test("a data: URL under the limit still works, with its report URL shortened when long")
-    func longDataURLUnderTheLimitWorks() throws {
+    func longDataURLUnderTheLimitWorks() async throws {
         let dir = try TemporaryDirectory()
         let dataURL = "data:image/jpeg;base64," + (try Data(contentsOf: Self.jpeg)).base64EncodedString()
-        let result = try FetchCommandTests.run(["fetch", dataURL, "--out", dir.url.path, "--json"], in: dir)
+        let result = try await Self.run(["fetch", dataURL, "--out", dir.url.path, "--json"], in: dir)
         #expect(result.status == 0, "\(result.stderr)")
         let objects = try FetchCommandTests.reports(result.stdout)
         try #require(objects.count == 1)
@@ -60,7 +65,7 @@ struct FetchHardeningCommandTests {
 
     @Test("--cache-dir on a regular file or a dangling symbolic link: one warning on stderr, results still written, exit 0",
           arguments: ["file", "dangling"])
-    func unusableCacheFolderWarnsOnce(kind: String) throws {
+    func unusableCacheFolderWarnsOnce(kind: String) async throws {
         let dir = try TemporaryDirectory()
         let cachePath = dir.url.appendingPathComponent("cache-\(kind)")
         if kind == "file" {
@@ -70,7 +75,7 @@ struct FetchHardeningCommandTests {
         }
         let copies = (0..<3).map { dir.url.appendingPathComponent("copy\($0).jpg") }
         for copy in copies { try FileManager.default.copyItem(at: Self.jpeg, to: copy) }
-        let result = try FetchCommandTests.run(["fetch", "--cache-dir", cachePath.path, "--out", dir.url.appendingPathComponent("out").path,
+        let result = try await Self.run(["fetch", "--cache-dir", cachePath.path, "--out", dir.url.appendingPathComponent("out").path,
                                                 "--json"] + copies.map(\.path), in: dir)
         #expect(result.status == 0, "\(result.stderr)")
         let objects = try FetchCommandTests.reports(result.stdout)
@@ -85,22 +90,22 @@ struct FetchHardeningCommandTests {
     }
 
     @Test("--memory-limit bounds the memory cache: a result larger than the limit is not kept, a repeated URL comes from disk")
-    func memoryLimitBoundsTheMemoryCache() throws {
+    func memoryLimitBoundsTheMemoryCache() async throws {
         let dir = try TemporaryDirectory()
         // 1024x1024 decoded is 4 MiB: over a 1 MiB limit, under the default.
         let big = dir.url.appendingPathComponent("big.png")
         let image = AlcedoImage(width: 1024, height: 1024, pixels: [UInt8](repeating: 200, count: 1024 * 1024 * 4))
         try ImageCodecRegistry.shared.encode(image, as: .png).write(to: big)
         let cache = dir.url.appendingPathComponent("cache").path
-        let limited = try FetchCommandTests.run(["fetch", big.path, big.path, "--memory-limit", "1", "--concurrency", "1",
+        let limited = try await Self.run(["fetch", big.path, big.path, "--memory-limit", "1", "--concurrency", "1",
                                                  "--cache-dir", cache, "--out", dir.url.appendingPathComponent("a").path, "--json"], in: dir)
         #expect(limited.status == 0, "\(limited.stderr)")
         #expect(try FetchCommandTests.reports(limited.stdout).map { $0["cacheType"] as? String } == ["none", "disk"])
-        let unlimited = try FetchCommandTests.run(["fetch", big.path, big.path, "--concurrency", "1",
+        let unlimited = try await Self.run(["fetch", big.path, big.path, "--concurrency", "1",
                                                    "--cache-dir", cache, "--out", dir.url.appendingPathComponent("b").path, "--json"], in: dir)
         #expect(unlimited.status == 0, "\(unlimited.stderr)")
         #expect(try FetchCommandTests.reports(unlimited.stdout).map { $0["cacheType"] as? String } == ["disk", "memory"])
-        let invalid = try FetchCommandTests.run(["fetch", big.path, "--memory-limit", "0"], in: dir)
+        let invalid = try await Self.run(["fetch", big.path, "--memory-limit", "0"], in: dir)
         #expect(invalid.status != 0 && invalid.stderr.contains("--memory-limit"))
     }
 }

@@ -27,7 +27,7 @@ struct FetchNetworkCommandTests {
             server.route("/page.jpg", .ok(Data("<html><body>hello</body></html>".utf8), contentType: "text/html"))
             server.route("/cut.jpg", .ok(bytes.prefix(2000), contentType: "image/jpeg"))
             let urls = ["/missing.jpg", "/page.jpg", "/cut.jpg", "/good.jpg"].map { server.url($0).absoluteString }
-            let result = try FetchCommandTests.run(["fetch"] + urls + ["--out", dir.url.path, "--cache-dir", dir.url.appendingPathComponent("c").path, "--json"], in: dir)
+            let result = try await FetchCommandTests.run(["fetch"] + urls + ["--out", dir.url.path, "--cache-dir", dir.url.appendingPathComponent("c").path, "--json"], in: dir)
             #expect(result.status == 1)
             #expect(!result.crashed)
             let objects = try FetchCommandTests.reports(result.stdout)
@@ -47,13 +47,13 @@ struct FetchNetworkCommandTests {
         try await Self.withServer { server, dir in
             server.route("/a.jpg", .ok(try Data(contentsOf: Self.jpeg), contentType: "image/jpeg"))
             let url = server.url("/a.jpg").absoluteString
-            let first = try FetchCommandTests.run(["fetch", url, "--out", dir.url.path, "--json", "--downsample", "64x64"], in: dir)
+            let first = try await FetchCommandTests.run(["fetch", url, "--out", dir.url.path, "--json", "--downsample", "64x64"], in: dir)
             #expect(first.status == 0, "\(first.stderr)")
             #expect(try FetchCommandTests.reports(first.stdout).first?["cacheType"] as? String == "none")
             let folder = dir.url.appendingPathComponent("xdg/alcedo/default")
             #expect(try !FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "stored in the default cache")
 
-            let second = try FetchCommandTests.run(["fetch", url, url, "--out", dir.url.path, "--json", "--downsample", "64x64", "--concurrency", "1"], in: dir)
+            let second = try await FetchCommandTests.run(["fetch", url, url, "--out", dir.url.path, "--json", "--downsample", "64x64", "--concurrency", "1"], in: dir)
             #expect(second.status == 0, "\(second.stderr)")
             let objects = try FetchCommandTests.reports(second.stdout)
             #expect(objects.map { $0["cacheType"] as? String } == ["disk", "memory"])
@@ -68,15 +68,15 @@ struct FetchNetworkCommandTests {
             server.route("/b.jpg", .ok(try Data(contentsOf: Self.jpeg), contentType: "image/jpeg"))
             let url = server.url("/b.jpg").absoluteString
             let cache = dir.url.appendingPathComponent("cache").path
-            let miss = try FetchCommandTests.run(["fetch", url, "--out", dir.url.path, "--cache-dir", cache, "--only-from-cache", "--json"], in: dir)
+            let miss = try await FetchCommandTests.run(["fetch", url, "--out", dir.url.path, "--cache-dir", cache, "--only-from-cache", "--json"], in: dir)
             #expect(miss.status == 1)
             let error = try #require(try FetchCommandTests.reports(miss.stdout).first?["error"] as? String)
             #expect(error.contains("nothing cached"), "\(error)")
             #expect(server.requestCount("/b.jpg") == 0)
 
-            let load = try FetchCommandTests.run(["fetch", url, "--out", dir.url.path, "--cache-dir", cache, "--json"], in: dir)
+            let load = try await FetchCommandTests.run(["fetch", url, "--out", dir.url.path, "--cache-dir", cache, "--json"], in: dir)
             #expect(load.status == 0, "\(load.stderr)")
-            let hit = try FetchCommandTests.run(["fetch", url, "--out", dir.url.path, "--cache-dir", cache, "--only-from-cache", "--json"], in: dir)
+            let hit = try await FetchCommandTests.run(["fetch", url, "--out", dir.url.path, "--cache-dir", cache, "--only-from-cache", "--json"], in: dir)
             #expect(hit.status == 0, "\(hit.stderr)")
             #expect(try FetchCommandTests.reports(hit.stdout).first?["cacheType"] as? String == "disk")
             #expect(server.requestCount("/b.jpg") == 1)
@@ -91,9 +91,9 @@ struct FetchNetworkCommandTests {
             server.route("/c.jpg", response)
             let url = server.url("/c.jpg").absoluteString
             let cache = dir.url.appendingPathComponent("cache").path
-            let first = try FetchCommandTests.run(["fetch", url, "--out", dir.url.path, "--cache-dir", cache, "--json"], in: dir)
+            let first = try await FetchCommandTests.run(["fetch", url, "--out", dir.url.path, "--cache-dir", cache, "--json"], in: dir)
             #expect(first.status == 0, "\(first.stderr)")
-            let refreshed = try FetchCommandTests.run(["fetch", url, "--out", dir.url.path, "--cache-dir", cache, "--force-refresh", "--json"], in: dir)
+            let refreshed = try await FetchCommandTests.run(["fetch", url, "--out", dir.url.path, "--cache-dir", cache, "--force-refresh", "--json"], in: dir)
             #expect(refreshed.status == 0, "\(refreshed.stderr)")
             #expect(try FetchCommandTests.reports(refreshed.stdout).first?["cacheType"] as? String == "disk")
             let requests = server.requests("/c.jpg")
@@ -107,7 +107,7 @@ struct FetchNetworkCommandTests {
         try await Self.withServer { server, dir in
             server.route("/d.jpg", .ok(try Data(contentsOf: Self.jpeg), contentType: "image/jpeg"))
             let url = server.url("/d.jpg").absoluteString
-            let result = try FetchCommandTests.run(["fetch", url, url, "--out", dir.url.path, "--memory-only", "--concurrency", "1", "--json"], in: dir)
+            let result = try await FetchCommandTests.run(["fetch", url, url, "--out", dir.url.path, "--memory-only", "--concurrency", "1", "--json"], in: dir)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(try FetchCommandTests.reports(result.stdout).map { $0["cacheType"] as? String } == ["none", "memory"])
             #expect(!FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("xdg").path))

@@ -11,10 +11,10 @@ struct InfoAndConvertCommandTests {
     }
 
     @Test("info --json prints one object per file with the documented keys")
-    func infoJSON() throws {
+    func infoJSON() async throws {
         let jpeg = Fixtures.url("libjpeg-turbo/testorig.jpg").path
         let webp = Fixtures.url("webp-generated/animated.webp").path
-        let result = try AlcedoProcess.run(["info", jpeg, webp, "--json"])
+        let result = try await AlcedoProcess.runDetached(["info", jpeg, webp, "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let objects = try Self.jsonLines(result.stdout)
         try #require(objects.count == 2)
@@ -30,12 +30,12 @@ struct InfoAndConvertCommandTests {
     }
 
     @Test("info on bad input: exit 1, one stderr line per bad file, good files still reported")
-    func infoBadInput() throws {
+    func infoBadInput() async throws {
         let dir = try TemporaryDirectory()
         let text = dir.url.appendingPathComponent("notes.jpg")
         try Data("not an image".utf8).write(to: text)
         let good = Fixtures.url("libjpeg-turbo/testorig.jpg").path
-        let result = try AlcedoProcess.run(["info", text.path, good, dir.url.appendingPathComponent("missing.png").path, "--json"])
+        let result = try await AlcedoProcess.runDetached(["info", text.path, good, dir.url.appendingPathComponent("missing.png").path, "--json"])
         #expect(result.status == 1)
         #expect(!result.crashed)
         let errors = result.stderr.split(separator: "\n")
@@ -47,15 +47,15 @@ struct InfoAndConvertCommandTests {
     }
 
     @Test("convert --downsample fits inside the box, keeps the aspect ratio and never upscales")
-    func convertDownsample() throws {
+    func convertDownsample() async throws {
         let dir = try TemporaryDirectory()
         let input = Fixtures.url("libjpeg-turbo/testorig.jpg").path  // 227x149
         let small = dir.url.appendingPathComponent("small.png").path
-        var result = try AlcedoProcess.run(["convert", input, dir.url.appendingPathComponent("small.jpg").path, "--downsample", "100x100"])
+        var result = try await AlcedoProcess.runDetached(["convert", input, dir.url.appendingPathComponent("small.jpg").path, "--downsample", "100x100"])
         #expect(result.status == 0, "\(result.stderr)")
         var image = try ImageCodecRegistry.shared.decode(Data(contentsOf: dir.url.appendingPathComponent("small.jpg")))
         #expect(image.size == PixelSize(width: 100, height: 66))
-        result = try AlcedoProcess.run(["convert", input, small, "--downsample", "1000x1000", "--format", "webp"])
+        result = try await AlcedoProcess.runDetached(["convert", input, small, "--downsample", "1000x1000", "--format", "webp"])
         #expect(result.status == 0, "\(result.stderr)")
         image = try ImageCodecRegistry.shared.decode(Data(contentsOf: URL(fileURLWithPath: small)))
         #expect(image.sourceFormat == .webp)
@@ -63,11 +63,11 @@ struct InfoAndConvertCommandTests {
     }
 
     @Test("convert to pam writes RGBA8 of the chosen frame, equal to the library's decode")
-    func convertPAM() throws {
+    func convertPAM() async throws {
         let dir = try TemporaryDirectory()
         let input = Fixtures.url("webp-generated/animated.webp")
         let output = dir.url.appendingPathComponent("frame.pam")
-        let result = try AlcedoProcess.run(["convert", input.path, output.path, "--frame", "2"])
+        let result = try await AlcedoProcess.runDetached(["convert", input.path, output.path, "--frame", "2"])
         #expect(result.status == 0, "\(result.stderr)")
         let pam = try Data(contentsOf: output)
         let decoded = try ImageCodecRegistry.shared.decode(Data(contentsOf: input))
@@ -77,7 +77,7 @@ struct InfoAndConvertCommandTests {
     }
 
     @Test("convert failures: exit 1 and one line naming the file")
-    func convertFailures() throws {
+    func convertFailures() async throws {
         let dir = try TemporaryDirectory()
         let good = Fixtures.url("libjpeg-turbo/testorig.jpg").path
         let truncated = dir.url.appendingPathComponent("cut.jpg")
@@ -89,7 +89,7 @@ struct InfoAndConvertCommandTests {
             (["convert", Fixtures.url("webp-generated/animated.webp").path, dir.url.appendingPathComponent("a.pam").path, "--frame", "99"], "animated.webp"),
         ]
         for (arguments, name) in cases {
-            let result = try AlcedoProcess.run(arguments)
+            let result = try await AlcedoProcess.runDetached(arguments)
             #expect(result.status == 1, "\(arguments)")
             #expect(!result.crashed)
             let lines = result.stderr.split(separator: "\n")

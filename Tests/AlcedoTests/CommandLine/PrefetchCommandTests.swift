@@ -27,14 +27,14 @@ struct PrefetchCommandTests {
             try Data("# images\n\(a)\n\n  \(b)  \n\(missing)\nftp://example.com/x.jpg\n".utf8).write(to: list)
             let cache = dir.url.appendingPathComponent("cache").path
 
-            let first = try FetchCommandTests.run(["prefetch", "--from", list.path, "--cache-dir", cache, "--json"], in: dir)
+            let first = try await FetchCommandTests.run(["prefetch", "--from", list.path, "--cache-dir", cache, "--json"], in: dir)
             #expect(first.status == 1)
             #expect(!first.crashed)
             #expect(try Self.results(first.stdout) == [a: "completed", b: "completed", missing: "failed", "ftp://example.com/x.jpg": "failed"])
             #expect(first.stderr.contains("2 completed, 0 skipped (already cached), 2 failed"), "\(first.stderr)")
 
             // The same list on standard input: what is cached is skipped, nothing is downloaded again.
-            let second = try FetchCommandTests.run(["prefetch", "--from", "-", "--cache-dir", cache, "--json"], in: dir,
+            let second = try await FetchCommandTests.run(["prefetch", "--from", "-", "--cache-dir", cache, "--json"], in: dir,
                                                    input: try Data(contentsOf: list))
             #expect(try Self.results(second.stdout)[a] == "skipped")
             #expect(try Self.results(second.stdout)[b] == "skipped")
@@ -42,7 +42,7 @@ struct PrefetchCommandTests {
             #expect(server.requestCount("/b.jpg") == 1)
 
             // And fetch finds them on disk.
-            let fetched = try FetchCommandTests.run(["fetch", a, "--out", dir.url.path, "--cache-dir", cache, "--only-from-cache", "--json"], in: dir)
+            let fetched = try await FetchCommandTests.run(["fetch", a, "--out", dir.url.path, "--cache-dir", cache, "--only-from-cache", "--json"], in: dir)
             #expect(fetched.status == 0, "\(fetched.stderr)")
             #expect(try FetchCommandTests.reports(fetched.stdout).first?["cacheType"] as? String == "disk")
         }
@@ -79,7 +79,7 @@ struct PrefetchCommandTests {
             server.route("/c.png", .ok(try Data(contentsOf: Fixtures.url("libpng/testpngs/rgb-alpha-8.png")), contentType: "image/png"))
             let list = dir.url.appendingPathComponent("urls.txt")
             try Data((server.url("/c.png").absoluteString + "\n").utf8).write(to: list)
-            let result = try FetchCommandTests.run(["prefetch", "--from", list.path, "--cache-dir", dir.url.appendingPathComponent("cache").path], in: dir)
+            let result = try await FetchCommandTests.run(["prefetch", "--from", list.path, "--cache-dir", dir.url.appendingPathComponent("cache").path], in: dir)
             #expect(result.status == 0, "\(result.stderr)")
             let lines = result.stdout.split(separator: "\n")
             #expect(lines.count == 1)
@@ -90,9 +90,9 @@ struct PrefetchCommandTests {
     }
 
     @Test("a list that cannot be read: exit 1 and one line naming it")
-    func unreadableList() throws {
+    func unreadableList() async throws {
         let dir = try TemporaryDirectory()
-        let result = try FetchCommandTests.run(["prefetch", "--from", dir.url.appendingPathComponent("none.txt").path], in: dir)
+        let result = try await FetchCommandTests.run(["prefetch", "--from", dir.url.appendingPathComponent("none.txt").path], in: dir)
         #expect(result.status == 1)
         #expect(!result.crashed)
         #expect(result.stderr.contains("none.txt") && result.stderr.contains("No such file"), "\(result.stderr)")

@@ -92,7 +92,9 @@ struct CancellationWhileQueuedTests {
                 return .success(1)
             }
         }
-        #expect(await eventually { started.load(ordering: .sequentiallyConsistent) == true })
+        // The blocker holds the pool's only place from its acquisition on (its work may wait
+        // for a Dispatch worker; the place is what matters).
+        #expect(await eventually { pool.load.running == 1 })
         let queued = Task {
             await pool.run(priority: .high) { () -> Result<Int, AlcedoError> in
                 ranCancelled.store(true, ordering: .sequentiallyConsistent)
@@ -110,6 +112,7 @@ struct CancellationWhileQueuedTests {
         #expect(pool.load == (running: 1, waiting: 0))
         gate.signal()
         #expect(try await blocker.value.get() == 1)
+        #expect(started.load(ordering: .sequentiallyConsistent) == true)
         // The place the blocker frees would go to the cancelled job first: a job after it runs, the cancelled one never.
         #expect(try await pool.run(priority: .low) { () -> Result<Int, AlcedoError> in .success(3) }.get() == 3)
         let ran = ranCancelled.load(ordering: .sequentiallyConsistent)

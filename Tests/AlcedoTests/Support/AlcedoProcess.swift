@@ -21,6 +21,17 @@ enum AlcedoProcess {
     /// Runs `alcedo` with `arguments` and waits for it. Standard input is `input`, or empty
     /// when it is `nil` (default); a command given `input` must read all of it. With a
     /// `timeout`, a process still running after it is killed (a bound, not a timing claim).
+    /// ``run(_:environment:input:timeout:)`` on a thread of its own, so an async test waits
+    /// for the child without blocking a thread of the cooperative pool.
+    static func runDetached(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil,
+                            timeout: Duration? = nil) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Swift.Result { try run(arguments, environment: environment, input: input, timeout: timeout) })
+            }.start()
+        }
+    }
+
     static func run(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil,
                     timeout: Duration? = nil) throws -> Result {
         let process = Process()
@@ -37,10 +48,11 @@ enum AlcedoProcess {
         try process.run()
         if let input {
             // Written from another thread, so a child that does not read cannot block this one.
-            DispatchQueue.global().async {
+            // A thread of its own: a blocked write must not hold one of Dispatch's few workers.
+            Thread {
                 try? stdin.fileHandleForWriting.write(contentsOf: input)
                 try? stdin.fileHandleForWriting.close()
-            }
+            }.start()
         }
         let killed = KillFlag()
         if let timeout {
@@ -56,10 +68,12 @@ enum AlcedoProcess {
         let group = DispatchGroup()
         nonisolated(unsafe) var errData = Data()
         group.enter()
-        DispatchQueue.global().async {
+        // A thread of its own, not a Dispatch worker: on Linux the global queue has about one
+        // worker per core, and a read that blocks for the child's life would starve the rest.
+        Thread {
             errData = err.fileHandleForReading.readDataToEndOfFile()
             group.leave()
-        }
+        }.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
