@@ -42,7 +42,9 @@ struct ErrorStatus: Sendable, Equatable {
         case .requestError(let reason):
             switch reason {
             case .invalidURL: return ErrorStatus(status: 400, reason: text)
-            case .refusedByModifier: return ErrorStatus(status: 403, reason: text)
+            case .refusedByModifier, .localFileNotAllowed: return ErrorStatus(status: 403, reason: text)
+            case .connectionRefused, .hostUnreachable, .dnsFailure, .tlsFailure, .connectionReset:
+                return ErrorStatus(status: 502, reason: text)
             case .connectTimedOut, .timedOut: return ErrorStatus(status: 504, reason: text)
             case .cancelled: return ErrorStatus(status: 503, reason: text)
             case .networkFailure(_, let underlying):
