@@ -58,12 +58,12 @@ struct PrefetchCommandTests {
             try Data("\(gone)\n\(page)\n".utf8).write(to: list)
             let cache = dir.url.appendingPathComponent("cache").path
 
-            let plain = try FetchCommandTests.run(["prefetch", "--from", list.path, "--cache-dir", cache], in: dir)
+            let plain = try await FetchCommandTests.run(["prefetch", "--from", list.path, "--cache-dir", cache], in: dir)
             #expect(plain.status == 1)
             #expect(plain.stderr.contains("alcedo: \(gone): response error: unacceptable status code 404"), "\(plain.stderr)")
             #expect(plain.stderr.contains("alcedo: \(page): response error: \(page) sent 6 bytes of text/html, not an image"), "\(plain.stderr)")
 
-            let json = try FetchCommandTests.run(["prefetch", "--from", list.path, "--cache-dir", cache, "--json"], in: dir)
+            let json = try await FetchCommandTests.run(["prefetch", "--from", list.path, "--cache-dir", cache, "--json"], in: dir)
             var errors: [String: String] = [:]
             for object in try InfoAndConvertCommandTests.jsonLines(json.stdout) {
                 errors[try #require(object["url"] as? String)] = object["error"] as? String
