@@ -537,9 +537,13 @@ static void compress(encoder_context *context, const uint8_t *rgba, int32_t widt
     cinfo->in_color_space = JCS_EXT_RGBA; /* libjpeg-turbo ignores the fourth byte */
     jpeg_set_defaults(cinfo);
     jpeg_set_quality(cinfo, quality, TRUE);
-    cinfo->optimize_coding = TRUE;
     cinfo->dct_method = JDCT_ISLOW;
     int factor = quality >= 90 ? 1 : 2; /* luma sampling factor: 4:4:4 or 4:2:0 */
+    /* Optimised Huffman tables need a second pass over every coefficient of the image, which
+       libjpeg keeps whole: 2 bytes a sample. Above ALCEDO_JPEG_OPTIMIZE_LIMIT the standard
+       tables are used instead (a few percent larger, no whole-image buffer). */
+    double coefficient_bytes = (double)width * (double)height * (factor == 1 ? 3.0 : 1.5) * 2.0;
+    cinfo->optimize_coding = coefficient_bytes <= (double)ALCEDO_JPEG_OPTIMIZE_LIMIT ? TRUE : FALSE;
     cinfo->comp_info[0].h_samp_factor = factor;
     cinfo->comp_info[0].v_samp_factor = factor;
     if (progressive) jpeg_simple_progression(cinfo);

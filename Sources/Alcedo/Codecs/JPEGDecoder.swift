@@ -264,9 +264,10 @@ struct JPEGDecompression {
         case ALCEDO_JPEG_TIMED_OUT:
             return .decodingError(reason: .timedOut(format: .jpeg, limit: limits.limits.decodingTimeout))
         case ALCEDO_JPEG_TOO_MUCH_MEMORY:
+            // libjpeg says only that its arrays do not fit max_memory_to_use, not by how much.
             return .decodingError(reason: .workingMemoryTooLarge(
-                format: .jpeg, what: "libjpeg's whole-image buffers (\(message))", bytes: Int.max,
-                limit: limits.limits.maxWorkingMemory))
+                format: .jpeg, what: "libjpeg's whole-image buffers (\(message))",
+                bytes: limits.limits.maxWorkingMemory &+ 1, limit: limits.limits.maxWorkingMemory))
         default:
             return .decodingError(reason: inHeader ? .invalidHeader(format: .jpeg, message: message)
                                                    : .corrupt(format: .jpeg, message: message))

@@ -7,7 +7,10 @@ import Foundation
 ///   else throws ``EncodingErrorReason/invalidQuality(_:)``.
 /// - **Chroma subsampling**: 4:2:0 below quality 90, 4:4:4 at 90 and above, where the
 ///   colour detail 4:2:0 throws away becomes the largest error left.
-/// - **Huffman tables** are optimised for the image (smaller files, same pixels).
+/// - **Huffman tables** are optimised for the image (smaller files, same pixels), unless the
+///   whole-image coefficient buffer that takes (2 bytes a sample) would pass 256 MiB (above about
+///   44 MP at quality 90 and up, 89 MP below): then the standard tables are used, so encoding
+///   keeps no second whole-image buffer.
 /// - **Alpha**: JPEG has none. Pixels that are not fully opaque are composited onto white
 ///   first (straight alpha: `c * a / 255 + 255 - a`), so transparent areas come out white.
 /// - **Animation**: only the first frame is written.

@@ -73,7 +73,10 @@ public struct WebPEncoder: ImageEncoding {
             WebPMemoryWriterClear(writer)
             writer.deallocate()
         }
-        return try withPicture(image.pixels, width: image.width, height: image.height) { picture throws(AlcedoError) -> Data in
+        // Lossy input is imported straight to YUV(A), 1.5 to 2.5 bytes a pixel, instead of an
+        // ARGB copy of 4 bytes a pixel that libwebp would then convert to the same YUV(A).
+        let argb = config.lossless != 0
+        return try withPicture(image.pixels, width: image.width, height: image.height, argb: argb) { picture throws(AlcedoError) -> Data in
             picture.pointee.writer = WebPMemoryWrite
             picture.pointee.custom_ptr = UnsafeMutableRawPointer(writer)
             guard WebPEncode(&config, picture) != 0 else { throw failure(picture.pointee.error_code) }
@@ -119,8 +122,9 @@ public struct WebPEncoder: ImageEncoding {
         return Data(bytes: bytes, count: output.size)
     }
 
-    /// Calls `body` with a picture holding `pixels` (RGBA8, straight alpha), freed afterwards.
-    private static func withPicture<T>(_ pixels: [UInt8], width: Int, height: Int,
+    /// Calls `body` with a picture holding `pixels` (RGBA8, straight alpha), freed afterwards:
+    /// as ARGB when `argb` (lossless and animations need it, the default), else as YUV(A).
+    private static func withPicture<T>(_ pixels: [UInt8], width: Int, height: Int, argb: Bool = true,
                                        _ body: (UnsafeMutablePointer<WebPPicture>) throws(AlcedoError) -> T) throws(AlcedoError) -> T {
         let picture = UnsafeMutablePointer<WebPPicture>.allocate(capacity: 1)
         picture.initialize(to: WebPPicture())
@@ -129,7 +133,7 @@ public struct WebPEncoder: ImageEncoding {
             picture.deallocate()
         }
         guard alcedo_webp_picture_init(picture) != 0 else { throw failure("libwebp does not match the headers Alcedo was built with") }
-        picture.pointee.use_argb = 1
+        picture.pointee.use_argb = argb ? 1 : 0
         picture.pointee.width = Int32(width)
         picture.pointee.height = Int32(height)
         let imported = pixels.withUnsafeBufferPointer { buffer in

@@ -9,9 +9,10 @@ import Foundation
 /// the image the edge pixels repeat (edge clamp), so a constant image stays constant and the
 /// borders do not darken. A radius of 0 returns the image unchanged.
 ///
-/// Cost: below σ = 6, 2⌈3σ⌉+1 multiply-adds per pixel and pass (fewer when the image is
-/// smaller than the kernel), with 2⌈3σ⌉+1 rows of 16 bytes per pixel as working memory. From
-/// σ = 6 on, the cost no longer grows with σ: the picture is averaged down by ⌊σ/3⌋, blurred
+/// Cost: below σ = 6 (or on a picture under 32 pixels on its longest side), 2⌈3σ⌉+1
+/// multiply-adds per pixel and pass (fewer when the image is smaller than the kernel), with
+/// 2⌈3σ⌉+1 rows of 16 bytes per pixel as working memory. From σ = 6 on, the cost no longer
+/// grows with σ: the picture is averaged down by ⌊σ/3⌋, blurred
 /// there with the exact kernel and brought back by bilinear interpolation, the three steps
 /// together spreading a point with the Gaussian's variance σ² (the result stays within a few
 /// levels of the exact Gaussian; see ``ScaledGaussianBlur``). The radius is limited to
@@ -45,8 +46,9 @@ public struct BlurImageProcessor: ImageProcessor {
                                            "blurRadius must be at most \(Self.maximumRadius), got \(blurRadius)")
         }
         guard blurRadius > 0 else { return image }
-        if blurRadius >= ScaledGaussianBlur.threshold {
-            let scaled = ScaledGaussianBlur(sigma: blurRadius)
+        let longestSide = max(image.width, image.height)
+        if ScaledGaussianBlur.applies(sigma: blurRadius, longestSide: longestSide) {
+            let scaled = ScaledGaussianBlur(sigma: blurRadius, longestSide: longestSide)
             return image.mappingFrames { pixels in scaled.blur(pixels, width: image.width, height: image.height) }
         }
         let kernel = GaussianKernel(sigma: blurRadius, longestSide: max(image.width, image.height))

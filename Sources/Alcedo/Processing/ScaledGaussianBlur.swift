@@ -8,19 +8,31 @@
 /// σ² of the Gaussian asked for (to within 1/12 of a pixel²), and the shape is that of a
 /// Gaussian convolved with two narrow kernels (k ≤ σ/3): close to the Gaussian itself. Cost:
 /// a few operations per full-size pixel whatever σ, plus the exact blur of a picture k² times
-/// smaller; memory: the small picture and a few rows.
+/// smaller (σ' between 3 and 4 pixels there, or larger on a picture only 16 to 31 reduced
+/// pixels long, where the exact kernel is cut at that side); memory: the small picture and a
+/// few rows.
 struct ScaledGaussianBlur {
     /// From this σ on, ``BlurImageProcessor`` blurs through a smaller picture (below it the
     /// exact kernel has at most 2⌈3σ⌉+1 = 37 taps).
     static let threshold = 6.0
+    /// Pictures whose longest side is below this are blurred exactly whatever σ: the exact
+    /// kernel is cut at the picture's side, so it costs at most 2 x 31 + 1 taps a pixel.
+    static let minimumSide = 32
 
     let sigma: Double
-    /// The reduction factor: ⌊σ/3⌋, at least 2.
+    /// The reduction factor: ⌊σ/3⌋, at least 2, and at most a sixteenth of the longest side,
+    /// so that the reduced picture keeps at least 16 pixels along it.
     let factor: Int
 
-    init(sigma: Double) {
+    init(sigma: Double, longestSide: Int = .max) {
         self.sigma = sigma
-        factor = max(2, Int((sigma / 3).rounded(.down)))
+        factor = max(2, min(Int((sigma / 3).rounded(.down)), longestSide / 16))
+    }
+
+    /// Whether a blur of `sigma` over a picture whose longest side is `longestSide` goes
+    /// through a reduced picture.
+    static func applies(sigma: Double, longestSide: Int) -> Bool {
+        sigma >= threshold && longestSide >= minimumSide
     }
 
     /// σ of the exact blur applied to the reduced picture, in its pixels.

@@ -157,10 +157,14 @@ long alcedo_jpeg_warning_count(const alcedo_jpeg_decoder *decoder);
    allow_truncated: otherwise that is an ALCEDO_JPEG_TRUNCATED error), else 0. */
 int alcedo_jpeg_was_truncated(const alcedo_jpeg_decoder *decoder);
 
+/* Largest whole-image coefficient buffer (2 bytes a sample) the encoder spends on optimised
+   Huffman tables: 256 MiB, e.g. 44 MP at 4:4:4; larger images use the standard tables. */
+#define ALCEDO_JPEG_OPTIMIZE_LIMIT (256u << 20)
+
 /*
  * Compresses width x height RGBA8 pixels (row y at rgba + y * stride) into a JPEG in memory.
  * Pixels whose alpha is below 255 are composited onto white first. quality is 1...100;
- * Huffman tables are optimised; chroma is subsampled 4:2:0 below quality 90 and kept 4:4:4
+ * Huffman tables are optimised (up to ALCEDO_JPEG_OPTIMIZE_LIMIT); chroma is subsampled 4:2:0 below quality 90 and kept 4:4:4
  * at 90 and above; progressive selects a progressive scan script.
  * On ALCEDO_JPEG_OK *output holds *output_size bytes the caller must free() with free();
  * otherwise *output is NULL and message (of capacity message_capacity) says why.
