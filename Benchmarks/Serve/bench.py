@@ -258,8 +258,10 @@ class Alcedo(Server):
         self.binary = binary
 
     def command(self, workload, folder):
-        return [self.binary, "serve", "--host", "127.0.0.1", "--port", "0", "--cache-dir", str(folder / "cache"),
-                "--allow-private-networks"]
+        # stdbuf: the `listening on` line must reach the log file at once, not at exit.
+        line_buffered = ["stdbuf", "-oL"] if shutil.which("stdbuf") else []
+        return line_buffered + [self.binary, "serve", "--host", "127.0.0.1", "--port", "0",
+                                "--cache-dir", str(folder / "cache"), "--allow-private-networks"]
 
     def wait_ready(self):
         # `alcedo serve --port 0` prints `listening on http://HOST:PORT` once it accepts.
