@@ -451,7 +451,7 @@ def report(results, meta):
                   "| workload | conns | peer | req/s | p99 | CPU ms/req | peak RSS |", "|---|---|---|---|---|---|---|"] + rows
         lines += ["", "Goals (evaluated, not asserted):", ""] + goals(index, meta["connections"])
     else:
-        lines += ["", "No Alcedo figures in this run: no ratios."]
+        lines += ["", "No ratios: Alcedo and a peer were not both measured in this run."]
     return "\n".join(lines) + "\n"
 
 
