@@ -22,6 +22,14 @@ if [ "${ALCEDO_WITH_TOOLS:-0}" = "1" ]; then
   command -v pngcheck >/dev/null 2>&1 || missing+=(pngcheck)
 fi
 
+# Optional: what the serve benchmark runs besides Alcedo (an nginx origin, wrk, libvips for a peer).
+if [ "${ALCEDO_WITH_SERVE_BENCH:-0}" = "1" ]; then
+  command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+  command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+  { ldconfig -p 2>/dev/null | grep -q 'libvips\.so\.42'; } || missing+=(libvips42)
+  python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
+fi
+
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 SUDO=""
