@@ -128,6 +128,7 @@ struct alcedo_jpeg_decoder {
     int incomplete;   /* scans are missing: some component or coefficient never completed */
     unsigned char component_scanned[MAX_COMPONENTS]; /* sequential files: components seen in a scan */
     int cmyk_output;  /* libjpeg writes CMYK that the shim turns into RGBA */
+    int keep_cmyk;    /* the caller converts CMYK itself (colour management): leave it as stored */
 };
 
 /* Records which components the current scan codes (for sequential multi-scan files). */
@@ -218,6 +219,7 @@ enum alcedo_jpeg_status alcedo_jpeg_read_header(alcedo_jpeg_decoder *decoder, co
     decoder->error.in_header = 1;
     jpeg_mem_src(cinfo, data, (unsigned long)size);
     jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(cinfo, JPEG_APP0 + 2, 0xFFFF); /* ICC_PROFILE segments */
     if (jpeg_read_header(cinfo, TRUE) != JPEG_HEADER_OK) {
         snprintf(decoder->error.message, JMSG_LENGTH_MAX, "no image in the data");
         return ALCEDO_JPEG_CORRUPT;
@@ -351,7 +353,7 @@ enum alcedo_jpeg_status alcedo_jpeg_read_pixels(alcedo_jpeg_decoder *decoder, ui
             snprintf(decoder->error.message, JMSG_LENGTH_MAX, "the decoder made no progress");
             return ALCEDO_JPEG_CORRUPT;
         }
-        if (decoder->cmyk_output) {
+        if (decoder->cmyk_output && !decoder->keep_cmyk) {
             for (JDIMENSION i = 0; i < done; i++) cmyk_row_to_rgba(rows[i], width);
         }
     }
@@ -371,6 +373,34 @@ long alcedo_jpeg_warning_count(const alcedo_jpeg_decoder *decoder) {
 
 int alcedo_jpeg_was_truncated(const alcedo_jpeg_decoder *decoder) {
     return decoder != NULL && (decoder->error.ended_early || decoder->incomplete);
+}
+
+/* ---- Colour ---------------------------------------------------------------------------- */
+
+int alcedo_jpeg_icc_profile(alcedo_jpeg_decoder *decoder, uint8_t **profile, size_t *length) {
+    if (profile != NULL) *profile = NULL;
+    if (length != NULL) *length = 0;
+    if (decoder == NULL || profile == NULL || length == NULL || decoder->stage != STAGE_HEADER) return 0;
+    /* jpeg_read_icc_profile only warns about bad segments; errors (out of memory) jump here. */
+    if (setjmp(decoder->error.jump)) {
+        decoder->stage = STAGE_HEADER;
+        return 0;
+    }
+    JOCTET *data = NULL;
+    unsigned int size = 0;
+    if (!jpeg_read_icc_profile(&decoder->cinfo, &data, &size) || data == NULL) return 0;
+    *profile = data;
+    *length = size;
+    return 1;
+}
+
+int alcedo_jpeg_adobe_transform(const alcedo_jpeg_decoder *decoder) {
+    if (decoder == NULL || decoder->stage == STAGE_NEW || !decoder->cinfo.saw_Adobe_marker) return -1;
+    return decoder->cinfo.Adobe_transform;
+}
+
+void alcedo_jpeg_keep_cmyk(alcedo_jpeg_decoder *decoder, int keep) {
+    if (decoder != NULL) decoder->keep_cmyk = keep ? 1 : 0;
 }
 
 /* ---- Encoding -------------------------------------------------------------------------- */

@@ -20,7 +20,12 @@ import Foundation
 /// 5% of sRGB's are left alone. Files with an `sRGB` chunk or without colour information are
 /// taken as sRGB and keep their sample values, **including 16-bit files**: libpng would
 /// otherwise take untagged 16-bit samples as linear and brighten them, which no browser does.
-/// `cHRM` and ICC profiles are not applied.
+/// ## Colour
+/// Under ``DecodingOptions/colorManagement`` (default: to sRGB) an `iCCP` profile is applied;
+/// a file with an `sRGB` chunk is sRGB; a colour file with `gAMA` and `cHRM` (primaries or
+/// white point other than sRGB's) but neither `iCCP` nor `sRGB` is converted from its
+/// primaries, white point and gamma, in one step from the stored samples (libpng's gamma step
+/// above is then skipped; palette files keep it and are converted after it).
 ///
 /// ## Animated PNG
 /// libpng as shipped by Linux distributions has no APNG support, so APNG frames are decoded
@@ -33,8 +38,10 @@ import Foundation
 /// `acTL`) or a frame's data cannot be decoded, the file decodes as its default image, a
 /// still, as APNG-unaware readers show it. Limit errors are never waived.
 ///
-/// EXIF orientation in an `eXIf` chunk is not applied (``AlcedoImage/orientation`` is `.up`),
-/// and ``DecodingOptions/targetSize`` is ignored: PNG has no decode-time scaling.
+/// EXIF orientation in an `eXIf` chunk is applied to every frame when
+/// ``DecodingOptions/appliesOrientation`` is set (the default) and recorded in
+/// ``AlcedoImage/orientation`` either way, as for JPEG. ``DecodingOptions/targetSize`` is
+/// ignored: PNG has no decode-time scaling.
 public struct PNGDecoder: ImageDecoding {
     /// `.png` (the registry also hands APNG files to this decoder).
     public var format: ImageFormat { .png }
@@ -56,6 +63,10 @@ public struct PNGDecoder: ImageDecoding {
             }
             var info = ImageInfo(format: sourceFormat, width: Int(image.width), height: Int(image.height),
                                  hasAlpha: image.format & 0x01 != 0)
+            info.colorProfile = EmbeddedProfileReader.pngPlan(raw, mode: options.colorManagement, format: sourceFormat)
+                .metadata.sourceProfile
+            info.orientation = ContainerExifReader.pngOrientation(raw) ?? .up
+            if options.appliesOrientation && info.orientation.swapsDimensions { swap(&info.width, &info.height) }
             if sourceFormat == .apng, let structure = try? PNGChunkValidator.validate(raw, format: .apng),
                let animation = PNGAnimation(structure, bytes: raw), animation.frames.count > 1 {
                 info.frameCount = animation.frames.count
@@ -75,21 +86,25 @@ public struct PNGDecoder: ImageDecoding {
         let result: Result<AlcedoImage, AlcedoError> = data.withUnsafeBytes { raw in
             Result { () throws(AlcedoError) -> AlcedoImage in try decode(raw, options: options) }
         }
-        return try result.get()
+        let image = try result.get()
+        let orientation = data.withUnsafeBytes { ContainerExifReader.pngOrientation($0) } ?? .up
+        return options.appliesOrientation ? image.applyingOrientation(orientation) : image.recordingOrientation(orientation)
     }
 
     private func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
         let structure = try PNGChunkValidator.validate(bytes, format: .png)
         let sourceFormat: ImageFormat = structure.isAnimated ? .apng : .png
+        let plan = EmbeddedProfileReader.pngPlan(bytes, mode: options.colorManagement, format: sourceFormat)
         if structure.isAnimated && !options.firstFrameOnly, let animation = PNGAnimation(structure, bytes: bytes) {
             try options.limits.check(width: structure.width, height: structure.height, format: .apng)
             do throws(AlcedoError) {
                 let frames = try animation.decode(structure, bytes: bytes, limits: options.limits)
                 if frames.count > 1 {
-                    return AlcedoImage(width: structure.width, height: structure.height, frames: frames,
-                                       loopCount: animation.plays, sourceFormat: .apng)
+                    return plan.apply(to: AlcedoImage(width: structure.width, height: structure.height, frames: frames,
+                                                      loopCount: animation.plays, sourceFormat: .apng))
                 } else if let only = frames.first {
-                    return AlcedoImage(width: structure.width, height: structure.height, pixels: only.pixels, sourceFormat: .apng)
+                    return plan.apply(to: AlcedoImage(width: structure.width, height: structure.height, pixels: only.pixels,
+                                                      sourceFormat: .apng))
                 }
             } catch {
                 // A frame that cannot be decoded makes the file a still; limits are not waived.
@@ -101,8 +116,19 @@ public struct PNGDecoder: ImageDecoding {
                 }
             }
         }
-        let pixels = try PNGDecoder.decodePixels(bytes, structure: structure, limits: options.limits, format: sourceFormat)
-        return AlcedoImage(width: structure.width, height: structure.height, pixels: pixels, sourceFormat: sourceFormat)
+        var pixels: [UInt8]
+        var stillPlan = plan
+        if options.colorManagement != .ignore && EmbeddedProfileReader.pngUsesChromaticities(bytes) {
+            stillPlan = EmbeddedProfileReader.pngPlan(bytes, mode: options.colorManagement, format: sourceFormat, rawSamples: true)
+            pixels = try EmbeddedProfileReader.withoutGamma(bytes) { (raw) throws(AlcedoError) -> [UInt8] in
+                try PNGDecoder.decodePixels(raw, structure: structure, limits: options.limits, format: sourceFormat)
+            }
+        } else {
+            pixels = try PNGDecoder.decodePixels(bytes, structure: structure, limits: options.limits, format: sourceFormat)
+        }
+        stillPlan.apply(to: &pixels)
+        return AlcedoImage(width: structure.width, height: structure.height, pixels: pixels, sourceFormat: sourceFormat,
+                           colorMetadata: stillPlan.metadata)
     }
 
     /// Decodes the pixels of a validated PNG stream into `width * height * 4` bytes of RGBA.

@@ -38,10 +38,10 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Processing") var processing: ProcessingArguments
 
-    @Option(help: ArgumentHelp("The output format: jpeg, png, webp or gif (default: the source's).", valueName: "format"))
+    @Option(help: ArgumentHelp("The output format: jpeg, png, webp, gif or avif (default: the source's).", valueName: "format"))
     var format: String?
 
-    @Option(help: ArgumentHelp("Quality for JPEG and WebP output, 1-100.", valueName: "q"))
+    @Option(help: ArgumentHelp("Quality for JPEG, WebP and AVIF output, 1-100.", valueName: "q"))
     var quality = 90
 
     @Flag(name: .customLong("force-refresh"), help: "Skip the caches and load again (a download revalidates what the disk holds).")
@@ -56,6 +56,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How many URLs are retrieved at once, 1-64.", valueName: "n"))
     var concurrency = 4
 
+    @Option(name: .customLong("color"), help: ColorManagement.argumentHelp)
+    var color: ColorManagement = .convertToSRGB
+
     @Flag(help: "One JSON object per line per URL.")
     var json = false
 
@@ -64,7 +67,7 @@ struct FetchCommand: AsyncParsableCommand {
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be in 1...100, got \(quality)") }
         guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be in 1...64, got \(concurrency)") }
         if let format, Self.outputFormat(format) == nil {
-            throw ValidationError("--format takes jpeg, png, webp or gif; got \(format)")
+            throw ValidationError("--format takes jpeg, png, webp, gif or avif; got \(format)")
         }
         if forceRefresh && onlyFromCache {
             throw ValidationError("--force-refresh and --only-from-cache cannot be used together")
@@ -76,7 +79,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     /// The output format named by `word`, when the tool writes it.
     static func outputFormat(_ word: String) -> ImageFormat? {
-        guard let format = ImageFormat(fileExtension: word), [.jpeg, .png, .webp, .gif].contains(format) else { return nil }
+        guard let format = ImageFormat(fileExtension: word), [.jpeg, .png, .webp, .gif, .avif].contains(format) else { return nil }
         return format
     }
 
@@ -89,7 +92,7 @@ struct FetchCommand: AsyncParsableCommand {
                                             memoryOnly: memoryOnly)
         let fetcher = ImageFetcher(settings: settings, retriever: retriever)
         let processor = processing.processor
-        let options = RetrievalOptions(forceRefresh: forceRefresh, onlyFromCache: onlyFromCache)
+        let options = RetrievalOptions(forceRefresh: forceRefresh, onlyFromCache: onlyFromCache, colorManagement: color)
         let urls = self.urls
         let progress = ProgressBar(title: "fetch", total: urls.count)
         progress.show()
