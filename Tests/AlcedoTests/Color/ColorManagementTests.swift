@@ -150,6 +150,17 @@ struct ColorManagementTests {
         #expect(cache.count == 1)
     }
 
+    @Test("matrix-shaper profiles take the fast path (checked against lcms when built)")
+    func fastPath() throws {
+        for name in ["p3", "adobe-rgb", "prophoto"] {
+            let profile = try #require(LCMSProfile(iccData: try ColorFixtures.data("\(name).icc")))
+            let transform = try #require(ColorTransform.make(rgbOrGray: profile))
+            guard case .matrixShaper = transform.kind else { Issue.record("\(name): not the fast path"); continue }
+        }
+        // A CMYK profile has no fast path.
+        #expect(MatrixShaperTransform(try #require(LCMSProfile(iccData: try ColorFixtures.data("press-cmyk.icc")))) == nil)
+    }
+
     @Test("an sRGB profile is recognised and leaves the pixels alone")
     func sRGBProfileIsIdentity() throws {
         let sRGB = try #require(LCMSProfile.sRGB().iccData())
