@@ -11,14 +11,15 @@ enum AVIFHEIFFixtures {
         try PNGDecoder().decode(data("\(name).ref.png"), options: DecodingOptions(colorManagement: .ignore))
     }
 
-    /// Runs `decode` on every prefix of `data` (about 100 of them) and on 60 copies with three
-    /// random bits flipped: each must give an image or a typed error, never a crash.
+    /// Runs `decode` on about 40 prefixes of `data` and on 24 copies with three random bits
+    /// flipped: each must give an image or a typed error, never a crash. (Kept small: these
+    /// run synchronously on the test pool; `scripts/fuzz.sh` explores much further.)
     static func sweep(_ data: Data, seed: UInt64, _ decode: (Data) -> Void) {
-        for length in stride(from: 0, to: data.count, by: max(1, data.count / 97)) {
+        for length in stride(from: 0, to: data.count, by: max(1, data.count / 37)) {
             decode(data.prefix(length))
         }
         var random = SeededRandom(seed: seed)
-        for _ in 0..<60 {
+        for _ in 0..<24 {
             var flipped = data
             for _ in 0..<3 {
                 let index = Int.random(in: 0..<flipped.count, using: &random)
@@ -123,7 +124,7 @@ struct AVIFDecoderTests {
 
     @Test("every prefix and random bit flips give a typed error or an image, never a crash")
     func hostileInput() throws {
-        for name in ["still-420.avif", "alpha-10bit.avif", "animated.avif", "grid-2x2.avif"] {
+        for name in ["still-420.avif", "alpha-10bit.avif", "animated.avif"] {
             AVIFHEIFFixtures.sweep(try AVIFHEIFFixtures.data(name), seed: 0xA71F) { bytes in
                 _ = try? AVIFDecoder().decode(bytes)
                 _ = try? AVIFDecoder().info(for: bytes)
