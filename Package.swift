@@ -42,10 +42,22 @@ let package = Package(
             name: "CWebP", pkgConfig: "libwebp",
             providers: [.apt(["libwebp-dev"])]
         ),
+        .systemLibrary(
+            name: "CLCMS2", pkgConfig: "lcms2",
+            providers: [.apt(["liblcms2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CAVIF", pkgConfig: "libavif",
+            providers: [.apt(["libavif-dev"])]
+        ),
+        .systemLibrary(
+            name: "CHEIF", pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]
+        ),
         .target(
             name: "Alcedo",
             dependencies: [
-                "CAlcedoCodecs", "CPNG", "CGIF", "CWebP",
+                "CAlcedoCodecs", "CPNG", "CGIF", "CWebP", "CLCMS2", "CAVIF", "CHEIF",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

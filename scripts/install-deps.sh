@@ -13,6 +13,9 @@ have_pc libjpeg || missing+=(libjpeg62-turbo-dev)
 have_pc libpng || missing+=(libpng-dev)
 have_header gif_lib.h || missing+=(libgif-dev)
 { have_pc libwebp && have_pc libwebpdemux && have_pc libwebpmux; } || missing+=(libwebp-dev)
+have_pc lcms2 || missing+=(liblcms2-dev)
+have_pc libavif || missing+=(libavif-dev)
+have_pc libheif || missing+=(libheif-dev)
 
 # Optional tools: reference decoders used by a few conformance tests and the benchmarks.
 if [ "${ALCEDO_WITH_TOOLS:-0}" = "1" ]; then
@@ -20,6 +23,15 @@ if [ "${ALCEDO_WITH_TOOLS:-0}" = "1" ]; then
   command -v dwebp >/dev/null 2>&1 || missing+=(webp)
   command -v gif2rgb >/dev/null 2>&1 || missing+=(giflib-tools)
   command -v pngcheck >/dev/null 2>&1 || missing+=(pngcheck)
+  command -v jpgicc >/dev/null 2>&1 || missing+=(liblcms2-utils)
+  command -v avifdec >/dev/null 2>&1 || missing+=(libavif-bin)
+  command -v heif-convert >/dev/null 2>&1 || missing+=(libheif-examples)
+fi
+
+# Benchmark peers only (libvips-tools is large): vipsthumbnail and GNU time for peak memory.
+if [ "${ALCEDO_WITH_BENCH_TOOLS:-0}" = "1" ]; then
+  command -v vipsthumbnail >/dev/null 2>&1 || missing+=(libvips-tools)
+  [ -x /usr/bin/time ] || missing+=(time)
 fi
 
 # Optional: what the serve benchmark runs besides Alcedo (an nginx origin, wrk, libvips for a peer).

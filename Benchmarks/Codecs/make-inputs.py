@@ -29,6 +29,11 @@ photo.save(out / "photo-12mp-q85.jpg", quality=85)
 photo.save(out / "photo-12mp-q90.jpg", quality=90)
 detailed(samples.landscape(2400, 1800, 1), 2).save(out / "large.png", compress_level=6)
 detailed(samples.landscape(4000, 3000, 2), 3).save(out / "large.webp", quality=80)
+# Colour management: the q85 photo tagged with a Display P3 profile (the colour fixtures'
+# profile), and a 24-megapixel photo for the peak-memory comparison.
+p3 = (here.parent.parent / "Tests" / "AlcedoTests" / "Fixtures" / "color-generated" / "p3.icc").read_bytes()
+photo.save(out / "photo-12mp-p3.jpg", quality=85, icc_profile=p3)
+detailed(samples.landscape(6000, 4000, 3), 4).save(out / "photo-24mp-q85.jpg", quality=85)
 frames = samples.spinner_frames(size=320, count=40)
 frames[0].save(out / "animated.gif", save_all=True, append_images=frames[1:], duration=40, loop=0,
                disposal=2, transparency=0)

@@ -159,6 +159,7 @@ struct alcedo_jpeg_decoder {
     int last_scan;            /* the scan whose blocks were last counted */
     uint64_t blocks_visited;  /* blocks of every scan so far, component by component */
     uint64_t image_blocks;    /* blocks of all components (the unit of ALCEDO_JPEG_MAX_SCAN_PASSES) */
+    int keep_cmyk;    /* the caller converts CMYK itself (colour management): leave it as stored */
 };
 
 static int64_t thread_cpu_ns(void) {
@@ -304,6 +305,7 @@ enum alcedo_jpeg_status alcedo_jpeg_read_header(alcedo_jpeg_decoder *decoder, co
     decoder->error.in_header = 1;
     jpeg_mem_src(cinfo, data, (unsigned long)size);
     jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(cinfo, JPEG_APP0 + 2, 0xFFFF); /* ICC_PROFILE segments */
     if (jpeg_read_header(cinfo, TRUE) != JPEG_HEADER_OK) {
         snprintf(decoder->error.message, JMSG_LENGTH_MAX, "no image in the data");
         return ALCEDO_JPEG_CORRUPT;
@@ -431,7 +433,7 @@ static void read_rows_into(alcedo_jpeg_decoder *decoder, uint8_t *rows, size_t s
             snprintf(decoder->error.message, JMSG_LENGTH_MAX, "the decoder made no progress");
             stop((j_common_ptr)cinfo, ALCEDO_JPEG_CORRUPT);
         }
-        if (decoder->cmyk_output) {
+        if (decoder->cmyk_output && !decoder->keep_cmyk) {
             for (JDIMENSION i = 0; i < done; i++) cmyk_row_to_rgba(pointers[i], cinfo->output_width);
         }
         total += done;
@@ -491,6 +493,34 @@ long alcedo_jpeg_warning_count(const alcedo_jpeg_decoder *decoder) {
 
 int alcedo_jpeg_was_truncated(const alcedo_jpeg_decoder *decoder) {
     return decoder != NULL && (decoder->error.ended_early || decoder->incomplete);
+}
+
+/* ---- Colour ---------------------------------------------------------------------------- */
+
+int alcedo_jpeg_icc_profile(alcedo_jpeg_decoder *decoder, uint8_t **profile, size_t *length) {
+    if (profile != NULL) *profile = NULL;
+    if (length != NULL) *length = 0;
+    if (decoder == NULL || profile == NULL || length == NULL || decoder->stage != STAGE_HEADER) return 0;
+    /* jpeg_read_icc_profile only warns about bad segments; errors (out of memory) jump here. */
+    if (setjmp(decoder->error.jump)) {
+        decoder->stage = STAGE_HEADER;
+        return 0;
+    }
+    JOCTET *data = NULL;
+    unsigned int size = 0;
+    if (!jpeg_read_icc_profile(&decoder->cinfo, &data, &size) || data == NULL) return 0;
+    *profile = data;
+    *length = size;
+    return 1;
+}
+
+int alcedo_jpeg_adobe_transform(const alcedo_jpeg_decoder *decoder) {
+    if (decoder == NULL || decoder->stage == STAGE_NEW || !decoder->cinfo.saw_Adobe_marker) return -1;
+    return decoder->cinfo.Adobe_transform;
+}
+
+void alcedo_jpeg_keep_cmyk(alcedo_jpeg_decoder *decoder, int keep) {
+    if (decoder != NULL) decoder->keep_cmyk = keep ? 1 : 0;
 }
 
 /* ---- Encoding -------------------------------------------------------------------------- */

@@ -2,7 +2,7 @@ import Alcedo
 import ArgumentParser
 import Foundation
 
-/// `alcedo convert IN OUT [--format png|jpeg|gif|webp|pam] [--quality Q] [--downsample WxH] [--frame N]`
+/// `alcedo convert IN OUT [--format png|jpeg|gif|webp|avif|pam] [--quality Q] [--downsample WxH] [--frame N] [--color MODE]`
 struct ConvertCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
@@ -11,7 +11,8 @@ struct ConvertCommand: ParsableCommand {
             The output format comes from --format or OUT's extension. --downsample fits the image \
             inside WxH, keeping its aspect ratio and never upscaling, with decoder-side scaling \
             where the format allows (JPEG, WebP). pam writes a binary PAM (TUPLTYPE RGB_ALPHA, \
-            RGBA8 with straight alpha) of one frame.
+            RGBA8 with straight alpha) of one frame. Colour profiles are converted to sRGB unless \
+            --color says otherwise (preserve keeps the source's colours and embeds its profile).
             """
     )
 
@@ -21,10 +22,10 @@ struct ConvertCommand: ParsableCommand {
     @Argument(help: "The file to write.")
     var output: String
 
-    @Option(help: "Output format: png, jpeg, gif, webp or pam (default: from OUT's extension).")
+    @Option(help: "Output format: png, jpeg, gif, webp, avif or pam (default: from OUT's extension).")
     var format: String?
 
-    @Option(help: "Quality for JPEG and lossy WebP, 1-100.")
+    @Option(help: "Quality for JPEG, lossy WebP and AVIF, 1-100.")
     var quality: Int = 90
 
     @Option(help: "Fit inside WxH (for example 256x256), keeping the aspect ratio, never upscaling.")
@@ -32,6 +33,9 @@ struct ConvertCommand: ParsableCommand {
 
     @Option(help: "Write only frame N of an animation (default: all frames for gif and webp, frame 0 otherwise).")
     var frame: Int?
+
+    @Option(name: .customLong("color"), help: ColorManagement.argumentHelp)
+    var color: ColorManagement = .convertToSRGB
 
     func validate() throws {
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be in 1...100, got \(quality)") }
@@ -57,7 +61,7 @@ struct ConvertCommand: ParsableCommand {
         // Still outputs need one frame only; skip decoding the rest when it is the first.
         let frameIndex = frame ?? 0
         let needsOneFrame = frame != nil || !target.isAnimatable
-        var options = DecodingOptions(firstFrameOnly: needsOneFrame && frameIndex == 0)
+        var options = DecodingOptions(firstFrameOnly: needsOneFrame && frameIndex == 0, colorManagement: color)
         let bounds = downsample.flatMap { PixelSize(parsing: $0) }
         if let bounds {
             options.targetSize = bounds
@@ -104,7 +108,7 @@ struct ConvertCommand: ParsableCommand {
         case format(ImageFormat)
 
         var isAnimatable: Bool {
-            if case .format(let format) = self { return format == .gif || format == .webp }
+            if case .format(let format) = self { return format == .gif || format == .webp || format == .avif }
             return false
         }
     }

@@ -6,7 +6,7 @@ import Foundation
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Print the format, size, frames, loop count, durations and orientation of image files."
+        abstract: "Print the format, size, frames, loop count, durations, orientation and colour profile of image files."
     )
 
     @Argument(help: "Image files to inspect.")
@@ -15,13 +15,16 @@ struct InfoCommand: ParsableCommand {
     @Flag(help: "One JSON object per line per file.")
     var json = false
 
+    @Option(name: .customLong("color"), help: ColorManagement.argumentHelp)
+    var color: ColorManagement = .convertToSRGB
+
     func run() throws {
         var failed = false
         for path in files {
             do throws(CLIFailure) {
                 let data = try readFile(path)
                 let info: ImageInfo
-                do { info = try ImageCodecRegistry.shared.info(for: data) } catch { throw CLIFailure(path: path, error: error) }
+                do { info = try ImageCodecRegistry.shared.info(for: data, options: DecodingOptions(colorManagement: color)) } catch { throw CLIFailure(path: path, error: error) }
                 report(info, path: path, byteCount: data.count)
             } catch {
                 error.report()
@@ -45,6 +48,7 @@ struct InfoCommand: ParsableCommand {
             }
             text += ", orientation \(info.orientation.rawValue)"
             if info.hasAlpha { text += ", alpha" }
+            if let profile = info.colorProfile { text += ", " + profile.textPhrase }
             text += ", \(byteCount) bytes"
             Console.line(text)
         }

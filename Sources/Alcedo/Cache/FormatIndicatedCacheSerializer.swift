@@ -36,6 +36,12 @@ public struct FormatIndicatedCacheSerializer: CacheSerializer {
         FormatIndicatedCacheSerializer(format: .webp, options: EncodingOptions(quality: quality, lossless: lossless))
     }
 
+    /// AVIF at `quality` 1...100 (default 60), through the registry's AVIF encoder
+    /// (``AVIFEncoder``, speed 8).
+    public static func avif(quality: Int = 60) -> FormatIndicatedCacheSerializer {
+        FormatIndicatedCacheSerializer(format: .avif, options: EncodingOptions(quality: quality))
+    }
+
     /// Encodes `image` in ``format``; the original bytes are not used.
     public func data(with image: AlcedoImage, original: Data?) throws(AlcedoError) -> Data {
         try codecs.encode(image, as: format, options: options)

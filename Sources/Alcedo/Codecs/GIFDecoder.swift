@@ -66,7 +66,11 @@ public struct GIFDecoder: ImageDecoding {
     /// index or does not cover the whole canvas. Limits are not applied.
     public func info(for data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
         try withBytes(of: data) { bytes throws(AlcedoError) in
-            try read(bytes, options: options, composite: false)
+            var reading = try read(bytes, options: options, composite: false)
+            if options.colorManagement != .ignore {
+                reading.info.colorProfile = EmbeddedProfileReader.gifICCProfile(bytes).flatMap { ImageColorProfile(iccData: $0) }
+            }
+            return reading
         }.info
     }
 
@@ -74,16 +78,21 @@ public struct GIFDecoder: ImageDecoding {
     /// - Throws: `.decodingError` with `.emptyData`, `.invalidHeader`, `.truncated`,
     ///   `.corrupt`, `.tooManyPixels`, `.tooManyFrames` or `.animationTooLarge`.
     public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
+        var plan = ColorPlan.none
         let result = try withBytes(of: data) { bytes throws(AlcedoError) in
-            try read(bytes, options: options, composite: true)
+            if options.colorManagement != .ignore {
+                plan = ColorPlan.forRGBA(iccData: EmbeddedProfileReader.gifICCProfile(bytes), mode: options.colorManagement, format: .gif)
+            }
+            return try read(bytes, options: options, composite: true)
         }
         let info = result.info
         guard !result.frames.isEmpty else {
             throw .decodingError(reason: .corrupt(format: .gif, message: "the file holds no image"))
         }
         let frames = result.frames.count == 1 ? [AlcedoImage.Frame(pixels: result.frames[0].pixels)] : result.frames
-        return AlcedoImage(width: result.size?.width ?? info.width, height: result.size?.height ?? info.height, frames: frames,
-                           loopCount: frames.count == 1 ? 0 : info.loopCount, sourceFormat: .gif)
+        let image = AlcedoImage(width: result.size?.width ?? info.width, height: result.size?.height ?? info.height, frames: frames,
+                                loopCount: frames.count == 1 ? 0 : info.loopCount, sourceFormat: .gif)
+        return plan.transform == nil && plan.metadata == ImageColorMetadata() ? image : plan.apply(to: image)
     }
 
     /// The loop count of ``AlcedoImage/loopCount`` (plays, 0 = forever) for a file with

@@ -3,7 +3,7 @@ import Synchronization
 
 /// The decoders and encoders Alcedo uses, keyed by format.
 ///
-/// ``shared`` starts with the built-in codecs (JPEG, PNG, GIF, WebP). Register your own
+/// ``shared`` starts with the built-in codecs (JPEG, PNG, GIF, WebP, AVIF; HEIC/HEIF decoding). Register your own
 /// decoder or encoder to add a format or to replace a built-in one; the last registration
 /// for a format wins. Thread-safe.
 public final class ImageCodecRegistry: Sendable {
@@ -18,7 +18,7 @@ public final class ImageCodecRegistry: Sendable {
     public static let shared = ImageCodecRegistry()
 
     /// Creates a registry; with `includingBuiltIns` (default `true`) it starts with the
-    /// built-in JPEG, PNG, GIF and WebP codecs.
+    /// built-in JPEG, PNG, GIF, WebP and AVIF codecs and the HEIC/HEIF decoder.
     public init(includingBuiltIns: Bool = true) {
         if includingBuiltIns {
             for decoder in BuiltInCodecs.decoders { register(decoder) }

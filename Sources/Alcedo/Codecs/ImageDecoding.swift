@@ -41,6 +41,9 @@ public struct ImageInfo: Sendable, Equatable {
     public var orientation: ImageOrientation
     /// `true` when the file can carry transparency (an alpha channel, tRNS, a transparent index).
     public var hasAlpha: Bool
+    /// The colour profile the file carries (`nil`: none, unreadable, or read with
+    /// ``ColorManagement/ignore``). Set by the decoders that read profiles.
+    public var colorProfile: ImageColorProfile? = nil
 
     public init(format: ImageFormat, width: Int, height: Int, frameCount: Int = 1, loopCount: Int = 0,
                 frameDurations: [Double] = [0], orientation: ImageOrientation = .up, hasAlpha: Bool = false) {
@@ -83,15 +86,19 @@ public struct DecodingOptions: Sendable, Hashable {
     public var appliesOrientation: Bool
     /// Limits that protect against decompression bombs (default ``DecodingLimits/default``).
     public var limits: DecodingLimits
+    /// What to do with the file's colour profile (default ``ColorManagement/convertToSRGB``).
+    public var colorManagement: ColorManagement
 
     public init(targetSize: PixelSize? = nil, contentMode: ContentMode = .aspectFit, firstFrameOnly: Bool = false,
-                allowTruncated: Bool = false, appliesOrientation: Bool = true, limits: DecodingLimits = .default) {
+                allowTruncated: Bool = false, appliesOrientation: Bool = true, limits: DecodingLimits = .default,
+                colorManagement: ColorManagement = .convertToSRGB) {
         self.targetSize = targetSize
         self.contentMode = contentMode
         self.firstFrameOnly = firstFrameOnly
         self.allowTruncated = allowTruncated
         self.appliesOrientation = appliesOrientation
         self.limits = limits
+        self.colorManagement = colorManagement
     }
 
     /// Default options: full size, all frames, orientation applied, default limits.

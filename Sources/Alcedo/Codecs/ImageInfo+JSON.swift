@@ -16,6 +16,7 @@ extension ImageInfo {
             "orientation": orientation.rawValue,
             "hasAlpha": hasAlpha,
             "bytes": byteCount,
+            "iccProfile": colorProfile?.jsonObject ?? NSNull(),
         ]
     }
 }

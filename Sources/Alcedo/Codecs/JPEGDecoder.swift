@@ -11,8 +11,14 @@ import Foundation
 /// - **Orientation**: the EXIF orientation (APP1 tag 0x0112) is applied when
 ///   ``DecodingOptions/appliesOrientation`` is set (the default), and recorded in
 ///   ``AlcedoImage/orientation`` either way. With it off, the pixels stay as stored.
-/// - **CMYK and YCCK** are taken as Adobe's inverted CMYK, which is what Photoshop writes
-///   and what browsers, Pillow and djpeg assume, and turned into RGB as R = C·K/255.
+/// - **Colour**: the ICC profile in the `APP2` segments (multi-segment profiles included)
+///   is applied as ``DecodingOptions/colorManagement`` says (default: converted to sRGB);
+///   see ``ColorManagement``. The transform runs on the decoded (scaled) pixels.
+/// - **CMYK and YCCK** go through the embedded CMYK profile, or Alcedo's generic CMYK
+///   profile when there is none; the samples are taken as Adobe's inverted CMYK when the
+///   file has an Adobe `APP14` marker (as Photoshop writes) and as plain CMYK otherwise.
+///   Under ``ColorManagement/ignore`` they are always taken as inverted CMYK and turned
+///   into RGB as R = C·K/255, as djpeg-based tools do.
 /// - **Scaling**: with ``DecodingOptions/targetSize`` set, the file is decoded at the
 ///   smallest of 1/8, 1/4, 1/2 or full size (libjpeg's DCT scaling) whose size still
 ///   reaches ``DecodingOptions/minimumScale(forWidth:height:)`` of the upright picture.
@@ -64,7 +70,9 @@ public struct JPEGDecoder: ImageDecoding {
         try JPEGDecompression.withHeader(of: data) { (_, header) throws(AlcedoError) -> ImageInfo in
             let orientation = header.orientation
             let upright = header.uprightSize(appliesOrientation: options.appliesOrientation)
-            return ImageInfo(format: .jpeg, width: upright.width, height: upright.height, orientation: orientation)
+            var info = ImageInfo(format: .jpeg, width: upright.width, height: upright.height, orientation: orientation)
+            if options.colorManagement != .ignore { info.colorProfile = header.iccProfile.flatMap { ImageColorProfile(iccData: $0) } }
+            return info
         }
     }
 
@@ -82,19 +90,22 @@ public struct JPEGDecoder: ImageDecoding {
             decompression.setLimits(options.limits, deadline: deadline)
             let upright = header.uprightSize(appliesOrientation: options.appliesOrientation)
             let denominator = Self.scaleDenominator(width: upright.width, height: upright.height, options: options)
+            let plan = decompression.colorPlan(header, mode: options.colorManagement)
             let (width, height) = try decompression.start(scaleDenominator: denominator,
                                                           allowTruncated: options.allowTruncated)
             let orientation = header.orientation
             guard options.appliesOrientation, orientation != .up else {
-                let pixels = try decompression.readPixels(width: width, height: height)
+                var pixels = try decompression.readPixels(width: width, height: height)
+                plan.apply(to: &pixels)
                 return AlcedoImage(width: width, height: height, pixels: pixels,
-                                   sourceFormat: .jpeg, orientation: orientation)
+                                   sourceFormat: .jpeg, orientation: orientation, colorMetadata: plan.metadata)
             }
             // Turned strip by strip into the one upright buffer.
-            let pixels = try decompression.readPixels(width: width, height: height, turnedBy: orientation)
+            var pixels = try decompression.readPixels(width: width, height: height, turnedBy: orientation)
+            plan.apply(to: &pixels)
             let turned = orientation.swapsDimensions ? (width: height, height: width) : (width: width, height: height)
             return AlcedoImage(width: turned.width, height: turned.height, pixels: pixels,
-                               sourceFormat: .jpeg, orientation: orientation)
+                               sourceFormat: .jpeg, orientation: orientation, colorMetadata: plan.metadata)
         }
     }
 
@@ -126,6 +137,12 @@ struct JPEGHeader {
     let orientation: ImageOrientation
     /// Bytes of libjpeg's whole-image coefficient buffer (progressive and multi-scan files; 0 otherwise).
     let coefficientBytes: Int
+    /// The ICC profile reassembled from the `APP2` segments, if any.
+    let iccProfile: Data?
+    /// The stored data is CMYK or YCCK.
+    let isCMYK: Bool
+    /// The file has an Adobe `APP14` marker (CMYK is then inverted).
+    let hasAdobeMarker: Bool
 
     /// The size after orientation when `appliesOrientation`, else the stored size.
     func uprightSize(appliesOrientation: Bool) -> (width: Int, height: Int) {
@@ -169,8 +186,18 @@ struct JPEGDecompression {
                 let blob = UnsafeRawBufferPointer(start: exif, count: cHeader.exif_length)
                 orientation = ExifOrientationReader.orientation(in: blob) ?? .up
             }
+            var icc: UnsafeMutablePointer<UInt8>?
+            var iccLength = 0
+            var iccProfile: Data?
+            if alcedo_jpeg_icc_profile(handle, &icc, &iccLength) != 0, let icc {
+                iccProfile = Data(bytes: icc, count: iccLength)
+                free(icc)
+            }
             let header = JPEGHeader(width: Int(cHeader.width), height: Int(cHeader.height), orientation: orientation,
-                                    coefficientBytes: Int(clamping: cHeader.coefficient_bytes))
+                                    coefficientBytes: Int(clamping: cHeader.coefficient_bytes),
+                                    iccProfile: iccProfile,
+                                    isCMYK: cHeader.color == ALCEDO_JPEG_COLOR_CMYK || cHeader.color == ALCEDO_JPEG_COLOR_YCCK,
+                                    hasAdobeMarker: alcedo_jpeg_adobe_transform(handle) >= 0)
             do throws(AlcedoError) {
                 return .success(try body(decompression, header))
             } catch {
@@ -195,6 +222,16 @@ struct JPEGDecompression {
             nanoseconds = max(1, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         }
         alcedo_jpeg_set_limits(handle, nanoseconds, UInt64(max(0, limits.maxWorkingMemory)))
+    }
+
+    /// The colour plan for this file; for CMYK under colour management, also tells the shim
+    /// to leave the CMYK samples for the plan's transform.
+    func colorPlan(_ header: JPEGHeader, mode: ColorManagement) -> ColorPlan {
+        guard header.isCMYK else { return ColorPlan.forRGBA(iccData: header.iccProfile, mode: mode, format: .jpeg) }
+        guard let plan = ColorPlan.forCMYK(iccData: header.iccProfile, inverted: header.hasAdobeMarker, mode: mode),
+              plan.transform != nil else { return .none }
+        alcedo_jpeg_keep_cmyk(handle, 1)
+        return plan
     }
 
     /// Starts decompression at 1/`scaleDenominator` and returns the output size.

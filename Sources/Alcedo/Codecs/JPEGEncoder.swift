@@ -51,7 +51,9 @@ public struct JPEGEncoder: ImageEncoding {
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw .encodingError(reason: .libraryFailure(format: .jpeg, message: text.isEmpty ? "status \(status.rawValue)" : text))
         }
-        return Data(bytesNoCopy: output, count: outputSize, deallocator: .free)
+        let encoded = Data(bytesNoCopy: output, count: outputSize, deallocator: .free)
+        return ICCProfileEmbedding.embed(image.colorMetadata.pixelProfile, in: encoded, format: .jpeg,
+                                         width: image.width, height: image.height, hasAlpha: false)
     }
 
     /// The largest width or height a JPEG can have in libjpeg (JPEG_MAX_DIMENSION).

@@ -32,7 +32,14 @@ import Foundation
 /// 2.2 power law (`out = in^(1 / (gamma * 2.2))`), as browsers do for tagged files; gammas
 /// within 5% of sRGB's are left alone. Files with an `sRGB` chunk or without colour
 /// information are taken as sRGB and keep their sample values, **including 16-bit files**.
-/// Alpha is never converted. `cHRM` and ICC profiles are not applied.
+/// Alpha is never converted.
+///
+/// ## Colour
+/// Under ``DecodingOptions/colorManagement`` (default: to sRGB) an `iCCP` profile is applied;
+/// a file with an `sRGB` chunk is sRGB; a colour file with `gAMA` and `cHRM` (primaries or
+/// white point other than sRGB's) but neither `iCCP` nor `sRGB` is converted from its
+/// primaries, white point and gamma, in one step from the stored samples (the gamma step
+/// above is then skipped; palette files keep it and are converted after it).
 ///
 /// ## Animated PNG
 /// APNG frames are decoded here too (see `PNGAnimation`), each inflated in place from its
@@ -45,7 +52,9 @@ import Foundation
 /// `acTL`) or a frame's data cannot be decoded, the file decodes as its default image, a
 /// still, as APNG-unaware readers show it. Limit errors are never waived.
 ///
-/// EXIF orientation in an `eXIf` chunk is not applied (``AlcedoImage/orientation`` is `.up`).
+/// EXIF orientation in an `eXIf` chunk is applied to every frame when
+/// ``DecodingOptions/appliesOrientation`` is set (the default) and recorded in
+/// ``AlcedoImage/orientation`` either way, as for JPEG.
 ///
 /// ## Decode-time scaling
 /// With ``DecodingOptions/targetSize``, a still PNG (or the default image of an APNG) shrinks
@@ -74,6 +83,10 @@ public struct PNGDecoder: ImageDecoding {
             }
             var info = ImageInfo(format: sourceFormat, width: Int(image.width), height: Int(image.height),
                                  hasAlpha: image.format & 0x01 != 0)
+            info.colorProfile = EmbeddedProfileReader.pngPlan(raw, mode: options.colorManagement, format: sourceFormat)
+                .metadata.sourceProfile
+            info.orientation = ContainerExifReader.pngOrientation(raw) ?? .up
+            if options.appliesOrientation && info.orientation.swapsDimensions { swap(&info.width, &info.height) }
             if sourceFormat == .apng, let structure = try? PNGChunkValidator.validate(raw, format: .apng),
                let animation = PNGAnimation(structure, bytes: raw), animation.frames.count > 1 {
                 info.frameCount = animation.frames.count
@@ -94,7 +107,9 @@ public struct PNGDecoder: ImageDecoding {
         let result: Result<AlcedoImage, AlcedoError> = data.withUnsafeBytes { raw in
             Result { () throws(AlcedoError) -> AlcedoImage in try decode(raw, options: options) }
         }
-        return try result.get()
+        let image = try result.get()
+        let orientation = data.withUnsafeBytes { ContainerExifReader.pngOrientation($0) } ?? .up
+        return options.appliesOrientation ? image.applyingOrientation(orientation) : image.recordingOrientation(orientation)
     }
 
     private func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
@@ -103,16 +118,18 @@ public struct PNGDecoder: ImageDecoding {
         let deadline = options.limits.startDeadline(format: sourceFormat)
         // The colour chunks are read once, for the default image and every frame.
         let conversion = PNGSampleConversion(structure: structure, bytes: bytes)
+        let plan = EmbeddedProfileReader.pngPlan(bytes, mode: options.colorManagement, format: sourceFormat)
         if structure.isAnimated && !options.firstFrameOnly, let animation = PNGAnimation(structure, bytes: bytes) {
             try options.limits.check(width: structure.width, height: structure.height, format: .apng)
             do throws(AlcedoError) {
                 let frames = try animation.decode(structure, bytes: bytes, conversion: conversion, limits: options.limits,
                                                   deadline: deadline)
                 if frames.count > 1 {
-                    return AlcedoImage(width: structure.width, height: structure.height, frames: frames,
-                                       loopCount: animation.plays, sourceFormat: .apng)
+                    return plan.apply(to: AlcedoImage(width: structure.width, height: structure.height, frames: frames,
+                                                      loopCount: animation.plays, sourceFormat: .apng))
                 } else if let only = frames.first {
-                    return AlcedoImage(width: structure.width, height: structure.height, pixels: only.pixels, sourceFormat: .apng)
+                    return plan.apply(to: AlcedoImage(width: structure.width, height: structure.height, pixels: only.pixels,
+                                                      sourceFormat: .apng))
                 }
             } catch {
                 // A frame that cannot be decoded makes the file a still; limits are not waived.
@@ -127,12 +144,20 @@ public struct PNGDecoder: ImageDecoding {
         }
         let data = structure.chunks.filter { $0.type == PNGChunk.IDAT }.map(\.data)
         let factor = options.boxShrinkFactor(width: structure.width, height: structure.height)
-        let pixels = try PNGDecoder.decodePixels(bytes, data: data, width: structure.width, height: structure.height,
-                                                 interlaced: structure.interlaced, conversion: conversion,
+        var stillPlan = plan
+        var stillConversion = conversion
+        if options.colorManagement != .ignore && EmbeddedProfileReader.pngUsesChromaticities(bytes) {
+            // Converted from the stored samples in one step: the gamma is part of the transform.
+            stillPlan = EmbeddedProfileReader.pngPlan(bytes, mode: options.colorManagement, format: sourceFormat, rawSamples: true)
+            stillConversion = PNGSampleConversion(structure: structure, bytes: bytes, appliesGamma: false)
+        }
+        var pixels = try PNGDecoder.decodePixels(bytes, data: data, width: structure.width, height: structure.height,
+                                                 interlaced: structure.interlaced, conversion: stillConversion,
                                                  limits: options.limits, deadline: deadline, format: sourceFormat,
                                                  shrinkFactor: factor)
+        stillPlan.apply(to: &pixels)
         return AlcedoImage(width: (structure.width + factor - 1) / factor, height: (structure.height + factor - 1) / factor,
-                           pixels: pixels, sourceFormat: sourceFormat)
+                           pixels: pixels, sourceFormat: sourceFormat, colorMetadata: stillPlan.metadata)
     }
 
     /// Decodes a `width` x `height` raster whose zlib stream lies in the byte ranges `data`

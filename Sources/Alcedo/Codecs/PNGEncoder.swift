@@ -28,7 +28,11 @@ public struct PNGEncoder: ImageEncoding {
     /// - Throws: `.encodingError(.libraryFailure)` when libpng fails.
     public func encode(_ image: AlcedoImage, options: EncodingOptions = .default) throws(AlcedoError) -> Data {
         let rgba = image.pixels
-        let layout = reducesChannels ? PNGPixelLayout.smallest(for: rgba) : .rgba
+        let profile = image.colorMetadata.pixelProfile
+        // An RGB profile cannot describe gray samples: a tagged image keeps its colour channels.
+        var layout = reducesChannels ? PNGPixelLayout.smallest(for: rgba) : .rgba
+        if profile != nil && layout == .gray { layout = .rgb }
+        if profile != nil && layout == .grayAlpha { layout = .rgba }
         let input = layout == .rgba ? rgba : layout.pack(rgba)
         var png = PNGLibrary.makeImage()
         png.width = UInt32(image.width)
@@ -48,7 +52,10 @@ public struct PNGEncoder: ImageEncoding {
                 written = Int(size)
                 initialized = succeeded ? written : 0
             }
-            if succeeded { return Data(output) }
+            if succeeded {
+                return ICCProfileEmbedding.embed(profile, in: Data(output), format: .png,
+                                                 width: image.width, height: image.height, hasAlpha: layout == .rgba)
+            }
             // A larger size means the buffer was too small; anything else is a failure.
             guard written > capacity else { break }
             capacity = written

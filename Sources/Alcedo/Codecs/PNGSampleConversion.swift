@@ -33,7 +33,9 @@ struct PNGSampleConversion: Sendable {
     var filterUnit: Int { max(1, channels * bitDepth / 8) }
 
     /// Reads the colour chunks of `structure` (those before the first `IDAT`).
-    init(structure: PNGStructure, bytes: UnsafeRawBufferPointer) {
+    /// With `appliesGamma` false the `gAMA` chunk is not applied (a colour transform built from
+    /// the file's gamma and chromaticities then takes the stored samples).
+    init(structure: PNGStructure, bytes: UnsafeRawBufferPointer, appliesGamma: Bool = true) {
         colorType = structure.colorType
         bitDepth = structure.bitDepth
         channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][structure.colorType] ?? 1
@@ -44,7 +46,7 @@ struct PNGSampleConversion: Sendable {
         for chunk in structure.chunks {
             switch chunk.type {
             case PNGChunk.IDAT: break
-            case PNGChunk.gAMA: gamma = Double(PNGChunkValidator.readUInt32(bytes, at: chunk.data.lowerBound)) / 100_000
+            case PNGChunk.gAMA where appliesGamma: gamma = Double(PNGChunkValidator.readUInt32(bytes, at: chunk.data.lowerBound)) / 100_000
             case PNGChunk.sRGB: sRGB = true
             case PNGChunk.PLTE: plte = chunk.data
             case PNGChunk.tRNS: trns = chunk.data

@@ -24,10 +24,12 @@ import Foundation
 /// - **Truncated files**: an error (`.truncated`) by default. With
 ///   ``DecodingOptions/allowTruncated`` a still image returns the rows libwebp could decode and
 ///   the missing rows are transparent black; a truncated animation is always an error.
-/// - **EXIF orientation** is ignored, as libwebp's own tools and Firefox ignore it (WebP's EXIF
-///   chunk usually follows the image data, so honouring it would need the whole file before any
-///   row could be shown). ``ImageInfo/orientation`` is always `.up`.
-/// - ICC profiles are not applied: pixels are returned in the values the file carries.
+/// - **EXIF orientation** from the `EXIF` chunk is applied when
+///   ``DecodingOptions/appliesOrientation`` is set (the default) and recorded in
+///   ``AlcedoImage/orientation`` either way, as for JPEG; decoder-side scaling works on the
+///   stored picture with the target turned accordingly.
+/// - **Colour**: an `ICCP` profile goes through ``DecodingOptions/colorManagement`` (default:
+///   converted to sRGB after decoder-side scaling).
 ///
 /// Every libwebp failure is an ``AlcedoError/decodingError(reason:)``: `.truncated` for
 /// `VP8_STATUS_NOT_ENOUGH_DATA`, `.invalidHeader` for a malformed container or header,
@@ -44,21 +46,31 @@ public struct WebPDecoder: ImageDecoding {
     /// the container without decoding pixels. Limits are not checked here.
     /// - Parameters:
     ///   - data: the bytes of a WebP file.
-    ///   - options: unused; present for ``ImageDecoding`` (default ``DecodingOptions/default``).
+    ///   - options: only ``DecodingOptions/colorManagement`` is read (default ``DecodingOptions/default``).
     public func info(for data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
         try Self.withBytes(of: data) { bytes throws(AlcedoError) -> ImageInfo in
             let features = try Self.features(of: bytes)
             let hasAlpha = features.has_alpha != 0
+            let profile = options.colorManagement == .ignore ? nil
+                : EmbeddedProfileReader.webpICCProfile(bytes).flatMap { ImageColorProfile(iccData: $0) }
+            let orientation = ContainerExifReader.webpOrientation(bytes) ?? .up
             guard features.has_animation != 0 else {
-                return ImageInfo(format: .webp, width: Int(features.width), height: Int(features.height), hasAlpha: hasAlpha)
+                var info = ImageInfo(format: .webp, width: Int(features.width), height: Int(features.height),
+                                     orientation: orientation, hasAlpha: hasAlpha)
+                info.colorProfile = profile
+                if options.appliesOrientation && orientation.swapsDimensions { swap(&info.width, &info.height) }
+                return info
             }
             let container = try WebPContainer(bytes: bytes)
             let durations = container.frameDurations().map {
                 AlcedoImage.normalizedFrameDuration(Double($0) / 1000)
             }
-            return ImageInfo(format: .webp, width: container.canvasWidth, height: container.canvasHeight,
-                             frameCount: container.frameCount, loopCount: container.loopCount,
-                             frameDurations: durations.isEmpty ? [0] : durations, hasAlpha: hasAlpha)
+            var info = ImageInfo(format: .webp, width: container.canvasWidth, height: container.canvasHeight,
+                                 frameCount: container.frameCount, loopCount: container.loopCount,
+                                 frameDurations: durations.isEmpty ? [0] : durations, orientation: orientation, hasAlpha: hasAlpha)
+            info.colorProfile = profile
+            if options.appliesOrientation && orientation.swapsDimensions { swap(&info.width, &info.height) }
+            return info
         }
     }
 
@@ -68,18 +80,34 @@ public struct WebPDecoder: ImageDecoding {
     ///   - options: target size, first-frame-only, truncation and limits
     ///     (default ``DecodingOptions/default``: full size, every frame, default limits).
     public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
+        let orientation = data.withUnsafeBytes { ContainerExifReader.webpOrientation($0) } ?? .up
+        var stored = options
+        if options.appliesOrientation && orientation.swapsDimensions, let target = options.targetSize {
+            // Scaling happens on the stored picture: the target turns with it.
+            stored.targetSize = PixelSize(width: target.height, height: target.width)
+        }
+        let image = try decodeStored(data, options: stored)
+        return options.appliesOrientation ? image.applyingOrientation(orientation) : image.recordingOrientation(orientation)
+    }
+
+    /// Decodes the picture as stored (no EXIF orientation).
+    private func decodeStored(_ data: Data, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
         try Self.withBytes(of: data) { bytes throws(AlcedoError) -> AlcedoImage in
             let features = try Self.features(of: bytes)
+            let plan = options.colorManagement == .ignore ? ColorPlan.none
+                : ColorPlan.forRGBA(iccData: EmbeddedProfileReader.webpICCProfile(bytes), mode: options.colorManagement, format: .webp)
             if features.has_animation != 0 {
-                return try Self.decodeAnimation(bytes, options: options)
+                return plan.apply(to: try Self.decodeAnimation(bytes, options: options))
             }
             if !options.allowTruncated {
                 // The header alone satisfies WebPGetFeatures; walking the chunks finds a missing
                 // or cut image chunk before the pixel buffer is allocated.
                 _ = try WebPContainer(bytes: bytes)
             }
-            let decoded = try Self.decodePixels(bytes, width: Int(features.width), height: Int(features.height), options: options)
-            return AlcedoImage(width: decoded.width, height: decoded.height, pixels: decoded.pixels, sourceFormat: .webp)
+            var decoded = try Self.decodePixels(bytes, width: Int(features.width), height: Int(features.height), options: options)
+            plan.apply(to: &decoded.pixels)
+            return AlcedoImage(width: decoded.width, height: decoded.height, pixels: decoded.pixels, sourceFormat: .webp,
+                               colorMetadata: plan.metadata)
         }
     }
 }

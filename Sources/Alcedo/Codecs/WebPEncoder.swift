@@ -42,10 +42,10 @@ public struct WebPEncoder: ImageEncoding {
                 format: .webp, message: "\(image.width)x\(image.height) is over the format's limit of \(WEBP_MAX_DIMENSION) pixels a side"))
         }
         var config = try makeConfig(options)
-        if image.frames.count == 1 {
-            return try Self.encodeStill(image, config: &config)
-        }
-        return try Self.encodeAnimation(image, config: &config)
+        let encoded = image.frames.count == 1 ? try Self.encodeStill(image, config: &config)
+            : try Self.encodeAnimation(image, config: &config)
+        return ICCProfileEmbedding.embed(image.colorMetadata.pixelProfile, in: encoded, format: .webp,
+                                         width: image.width, height: image.height, hasAlpha: image.hasAlpha)
     }
 
     /// libwebp's configuration for `options`.

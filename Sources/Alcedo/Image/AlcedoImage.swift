@@ -18,6 +18,11 @@ import Foundation
 /// Animated images carry fully composited frames (disposal and blending already done), each
 /// with its display ``Frame/duration``. ``loopCount`` 0 means "loop forever".
 ///
+/// ## Colour
+/// By default the decoders convert the pixels to sRGB from the profile the file carried
+/// (see ``ColorManagement``); ``colorMetadata`` says which profile that was and, under
+/// ``ColorManagement/preserve``, the profile the pixels are still in.
+///
 /// The value is copy-on-write: copies share their pixel storage until one is mutated.
 public struct AlcedoImage: Sendable, Equatable {
     /// One fully composited frame of an image.
@@ -46,12 +51,15 @@ public struct AlcedoImage: Sendable, Equatable {
     public let sourceFormat: ImageFormat
     /// The EXIF orientation of the source, already applied to the pixels (default `.up`).
     public let orientation: ImageOrientation
+    /// The colour profile the source carried and the one the pixels are in (default: none, sRGB).
+    public let colorMetadata: ImageColorMetadata
 
     /// Creates an image from frames. Every frame must hold exactly `width * height * 4` bytes,
     /// and there must be at least one frame: anything else is a programming error and traps.
     public init(
         width: Int, height: Int, frames: [Frame], loopCount: Int = 0,
-        sourceFormat: ImageFormat = .unknown, orientation: ImageOrientation = .up
+        sourceFormat: ImageFormat = .unknown, orientation: ImageOrientation = .up,
+        colorMetadata: ImageColorMetadata = ImageColorMetadata()
     ) {
         precondition(width > 0 && height > 0, "AlcedoImage needs a positive size, got \(width)x\(height)")
         precondition(!frames.isEmpty, "AlcedoImage needs at least one frame")
@@ -64,13 +72,15 @@ public struct AlcedoImage: Sendable, Equatable {
         self.loopCount = max(0, loopCount)
         self.sourceFormat = sourceFormat
         self.orientation = orientation
+        self.colorMetadata = colorMetadata
     }
 
     /// Creates a still image from one buffer of RGBA8 pixels (straight alpha).
     public init(width: Int, height: Int, pixels: [UInt8],
-                sourceFormat: ImageFormat = .unknown, orientation: ImageOrientation = .up) {
+                sourceFormat: ImageFormat = .unknown, orientation: ImageOrientation = .up,
+                colorMetadata: ImageColorMetadata = ImageColorMetadata()) {
         self.init(width: width, height: height, frames: [Frame(pixels: pixels)],
-                  sourceFormat: sourceFormat, orientation: orientation)
+                  sourceFormat: sourceFormat, orientation: orientation, colorMetadata: colorMetadata)
     }
 
     /// The pixels of the first frame.
@@ -113,13 +123,20 @@ public struct AlcedoImage: Sendable, Equatable {
     /// A copy holding only frame `index` as a still image (the loop count is dropped).
     public func frame(at index: Int) -> AlcedoImage {
         AlcedoImage(width: width, height: height, frames: [Frame(pixels: frames[index].pixels)],
-                    sourceFormat: sourceFormat, orientation: orientation)
+                    sourceFormat: sourceFormat, orientation: orientation, colorMetadata: colorMetadata)
     }
 
-    /// A copy with other frames of the same size, keeping loop count, format and orientation.
+    /// A copy with other frames, keeping loop count, format, orientation and colour metadata.
     public func replacingFrames(_ newFrames: [Frame], width newWidth: Int? = nil, height newHeight: Int? = nil) -> AlcedoImage {
         AlcedoImage(width: newWidth ?? width, height: newHeight ?? height, frames: newFrames,
-                    loopCount: loopCount, sourceFormat: sourceFormat, orientation: orientation)
+                    loopCount: loopCount, sourceFormat: sourceFormat, orientation: orientation,
+                    colorMetadata: colorMetadata)
+    }
+
+    /// A copy with other colour metadata (the pixels are not changed).
+    public func withColorMetadata(_ metadata: ImageColorMetadata) -> AlcedoImage {
+        AlcedoImage(width: width, height: height, frames: frames, loopCount: loopCount,
+                    sourceFormat: sourceFormat, orientation: orientation, colorMetadata: metadata)
     }
 
     /// The duration browsers and Kingfisher use for a frame whose delay is missing or at most

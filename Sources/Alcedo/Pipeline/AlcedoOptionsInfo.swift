@@ -71,6 +71,10 @@ public enum AlcedoOptionsInfoItem: Sendable {
     case respectHTTPFreshness
     /// Limits for decoding (decompression bombs). Default ``DecodingLimits/default``.
     case decodingLimits(DecodingLimits)
+    /// What to do with the colour profiles images carry. Default ``ColorManagement/convertToSRGB``:
+    /// every image is converted to sRGB once, after decoder-side scaling. Images decoded under
+    /// another setting are cached apart from the default ones.
+    case colorManagement(ColorManagement)
     /// Bindings: keep the current image while loading instead of showing the placeholder.
     case keepCurrentImageWhileLoading
     /// Bindings: the image shown when loading fails (default: none; the target is left as it is).

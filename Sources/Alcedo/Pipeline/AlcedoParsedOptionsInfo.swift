@@ -53,6 +53,8 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     public var respectHTTPFreshness = false
     /// ``AlcedoOptionsInfoItem/decodingLimits(_:)``.
     public var decodingLimits: DecodingLimits = .default
+    /// ``AlcedoOptionsInfoItem/colorManagement(_:)``.
+    public var colorManagement: ColorManagement = .convertToSRGB
     /// ``AlcedoOptionsInfoItem/keepCurrentImageWhileLoading``.
     public var keepCurrentImageWhileLoading = false
     /// ``AlcedoOptionsInfoItem/onFailureImage(_:)``. `nil` when not given; `.some(nil)` when given as `nil`.
@@ -101,6 +103,7 @@ public struct AlcedoParsedOptionsInfo: Sendable {
             case .callbackQueue(let queue): callbackQueue = queue
             case .respectHTTPFreshness: respectHTTPFreshness = true
             case .decodingLimits(let limits): decodingLimits = limits
+            case .colorManagement(let management): colorManagement = management
             case .keepCurrentImageWhileLoading: keepCurrentImageWhileLoading = true
             case .onFailureImage(let image): onFailureImage = .some(image)
             case .allowLocalFiles: allowLocalFiles = true
@@ -119,7 +122,7 @@ public struct AlcedoParsedOptionsInfo: Sendable {
 
     /// How images are decoded for this request, before the processor's decoding target.
     var decodingOptions: DecodingOptions {
-        DecodingOptions(firstFrameOnly: onlyLoadFirstFrame, limits: decodingLimits)
+        DecodingOptions(firstFrameOnly: onlyLoadFirstFrame, limits: decodingLimits, colorManagement: colorManagement)
     }
 
     /// The download options for this request.

@@ -176,8 +176,9 @@ extension ImageManager {
     // MARK: Cache lookups
 
     /// The original image in memory (in the original cache), for a request with a variant.
+    /// Not used under a ``ColorManagement`` other than the default: the original in memory is sRGB.
     private func originalInMemory(_ request: LoadRequest) -> AlcedoImage? {
-        guard !request.variantIsOriginal else { return nil }
+        guard !request.variantIsOriginal, request.options.colorManagement == .convertToSRGB else { return nil }
         return request.originalCache.retrieveImageInMemoryCache(
             forKey: request.key, extendingExpiration: request.options.memoryCacheAccessExtendingExpiration)
     }

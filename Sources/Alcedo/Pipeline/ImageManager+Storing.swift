@@ -67,7 +67,7 @@ private struct DiskWrites: Sendable {
         }
         if writesOriginal, let data {
             let bytes: Data
-            if request.processorIsDefault && !options.onlyLoadFirstFrame {
+            if request.processorIsDefault && !options.onlyLoadFirstFrame && options.colorManagement == .convertToSRGB {
                 // The serializer decides how the original is kept (as loaded, by default).
                 let serializer = request.serializer
                 let image = self.image

@@ -6,6 +6,9 @@ struct LoadRequest: Sendable {
     /// Marks the cached variant of a request made with ``AlcedoOptionsInfoItem/onlyLoadFirstFrame``,
     /// so a first frame is never served to a request that wants the whole animation.
     static let firstFrameMarker = "com.alcedo.firstFrame"
+    /// Marks the cached variant of a request made with a ``ColorManagement`` other than the
+    /// default, so that sRGB and source-space pixels never stand in for each other.
+    static let colorMarker = "com.alcedo.color."
 
     let source: Source
     let options: AlcedoParsedOptionsInfo
@@ -36,6 +39,10 @@ struct LoadRequest: Sendable {
         serializer = options.cacheSerializer ?? targetCache.cacheSerializer
         key = source.cacheKey
         var variant = options.processor.identifier
+        if options.colorManagement != .convertToSRGB {
+            let marker = Self.colorMarker + options.colorManagement.rawValue
+            variant = variant.isEmpty ? marker : variant + "|>" + marker
+        }
         if options.onlyLoadFirstFrame {
             variant = variant.isEmpty ? Self.firstFrameMarker : variant + "|>" + Self.firstFrameMarker
         }

@@ -162,6 +162,23 @@ int alcedo_jpeg_was_truncated(const alcedo_jpeg_decoder *decoder);
 #define ALCEDO_JPEG_OPTIMIZE_LIMIT (256u << 20)
 
 /*
+ * Colour. After alcedo_jpeg_read_header and before alcedo_jpeg_start:
+ * alcedo_jpeg_icc_profile reassembles the ICC profile from the APP2 "ICC_PROFILE" segments
+ * (multi-segment, in sequence order) into a buffer the caller frees with free(); it returns
+ * 1 and sets *profile and *length, or returns 0 (no profile, or segments missing or
+ * inconsistent: libjpeg warns and the profile is ignored).
+ * alcedo_jpeg_adobe_transform returns the transform flag of the Adobe APP14 marker (0: no
+ * transform, CMYK or RGB; 1: YCbCr; 2: YCCK), or -1 when the file has no Adobe marker. A CMYK
+ * or YCCK file with that marker stores inverted CMYK (0 means full ink), as Photoshop writes.
+ * alcedo_jpeg_keep_cmyk(decoder, 1) makes alcedo_jpeg_read_pixels leave CMYK and YCCK
+ * files' samples as libjpeg writes them (C, M, Y, K, 4 bytes a pixel) for the caller to
+ * convert through a colour profile.
+ */
+int alcedo_jpeg_icc_profile(alcedo_jpeg_decoder *decoder, uint8_t **profile, size_t *length);
+int alcedo_jpeg_adobe_transform(const alcedo_jpeg_decoder *decoder);
+void alcedo_jpeg_keep_cmyk(alcedo_jpeg_decoder *decoder, int keep);
+
+/*
  * Compresses width x height RGBA8 pixels (row y at rgba + y * stride) into a JPEG in memory.
  * Pixels whose alpha is below 255 are composited onto white first. quality is 1...100;
  * Huffman tables are optimised (up to ALCEDO_JPEG_OPTIMIZE_LIMIT); chroma is subsampled 4:2:0 below quality 90 and kept 4:4:4

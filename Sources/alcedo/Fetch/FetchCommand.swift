@@ -38,10 +38,10 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Processing") var processing: ProcessingArguments
 
-    @Option(help: ArgumentHelp("The output format: jpeg, png, webp or gif (default: the source's).", valueName: "format"))
+    @Option(help: ArgumentHelp("The output format: jpeg, png, webp, gif or avif (default: the source's).", valueName: "format"))
     var format: String?
 
-    @Option(help: ArgumentHelp("Quality for JPEG and WebP output, 1-100.", valueName: "q"))
+    @Option(help: ArgumentHelp("Quality for JPEG, WebP and AVIF output, 1-100.", valueName: "q"))
     var quality = 90
 
     @Flag(name: .customLong("force-refresh"), help: "Skip the caches and load again (a download revalidates what the disk holds).")
@@ -61,6 +61,9 @@ struct FetchCommand: AsyncParsableCommand {
         valueName: "MiB"))
     var memoryLimit = ImageRetriever.defaultMemoryLimit >> 20
 
+    @Option(name: .customLong("color"), help: ColorManagement.argumentHelp)
+    var color: ColorManagement = .convertToSRGB
+
     @Flag(help: "One JSON object per line per URL.")
     var json = false
 
@@ -72,7 +75,7 @@ struct FetchCommand: AsyncParsableCommand {
             throw ValidationError("--memory-limit must be in 1...1048576 (MiB), got \(memoryLimit)")
         }
         if let format, Self.outputFormat(format) == nil {
-            throw ValidationError("--format takes jpeg, png, webp or gif; got \(format)")
+            throw ValidationError("--format takes jpeg, png, webp, gif or avif; got \(format)")
         }
         if forceRefresh && onlyFromCache {
             throw ValidationError("--force-refresh and --only-from-cache cannot be used together")
@@ -84,7 +87,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     /// The output format named by `word`, when the tool writes it.
     static func outputFormat(_ word: String) -> ImageFormat? {
-        guard let format = ImageFormat(fileExtension: word), [.jpeg, .png, .webp, .gif].contains(format) else { return nil }
+        guard let format = ImageFormat(fileExtension: word), [.jpeg, .png, .webp, .gif, .avif].contains(format) else { return nil }
         return format
     }
 
@@ -97,7 +100,7 @@ struct FetchCommand: AsyncParsableCommand {
                                             memoryOnly: memoryOnly, memoryLimit: memoryLimit << 20)
         let fetcher = ImageFetcher(settings: settings, retriever: retriever)
         let processor = processing.processor
-        let options = RetrievalOptions(forceRefresh: forceRefresh, onlyFromCache: onlyFromCache)
+        let options = RetrievalOptions(forceRefresh: forceRefresh, onlyFromCache: onlyFromCache, colorManagement: color)
         let urls = self.urls
         let progress = ProgressBar(title: "fetch", total: urls.count)
         progress.show()

@@ -18,6 +18,8 @@ struct RetrievalOptions: Sendable {
     var forceRefresh = false
     /// Never load: fail when the image is in neither cache.
     var onlyFromCache = false
+    /// What to do with colour profiles (default: convert to sRGB).
+    var colorManagement: ColorManagement = .convertToSRGB
 }
 
 /// Retrieves command-line targets through an ``ImageManager``.
@@ -102,6 +104,7 @@ struct ImageRetriever: Sendable {
         if let processor { items.append(.processor(processor)) }
         if options.forceRefresh { items.append(.forceRefresh) }
         if options.onlyFromCache { items.append(.onlyFromCache) }
+        if options.colorManagement != .convertToSRGB { items.append(.colorManagement(options.colorManagement)) }
 
         let result: RetrieveImageResult
         do {

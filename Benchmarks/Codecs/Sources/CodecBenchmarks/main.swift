@@ -3,7 +3,8 @@ import Foundation
 
 // Usage: CodecBenchmarks FILE... — for each file prints one JSON line of median milliseconds:
 // full decode, decodes at 1/2, 1/4, 1/8 (decoder-side scaling), a 256x256 thumbnail
-// (decoder scaling + resampler), and a full decode + resize without decoder scaling.
+// (decoder scaling + resampler), and a full decode + resize without decoder scaling. For a file
+// with a colour profile, also the thumbnail without colour management (`thumb256.unmanaged`).
 
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
@@ -47,6 +48,13 @@ for path in CommandLine.arguments.dropFirst() {
         result["thumb256"] = try measure {
             let image = try registry.decode(data, options: DecodingOptions(targetSize: thumb, contentMode: .aspectFit))
             _ = image.resized(to: fitted)
+        }
+        if info.colorProfile != nil {
+            // The same thumbnail without colour management: the cost of the sRGB conversion.
+            result["thumb256.unmanaged"] = try measure {
+                let options = DecodingOptions(targetSize: thumb, contentMode: .aspectFit, colorManagement: .ignore)
+                _ = try registry.decode(data, options: options).resized(to: fitted)
+            }
         }
         result["fullPlusResize256"] = try measure {
             _ = try registry.decode(data).resized(to: fitted)

@@ -1,0 +1,143 @@
+import CHEIF
+import Foundation
+
+/// Decodes HEIC and HEIF files with libheif (libde265 for HEVC, dav1d/libaom for AV1 items).
+///
+/// - **What is decoded**: the primary image, with its alpha auxiliary image when there is
+///   one; grid (tiled) images, as phones write them, are assembled by libheif. Image
+///   sequences decode as their primary image.
+/// - **Pixels**: 8 and 10-bit (and deeper) images are converted by libheif to RGBA8, deeper
+///   samples reduced to 8 bits; without alpha, alpha is 255. Premultiplied alpha is handed
+///   back as stored.
+/// - **Transforms**: `irot`, `imir` and `clap` are applied by libheif when
+///   ``DecodingOptions/appliesOrientation`` is set (the default); with it off the picture is
+///   as stored. ``AlcedoImage/orientation`` stays `.up` (libheif does not report which
+///   transforms it applied).
+/// - **Colour**: an ICC profile (`prof`/`rICC`) goes through ``DecodingOptions/colorManagement``.
+/// - **Limits**: the size in the header is checked against ``DecodingOptions/limits``
+///   before anything is decoded. libheif decodes into its own buffer, which is copied once.
+///   ``DecodingOptions/targetSize`` is ignored (no scaled decode).
+public struct HEIFDecoder: ImageDecoding {
+    /// The format this value is registered for: ``ImageFormat/heic`` (default) or ``ImageFormat/heif``.
+    public let format: ImageFormat
+
+    /// Creates a HEIF decoder registered for `format` (`.heic` or `.heif`; default `.heic`).
+    public init(format: ImageFormat = .heic) {
+        self.format = format
+    }
+
+    /// Reads size, alpha and the colour profile of the primary image without decoding it.
+    public func info(for data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
+        try HEIFSession.with(data, format: format) { handle throws(AlcedoError) in
+            let (width, height) = HEIFSession.size(of: handle, appliesOrientation: options.appliesOrientation)
+            var info = ImageInfo(format: format, width: width, height: height,
+                                 hasAlpha: heif_image_handle_has_alpha_channel(handle) != 0)
+            if options.colorManagement != .ignore {
+                info.colorProfile = HEIFSession.iccProfile(of: handle).flatMap { ImageColorProfile(iccData: $0) }
+            }
+            return info
+        }
+    }
+
+    /// Decodes the primary image.
+    /// - Throws: `.decodingError` with `.emptyData`, `.invalidHeader`, `.corrupt`,
+    ///   `.truncated`, `.unsupportedFeature` or `.tooManyPixels`.
+    public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
+        let format = self.format
+        return try HEIFSession.with(data, format: format) { handle throws(AlcedoError) in
+            let (width, height) = HEIFSession.size(of: handle, appliesOrientation: options.appliesOrientation)
+            try options.limits.check(width: heif_image_handle_get_ispe_width(handle) > 0 ? Int(heif_image_handle_get_ispe_width(handle)) : width,
+                                     height: heif_image_handle_get_ispe_height(handle) > 0 ? Int(heif_image_handle_get_ispe_height(handle)) : height,
+                                     format: format)
+            try options.limits.check(width: width, height: height, format: format)
+            let plan = ColorPlan.forRGBA(iccData: HEIFSession.iccProfile(of: handle), mode: options.colorManagement, format: format)
+            guard let decodingOptions = heif_decoding_options_alloc() else {
+                throw .decodingError(reason: .corrupt(format: format, message: "libheif could not allocate decoding options"))
+            }
+            defer { heif_decoding_options_free(decodingOptions) }
+            decodingOptions.pointee.ignore_transformations = options.appliesOrientation ? 0 : 1
+            decodingOptions.pointee.convert_hdr_to_8bit = 1
+            var image: OpaquePointer?
+            let status = heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, decodingOptions)
+            guard status.code == heif_error_Ok, let image else { throw HEIFSession.error(status, format: format, inHeader: false) }
+            defer { heif_image_release(image) }
+            let outWidth = Int(heif_image_get_width(image, heif_channel_interleaved))
+            let outHeight = Int(heif_image_get_height(image, heif_channel_interleaved))
+            try options.limits.check(width: outWidth, height: outHeight, format: format)
+            var stride: Int32 = 0
+            guard let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride),
+                  Int(stride) >= outWidth * 4 else {
+                throw .decodingError(reason: .corrupt(format: format, message: "libheif returned no RGBA plane"))
+            }
+            let rowBytes = outWidth * 4
+            var pixels = [UInt8](unsafeUninitializedCapacity: rowBytes * outHeight) { buffer, initialized in
+                for y in 0..<outHeight {
+                    (buffer.baseAddress! + y * rowBytes).update(from: plane + y * Int(stride), count: rowBytes)
+                }
+                initialized = buffer.count
+            }
+            plan.apply(to: &pixels)
+            return AlcedoImage(width: outWidth, height: outHeight, pixels: pixels, sourceFormat: format,
+                               colorMetadata: plan.metadata)
+        }
+    }
+}
+
+/// One libheif context over the bytes of a file, alive for the duration of a closure.
+enum HEIFSession {
+    static func with<T>(_ data: Data, format: ImageFormat,
+                        _ body: (OpaquePointer) throws(AlcedoError) -> T) throws(AlcedoError) -> T {
+        guard !data.isEmpty else { throw .decodingError(reason: .emptyData) }
+        guard let context = heif_context_alloc() else {
+            throw .decodingError(reason: .corrupt(format: format, message: "libheif could not allocate a context"))
+        }
+        defer { heif_context_free(context) }
+        let result = data.withUnsafeBytes { raw -> Result<T, AlcedoError> in
+            var status = heif_context_read_from_memory_without_copy(context, raw.baseAddress, raw.count, nil)
+            guard status.code == heif_error_Ok else { return .failure(error(status, format: format, inHeader: true)) }
+            var handle: OpaquePointer?
+            status = heif_context_get_primary_image_handle(context, &handle)
+            guard status.code == heif_error_Ok, let handle else { return .failure(error(status, format: format, inHeader: true)) }
+            defer { heif_image_handle_release(handle) }
+            do throws(AlcedoError) {
+                return .success(try body(handle))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// The size after transformations (libheif's handle size), or the stored (`ispe`) size.
+    static func size(of handle: OpaquePointer, appliesOrientation: Bool) -> (Int, Int) {
+        let width = Int(heif_image_handle_get_width(handle)), height = Int(heif_image_handle_get_height(handle))
+        guard !appliesOrientation else { return (width, height) }
+        let ispeWidth = Int(heif_image_handle_get_ispe_width(handle)), ispeHeight = Int(heif_image_handle_get_ispe_height(handle))
+        return ispeWidth > 0 && ispeHeight > 0 ? (ispeWidth, ispeHeight) : (width, height)
+    }
+
+    /// The ICC profile of the image, if it has one.
+    static func iccProfile(of handle: OpaquePointer) -> Data? {
+        let type = heif_image_handle_get_color_profile_type(handle)
+        guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return nil }
+        let size = heif_image_handle_get_raw_color_profile_size(handle)
+        guard size > 0, size <= EmbeddedProfileReader.maxProfileBytes else { return nil }
+        var data = Data(count: size)
+        let status = data.withUnsafeMutableBytes { heif_image_handle_get_raw_color_profile(handle, $0.baseAddress) }
+        return status.code == heif_error_Ok ? data : nil
+    }
+
+    static func error(_ status: heif_error, format: ImageFormat, inHeader: Bool) -> AlcedoError {
+        let message = status.message.map { String(cString: $0) } ?? "libheif error \(status.code.rawValue)"
+        if status.subcode == heif_suberror_End_of_data {
+            return .decodingError(reason: .truncated(format: format, message: message))
+        }
+        switch status.code {
+        case heif_error_Unsupported_feature, heif_error_Unsupported_filetype:
+            return .decodingError(reason: .unsupportedFeature(format: format, message: message))
+        default:
+            return .decodingError(reason: inHeader ? .invalidHeader(format: format, message: message)
+                                                   : .corrupt(format: format, message: message))
+        }
+    }
+}
