@@ -14,11 +14,6 @@ extension ColorManagement: ExpressibleByArgument {
 }
 
 extension ImageColorProfile {
-    /// The `iccProfile` value of `alcedo info --json` and `fetch --json`.
-    var jsonObject: [String: Any] {
-        ["description": description, "colorSpace": colorSpace.rawValue, "bytes": byteCount, "origin": origin.rawValue]
-    }
-
     /// One phrase for text output: `ICC "Display P3" RGB, 536 bytes`.
     var textPhrase: String {
         "ICC \"\(description)\" \(colorSpace.rawValue), \(byteCount) bytes"

@@ -3,7 +3,8 @@ import Foundation
 extension ImageInfo {
     /// The facts `alcedo info --json` prints, as a JSON object (for `JSONSerialization`):
     /// `format`, `width`, `height`, `frames`, `loopCount`, `durations`, `totalDuration`,
-    /// `orientation` (the EXIF value), `hasAlpha` and `bytes` (the file's size, `byteCount`).
+    /// `orientation` (the EXIF value), `hasAlpha`, `bytes` (the file's size, `byteCount`) and
+    /// `iccProfile` (the embedded colour profile, or null).
     public func jsonObject(byteCount: Int) -> [String: Any] {
         [
             "format": format.rawValue,
@@ -18,5 +19,13 @@ extension ImageInfo {
             "bytes": byteCount,
             "iccProfile": colorProfile?.jsonObject ?? NSNull(),
         ]
+    }
+}
+
+extension ImageColorProfile {
+    /// The `iccProfile` value of `alcedo info --json`, `fetch --json` and the server's `/info`:
+    /// `description`, `colorSpace`, `bytes` and `origin`.
+    public var jsonObject: [String: Any] {
+        ["description": description, "colorSpace": colorSpace.rawValue, "bytes": byteCount, "origin": origin.rawValue]
     }
 }
