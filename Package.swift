@@ -7,12 +7,14 @@ let package = Package(
     products: [
         .library(name: "Alcedo", targets: ["Alcedo"]),
         .library(name: "AlcedoURLSession", targets: ["AlcedoURLSession"]),
+        .library(name: "AlcedoRedis", targets: ["AlcedoRedis"]),
         .executable(name: "alcedo", targets: ["alcedo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         // `swift package generate-documentation --target Alcedo` builds the DocC catalogue.
@@ -50,10 +52,22 @@ let package = Package(
         // An ImageDataLoading on URLSession; separate so that Alcedo itself does not link
         // FoundationNetworking (and libcurl) on Linux.
         .target(name: "AlcedoURLSession", dependencies: ["Alcedo"]),
+        // The shared cache tier on Redis: a RESP2 client on SwiftNIO, rendezvous hashing over nodes.
+        .target(
+            name: "AlcedoRedis",
+            dependencies: [
+                "Alcedo",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "alcedo",
             dependencies: [
-                "Alcedo",
+                "Alcedo", "AlcedoRedis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -65,12 +79,28 @@ let package = Package(
         .testTarget(
             name: "AlcedoTests",
             dependencies: [
-                "Alcedo", "AlcedoURLSession",
+                "Alcedo", "AlcedoURLSession", "AlcedoTestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             resources: [.copy("Fixtures")]
+        ),
+        // What the test targets share: the seeded generator, a log capture.
+        .target(
+            name: "AlcedoTestSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Tests/AlcedoTestSupport"
+        ),
+        .testTarget(
+            name: "AlcedoRedisTests",
+            dependencies: [
+                "Alcedo", "AlcedoRedis", "AlcedoTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

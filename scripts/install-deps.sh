@@ -13,6 +13,8 @@ have_pc libjpeg || missing+=(libjpeg62-turbo-dev)
 have_pc libpng || missing+=(libpng-dev)
 have_header gif_lib.h || missing+=(libgif-dev)
 { have_pc libwebp && have_pc libwebpdemux && have_pc libwebpmux; } || missing+=(libwebp-dev)
+# The shared cache tier's tests start their own redis-server processes on loopback ports.
+command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
 
 # Optional tools: reference decoders used by a few conformance tests and the benchmarks.
 if [ "${ALCEDO_WITH_TOOLS:-0}" = "1" ]; then
