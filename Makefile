@@ -1,10 +1,11 @@
 # Alcedo: two commands set up everything on a fresh Debian 12 machine.
 #   make demo   installs what is missing, builds, runs the main job
+#   make serve  installs what is missing, builds, serves the sample images (an example URL is printed)
 #   make test   installs what is missing, builds, runs every test
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: demo test build deps release fuzz bench clean
+.PHONY: demo serve test build deps release fuzz bench clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -17,6 +18,9 @@ release: deps
 
 demo: release
 	@bash scripts/demo.sh
+
+serve: release
+	@bash scripts/serve.sh
 
 test: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)

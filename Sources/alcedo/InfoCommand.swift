@@ -33,19 +33,9 @@ struct InfoCommand: ParsableCommand {
 
     private func report(_ info: ImageInfo, path: String, byteCount: Int) {
         if json {
-            Console.jsonLine([
-                "file": path,
-                "format": info.format.rawValue,
-                "width": info.width,
-                "height": info.height,
-                "frames": info.frameCount,
-                "loopCount": info.loopCount,
-                "durations": info.frameDurations,
-                "totalDuration": info.totalDuration,
-                "orientation": info.orientation.rawValue,
-                "hasAlpha": info.hasAlpha,
-                "bytes": byteCount,
-            ])
+            var object = info.jsonObject(byteCount: byteCount)
+            object["file"] = path
+            Console.jsonLine(object)
         } else {
             var text = "\(path): \(info.format) \(info.width)x\(info.height)"
             text += info.frameCount == 1 ? ", 1 frame" : ", \(info.frameCount) frames"

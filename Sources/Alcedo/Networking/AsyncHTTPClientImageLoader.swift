@@ -24,6 +24,10 @@ public final class AsyncHTTPClientImageLoader: ImageDataLoading {
         public var maximumConnectionsPerHost: Int
         /// How long an idle pooled connection is kept (default 60 s).
         public var idleConnectionTimeout: Duration
+        /// Host names connected to at a given address instead of the one DNS gives (default
+        /// empty). TLS still checks the certificate against the host name, so a caller that
+        /// resolved and vetted an address can make sure the connection goes exactly there.
+        public var dnsOverride: [String: String] = [:]
 
         /// Creates settings; every parameter defaults to the value stated on its property.
         public init(connectTimeout: Duration = .seconds(10), readTimeout: Duration? = nil,
@@ -48,11 +52,12 @@ public final class AsyncHTTPClientImageLoader: ImageDataLoading {
             concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, configuration.maximumConnectionsPerHost))
         // The downloader's retry strategy decides about retrying; a refused connection is reported at once.
         pool.retryConnectionEstablishment = false
-        let clientConfiguration = HTTPClient.Configuration(
+        var clientConfiguration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: .init(connect: configuration.connectTimeout.timeAmount, read: configuration.readTimeout?.timeAmount),
             connectionPool: pool,
             decompression: .disabled)
+        clientConfiguration.dnsOverride = configuration.dnsOverride
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
     }
 

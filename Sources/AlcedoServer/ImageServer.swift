@@ -1,0 +1,77 @@
+import Alcedo
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import UnixSignals
+
+/// `alcedo serve`: the image proxy as a Hummingbird application, with `/health`,
+/// `/metrics` and the imgproxy routes.
+///
+/// ```swift
+/// var configuration = ImageServerConfiguration()
+/// configuration.port = 0                      // a free port
+/// let server = ImageServer(configuration: configuration)
+/// try await server.run { address in print("listening on \(address)") }   // until SIGTERM/SIGINT
+/// ```
+public struct ImageServer: Sendable {
+    /// The configuration.
+    public let configuration: ImageServerConfiguration
+    /// The request handling.
+    public let service: ImageService
+    /// How long in-flight requests may take to finish after SIGTERM/SIGINT (default 10 s).
+    public var shutdownGracePeriod: Duration = .seconds(10)
+
+    /// Creates the server (nothing listens until ``run(signals:onListening:)``).
+    public init(configuration: ImageServerConfiguration) {
+        self.configuration = configuration
+        service = ImageService(configuration: configuration)
+    }
+
+    /// A router with `/health`, `/metrics` and the image proxy on every other path, for a
+    /// request context of your own.
+    public func makeRouter<Context: RequestContext>(context: Context.Type) -> Router<Context> {
+        let router = Router(context: Context.self)
+        router.add(middleware: ImageProxyMiddleware(service: service))
+        router.get("/health") { _, _ in "OK\n" }
+        let metrics = service.metrics
+        router.get("/metrics") { _, _ -> Response in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text())))
+        }
+        return router
+    }
+
+    /// Listens until one of `signals` arrives, then stops accepting, lets in-flight requests
+    /// finish for up to ``shutdownGracePeriod`` and returns.
+    /// - Parameters:
+    ///   - signals: the signals that shut down gracefully (default SIGTERM and SIGINT).
+    ///   - onListening: called once with `http://HOST:PORT` (the real port when 0 was asked).
+    public func run(signals: [UnixSignal] = [.sigterm, .sigint],
+                    onListening: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
+        var logger = Logger(label: "alcedo.serve")
+        logger.logLevel = .warning
+        let host = configuration.host
+        let app = Application(
+            router: makeRouter(context: BasicRequestContext.self),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "Alcedo"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                let shownHost = host.contains(":") ? "[\(host)]" : host
+                await onListening("http://\(shownHost):\(port)")
+            },
+            logger: logger)
+        var groupConfiguration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: signals, logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = shutdownGracePeriod
+        let group = ServiceGroup(configuration: groupConfiguration)
+        do {
+            try await group.run()
+        } catch {
+            await service.shutdown()
+            throw error
+        }
+        await service.shutdown()
+    }
+}

@@ -1,0 +1,53 @@
+import Alcedo
+import Foundation
+
+/// Where the server's ImageManager, ImageCache and ImageDownloader are made: the one place
+/// that wires Alcedo's pipeline for serving (caches for originals and results, the guarded
+/// loader, the limits). Change or extend the caching tiers here.
+public struct ImageServerPipeline: Sendable {
+    /// Fetches, decodes, processes and caches sources.
+    public let manager: ImageManager
+    /// Originals (bytes on disk) and processed variants (in memory and on disk).
+    public let cache: ImageCache
+    /// Downloads through the ``GuardedImageLoader``.
+    public let downloader: ImageDownloader
+    /// The checks on sources.
+    public let sourceGuard: SourceGuard
+
+    /// Wires the pipeline for `configuration`.
+    public init(configuration: ImageServerConfiguration) {
+        sourceGuard = SourceGuard(allowPrivateNetworks: configuration.allowPrivateNetworks,
+                                  allowedSources: configuration.allowedSources,
+                                  trustedHosts: configuration.trustedSourceHosts)
+        let loader = GuardedImageLoader(sourceGuard: sourceGuard)
+        downloader = ImageDownloader(
+            name: "alcedo-serve",
+            configuration: ImageDownloader.Configuration(timeout: configuration.downloadTimeout,
+                                                         maximumBodySize: configuration.maxSourceBytes),
+            loader: loader)
+        cache = ImageCache(
+            memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config(totalCostLimit: configuration.memoryCacheBytes)),
+            diskStorage: DiskStorage.Backend(config: DiskStorage.Config(name: "alcedo-serve", directory: configuration.cacheDirectory)))
+        manager = ImageManager(downloader: downloader, cache: cache, defaultOptions: [
+            // The original's bytes go to disk so that every other variant starts from them.
+            .cacheOriginalImage,
+            // Disk writes finish before delivery: the next variant of a source finds its original.
+            .waitForCache,
+            // A stale source is revalidated with its validators (a 304 refreshes it).
+            .respectHTTPFreshness,
+            .decodingLimits(configuration.decodingLimits),
+        ])
+    }
+
+    /// The options of one request.
+    func options(processor: ImgproxyProcessor, firstFrameOnly: Bool) -> AlcedoOptionsInfo {
+        var options: AlcedoOptionsInfo = [.processor(processor)]
+        if firstFrameOnly { options.append(.onlyLoadFirstFrame) }
+        return options
+    }
+
+    /// Releases the downloader's connections.
+    public func shutdown() async {
+        await downloader.shutdown()
+    }
+}

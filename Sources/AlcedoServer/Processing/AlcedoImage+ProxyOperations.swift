@@ -1,0 +1,109 @@
+import Alcedo
+
+/// The pixel operations imgproxy's options need beyond Alcedo's processors, on every frame.
+extension AlcedoImage {
+    /// Every frame turned by `orientation` (as an EXIF orientation would turn stored pixels).
+    func oriented(_ orientation: ImageOrientation) -> AlcedoImage {
+        guard orientation != .up else { return self }
+        var newWidth = width, newHeight = height
+        let turned = frames.map { frame -> Frame in
+            let result = orientation.apply(to: frame.pixels, width: width, height: height)
+            newWidth = result.width
+            newHeight = result.height
+            return Frame(pixels: result.pixels, duration: frame.duration)
+        }
+        return replacingFrames(turned, width: newWidth, height: newHeight)
+    }
+
+    /// The rectangle at (`x`, `y`) of `size`, which must lie inside the image.
+    func cropped(x: Int, y: Int, size: PixelSize) -> AlcedoImage {
+        guard size != self.size || x != 0 || y != 0 else { return self }
+        let rowBytes = size.width * 4, sourceRowBytes = width * 4
+        let cut = frames.map { frame -> Frame in
+            var pixels = [UInt8](repeating: 0, count: rowBytes * size.height)
+            frame.pixels.withUnsafeBufferPointer { source in
+                pixels.withUnsafeMutableBufferPointer { destination in
+                    for row in 0..<size.height {
+                        let from = (y + row) * sourceRowBytes + x * 4
+                        destination.baseAddress!.advanced(by: row * rowBytes)
+                            .update(from: source.baseAddress!.advanced(by: from), count: rowBytes)
+                    }
+                }
+            }
+            return Frame(pixels: pixels, duration: frame.duration)
+        }
+        return replacingFrames(cut, width: size.width, height: size.height)
+    }
+
+    /// The image centred on a canvas of `size` (at least the image's) filled with `background`.
+    func extended(to size: PixelSize, background: RGBA) -> AlcedoImage {
+        let originX = (size.width - width) / 2, originY = (size.height - height) / 2
+        let rowBytes = width * 4, canvasRowBytes = size.width * 4
+        let fill = [background.red, background.green, background.blue, background.alpha]
+        let grown = frames.map { frame -> Frame in
+            var pixels = [UInt8](repeating: 0, count: canvasRowBytes * size.height)
+            for index in stride(from: 0, to: pixels.count, by: 4) {
+                pixels[index] = fill[0]; pixels[index + 1] = fill[1]; pixels[index + 2] = fill[2]; pixels[index + 3] = fill[3]
+            }
+            frame.pixels.withUnsafeBufferPointer { source in
+                pixels.withUnsafeMutableBufferPointer { destination in
+                    for row in 0..<height {
+                        destination.baseAddress!.advanced(by: (originY + row) * canvasRowBytes + originX * 4)
+                            .update(from: source.baseAddress!.advanced(by: row * rowBytes), count: rowBytes)
+                    }
+                }
+            }
+            return Frame(pixels: pixels, duration: frame.duration)
+        }
+        return replacingFrames(grown, width: size.width, height: size.height)
+    }
+
+    /// Composited over an opaque `background`: every pixel becomes opaque.
+    func flattened(over background: RGBA) -> AlcedoImage {
+        let bg = (Int(background.red), Int(background.green), Int(background.blue))
+        let flat = frames.map { frame -> Frame in
+            var pixels = frame.pixels
+            pixels.withUnsafeMutableBufferPointer { p in
+                var index = 0
+                while index < p.count {
+                    let alpha = Int(p[index + 3])
+                    if alpha != 255 {
+                        let inverse = 255 - alpha
+                        p[index] = UInt8((Int(p[index]) * alpha + bg.0 * inverse + 127) / 255)
+                        p[index + 1] = UInt8((Int(p[index + 1]) * alpha + bg.1 * inverse + 127) / 255)
+                        p[index + 2] = UInt8((Int(p[index + 2]) * alpha + bg.2 * inverse + 127) / 255)
+                        p[index + 3] = 255
+                    }
+                    index += 4
+                }
+            }
+            return Frame(pixels: pixels, duration: frame.duration)
+        }
+        return replacingFrames(flat)
+    }
+
+    /// An unsharp mask: each colour channel moved away from its Gaussian blur of `sigma`
+    /// by the difference (amount 1); alpha is kept.
+    func sharpened(sigma: Double) throws(AlcedoError) -> AlcedoImage {
+        let blurred = try BlurImageProcessor(blurRadius: sigma).process(self)
+        var sharp: [Frame] = []
+        sharp.reserveCapacity(frames.count)
+        for (frame, soft) in zip(frames, blurred.frames) {
+            var pixels = frame.pixels
+            pixels.withUnsafeMutableBufferPointer { p in
+                soft.pixels.withUnsafeBufferPointer { b in
+                    var index = 0
+                    while index < p.count {
+                        for channel in 0..<3 {
+                            let value = 2 * Int(p[index + channel]) - Int(b[index + channel])
+                            p[index + channel] = UInt8(clamping: value)
+                        }
+                        index += 4
+                    }
+                }
+            }
+            sharp.append(Frame(pixels: pixels, duration: frame.duration))
+        }
+        return replacingFrames(sharp)
+    }
+}

@@ -1,0 +1,81 @@
+import Alcedo
+import Foundation
+
+/// An error's HTTP answer: the status, and the one-line reason sent as text and in the
+/// `X-Alcedo-Error` header.
+struct ErrorStatus: Sendable, Equatable {
+    let status: Int
+    let reason: String
+
+    /// The queue is full: 429 with `Retry-After`.
+    static let queueFull = ErrorStatus(status: 429, reason: "too many requests: the processing queue is full")
+
+    /// Maps any error the image route can meet. Bad input never maps to 500.
+    init(_ error: any Error) {
+        switch error {
+        case let error as ImgproxyURLError:
+            self.init(status: error.isSignatureError ? 403 : 400, reason: error.description)
+        case let error as SourceRefusal:
+            self.init(status: 403, reason: error.description)
+        case let error as AlcedoError:
+            self = Self.map(error)
+        case let error as ErrorStatus.Thrown:
+            self = error.status
+        default:
+            self.init(status: 500, reason: "internal error: \(error)")
+        }
+    }
+
+    init(status: Int, reason: String) {
+        self.status = status
+        self.reason = reason
+    }
+
+    /// An ``ErrorStatus`` thrown as it is.
+    struct Thrown: Error {
+        let status: ErrorStatus
+    }
+
+    private static func map(_ error: AlcedoError) -> ErrorStatus {
+        let text = error.description
+        switch error {
+        case .requestError(let reason):
+            switch reason {
+            case .invalidURL: return ErrorStatus(status: 400, reason: text)
+            case .refusedByModifier: return ErrorStatus(status: 403, reason: text)
+            case .connectTimedOut, .timedOut: return ErrorStatus(status: 504, reason: text)
+            case .cancelled: return ErrorStatus(status: 503, reason: text)
+            case .networkFailure(_, let underlying):
+                if let refusal = underlying as? SourceRefusal { return ErrorStatus(status: 403, reason: refusal.description) }
+                return ErrorStatus(status: 502, reason: text)
+            case .redirectLoop, .tooManyRedirects, .invalidRedirect: return ErrorStatus(status: 502, reason: text)
+            }
+        case .responseError(let reason):
+            switch reason {
+            case .invalidStatusCode(let code, _): return ErrorStatus(status: code == 404 || code == 410 ? 404 : 502, reason: text)
+            case .bodyTooLarge, .notAnImage: return ErrorStatus(status: 422, reason: text)
+            case .lengthMismatch, .rejected: return ErrorStatus(status: 502, reason: text)
+            }
+        case .decodingError, .encodingError:
+            return ErrorStatus(status: 422, reason: text)
+        case .processorError(let reason):
+            switch reason {
+            case .outputTooLarge: return ErrorStatus(status: 422, reason: text)
+            case .invalidParameter: return ErrorStatus(status: 400, reason: text)
+            }
+        case .imageSettingError(let reason):
+            if case .alternativeSourcesExhausted(let failures) = reason, let last = failures.last {
+                return map(last.error)
+            }
+            return ErrorStatus(status: 502, reason: text)
+        case .cacheError:
+            return ErrorStatus(status: 500, reason: text)
+        }
+    }
+
+    /// The reason fit for a header: printable ASCII, at most 300 characters.
+    var headerValue: String {
+        let printable = reason.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" }
+        return String(String(printable).prefix(300))
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Hummingbird
+
+/// Mounts the image proxy in any Hummingbird router: `GET`/`HEAD` requests under ``prefix``
+/// are answered as imgproxy paths (`/info/…` as info requests); everything else goes on to
+/// the router's own routes.
+///
+/// ```swift
+/// let service = ImageService(configuration: configuration)
+/// let router = Router()
+/// router.get("/hello") { _, _ in "hello" }
+/// router.add(middleware: ImageProxyMiddleware(service: service, prefix: "/images"))
+/// // GET /images/insecure/rs:fit:300:300/plain/https://example.com/cat.jpg
+/// ```
+///
+/// Add it before the routes it must see past (Hummingbird applies middleware to routes added
+/// after it, and to the not-found answer).
+public struct ImageProxyMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The service that answers.
+    public let service: ImageService
+    /// The path prefix the proxy answers under, without a trailing `/` (default empty: every path).
+    public let prefix: String
+
+    /// Creates the middleware.
+    /// - Parameters:
+    ///   - service: answers the image and info requests.
+    ///   - prefix: the path prefix (default empty: every path not taken by `/health` and `/metrics`).
+    public init(service: ImageService, prefix: String = "") {
+        self.service = service
+        self.prefix = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
+    }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.method == .get || request.method == .head else { return try await next(request, context) }
+        // The raw target, not a decoded path: plain source URLs keep their percent-encoding.
+        let target = request.uri.string
+        let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? target
+        guard path.hasPrefix(prefix + "/") else { return try await next(request, context) }
+        let local = String(path.dropFirst(prefix.count))
+        if local == "/health" || local == "/metrics" || local == "/" || local == "/favicon.ico" {
+            return try await next(request, context)
+        }
+        if local.hasPrefix("/info/") {
+            return await service.info(path: String(local.dropFirst("/info".count)), request: request)
+        }
+        return await service.image(path: local, request: request)
+    }
+}

@@ -1,0 +1,272 @@
+import Alcedo
+import Crypto
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The image proxy's request handling, independent of how it is mounted: parses and verifies
+/// a path, answers conditional requests, produces (once per variant) and sends results.
+/// No image logic lives here: it is all ``ImageServerPipeline``'s ImageManager and
+/// ``ImgproxyProcessor``.
+public final class ImageService: Sendable {
+    /// The configuration the service was made with.
+    public let configuration: ImageServerConfiguration
+    /// The pipeline behind it.
+    public let pipeline: ImageServerPipeline
+    /// The metrics it records.
+    public let metrics: ServerMetrics
+    let results: ResultStore
+    let sources = SourceInfoTable()
+    let gate = SourceGate()
+    let admission: AdmissionLimiter
+
+    /// Creates the service and its pipeline for `configuration`.
+    public init(configuration: ImageServerConfiguration) {
+        self.configuration = configuration
+        pipeline = ImageServerPipeline(configuration: configuration)
+        metrics = ServerMetrics()
+        results = ResultStore(capacity: configuration.resultCacheBytes)
+        admission = AdmissionLimiter(limit: configuration.concurrency, queueLength: configuration.queueLength)
+    }
+
+    /// Releases the pipeline's connections.
+    public func shutdown() async {
+        await pipeline.shutdown()
+    }
+
+    // MARK: Image route
+
+    /// Answers `GET`/`HEAD` for an imgproxy path (the request target without the query).
+    public func image(path: String, request: Request) async -> Response {
+        let response: Response
+        do {
+            response = try await imageResponse(path: path, request: request)
+        } catch {
+            response = errorResponse(ErrorStatus(error))
+        }
+        metrics.recordResponse(status: Int(response.status.code))
+        return response
+    }
+
+    private func imageResponse(path: String, request: Request) async throws -> Response {
+        let (parsed, signedPart) = try ImgproxyPath.parse(path, presets: configuration.presets)
+        try verifySignature(parsed.signature, signedPart: signedPart)
+        let sourceURL = try pipeline.sourceGuard.checkSource(parsed.sourceURL)
+        let requested = parsed.requestedFormat
+        let acceptsWebP = configuration.autoWebP && requested == nil
+            && request.headers[values: .accept].contains { $0.lowercased().contains("image/webp") }
+        var unsigned = parsed
+        unsigned.signature = ""
+        let canonical = unsigned
+        let variantKey = canonical.signedPart + "|" + (requested?.rawValue ?? (acceptsWebP ? "auto+webp" : "auto"))
+
+        // A conditional request answered from what is known of the source, without processing.
+        var known = sources[parsed.sourceURL]
+        if known == nil { known = await sourceInfoFromDisk(parsed.sourceURL) }
+        if let info = known {
+            let format = Self.outputFormat(requested: requested, source: info.format, acceptsWebP: acceptsWebP)
+            let etag = etag(for: canonical, validator: info.validator, format: format)
+            if notModified(request, etag: etag, lastModified: info.lastModified) {
+                metrics.recordHit(tier: "not-modified")
+                return notModifiedResponse(etag: etag, lastModified: info.lastModified, negotiated: requested == nil)
+            }
+        }
+
+        let (result, joined) = try await results.value(for: variantKey) { [self] in
+            try await produce(parsed, canonical: canonical, url: sourceURL, requested: requested, acceptsWebP: acceptsWebP)
+        }
+        metrics.recordHit(tier: joined ? "result" : result.tier)
+        if notModified(request, etag: result.etag, lastModified: result.lastModified) {
+            return notModifiedResponse(etag: result.etag, lastModified: result.lastModified, negotiated: requested == nil)
+        }
+        var headers = cachingHeaders(etag: result.etag, lastModified: result.lastModified, negotiated: requested == nil)
+        headers[.contentType] = result.format.mimeType
+        headers[.contentLength] = String(result.body.count)
+        let body: ResponseBody = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: result.body))
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// Loads, processes and encodes one variant (run once per variant in flight).
+    private func produce(_ parsed: ImgproxyPath, canonical: ImgproxyPath, url: URL, requested: ImageFormat?,
+                         acceptsWebP: Bool) async throws -> EncodedResult {
+        guard await admission.acquire(onQueued: { metrics.enterQueue() }, onDequeued: { metrics.leaveQueue() }) else {
+            throw ErrorStatus.Thrown(status: .queueFull)
+        }
+        metrics.inFlight.increment()
+        defer {
+            metrics.inFlight.decrement()
+            admission.release()
+        }
+        let start = ContinuousClock.now
+        let processor = ImgproxyProcessor(options: parsed.options, maximumResultSide: configuration.maxResultSide)
+        let stillOutput = requested == .jpeg || requested == .png || parsed.options.page != nil
+        let options = pipeline.options(processor: processor, firstFrameOnly: stillOutput && parsed.options.page == nil)
+        let retrieved = try await gate.run(parsed.sourceURL) {
+            try await pipeline.manager.retrieveImage(with: url, options: options)
+        }
+        let info = await sourceInfo(for: parsed.sourceURL, result: retrieved)
+        sources[parsed.sourceURL] = info
+        if let data = retrieved.originalData, retrieved.cacheType == .none { metrics.sourceBytes.increment(by: Int64(data.count)) }
+        let format = Self.outputFormat(requested: requested, source: info.format, acceptsWebP: acceptsWebP)
+        let quality = parsed.options.quality == 0 ? configuration.defaultQuality : parsed.options.quality
+        let image = retrieved.image
+        let background = parsed.options.background
+        let maxBytes = parsed.options.maxBytes
+        let body = try await Self.offPool { () throws(AlcedoError) -> Data in
+            try Self.encode(image, as: format, quality: quality, background: background, maxBytes: maxBytes)
+        }
+        metrics.processingTime.record(ContinuousClock.now - start)
+        metrics.recordProduced()
+        let tier: String
+        switch retrieved.cacheType {
+        case .memory: tier = "memory"
+        case .disk: tier = "disk"
+        case .none: tier = "source"
+        }
+        let lifetime: Duration = .seconds(60)
+        return EncodedResult(body: body, format: format, etag: etag(for: canonical, validator: info.validator, format: format),
+                             lastModified: info.lastModified, tier: tier, expires: .now + lifetime)
+    }
+
+    /// The output format: the one asked for, else WebP for a JPEG or PNG source when the
+    /// client accepts it, else the source's format when Alcedo writes it, else PNG.
+    static func outputFormat(requested: ImageFormat?, source: ImageFormat, acceptsWebP: Bool) -> ImageFormat {
+        if let requested { return requested }
+        switch source {
+        case .jpeg: return acceptsWebP ? .webp : .jpeg
+        case .png, .apng: return acceptsWebP ? .webp : .png
+        case .gif: return .gif
+        case .webp: return .webp
+        default: return .png
+        }
+    }
+
+    /// Encodes with the quality, flattening onto the background (white by default) for
+    /// JPEG, and lowering the quality of JPEG/WebP until the result fits `maxBytes`.
+    static func encode(_ image: AlcedoImage, as format: ImageFormat, quality: Int, background: RGBA?,
+                       maxBytes: Int) throws(AlcedoError) -> Data {
+        var image = image
+        if format == .jpeg, image.hasAlpha { image = image.flattened(over: background ?? .white) }
+        var quality = quality
+        var data = try ImageCodecRegistry.shared.encode(image, as: format, options: EncodingOptions(quality: quality))
+        if maxBytes > 0, format == .jpeg || format == .webp {
+            while data.count > maxBytes, quality > 10 {
+                quality = max(10, quality - 10)
+                data = try ImageCodecRegistry.shared.encode(image, as: format, options: EncodingOptions(quality: quality))
+            }
+        }
+        return data
+    }
+
+    /// Runs CPU-bound work on a Dispatch thread, off Swift's cooperative pool (the admission
+    /// limiter already bounds how many run at once).
+    static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws(AlcedoError) -> T) async throws(AlcedoError) -> T {
+        let result: Result<T, AlcedoError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(returning: Result { () throws(AlcedoError) -> T in try work() })
+            }
+        }
+        return try result.get()
+    }
+
+    // MARK: Signatures
+
+    func verifySignature(_ signature: String, signedPart: String) throws(ImgproxyURLError) {
+        if configuration.keys.isEmpty {
+            guard signature == "insecure" || signature == "_" else { throw .signatureRequired }
+            return
+        }
+        guard signature != "insecure", signature != "_" else { throw .signatureRequired }
+        // Every key is tried (no early exit), so timing does not tell which one matched.
+        var matched = false
+        for key in configuration.keys where key.verify(signature: signature, for: signedPart) { matched = true }
+        guard matched else { throw .invalidSignature }
+    }
+
+    // MARK: Validators
+
+    private func sourceInfo(for url: String, result: RetrieveImageResult) async -> SourceInfo {
+        let format = result.image.sourceFormat
+        var cacheInfo = result.response?.cacheInfo
+        if cacheInfo?.hasValidators != true, let stored = try? await pipeline.cache.diskMetadata(forKey: url) {
+            cacheInfo = stored.httpCacheInfo
+        }
+        if let cacheInfo, let validator = cacheInfo.etag ?? cacheInfo.lastModified {
+            return SourceInfo(validator: validator, lastModified: cacheInfo.lastModified, format: format)
+        }
+        if let data = result.originalData {
+            return SourceInfo(validator: "sha256:" + Self.digest(data), lastModified: nil, format: format)
+        }
+        if let known = sources[url] { return known }
+        if let entry = try? await pipeline.cache.retrieveDataInDiskCache(forKey: url) {
+            return SourceInfo(validator: "sha256:" + Self.digest(entry.data), lastModified: nil, format: format)
+        }
+        // Nothing identifies the bytes: a validator of this production alone.
+        return SourceInfo(validator: "unique:" + UUID().uuidString, lastModified: nil, format: format)
+    }
+
+    private func sourceInfoFromDisk(_ url: String) async -> SourceInfo? {
+        guard let metadata = try? await pipeline.cache.diskMetadata(forKey: url), let info = metadata.httpCacheInfo,
+              let validator = info.etag ?? info.lastModified,
+              let type = info.contentType, let format = Self.format(mimeType: type) else { return nil }
+        return SourceInfo(validator: validator, lastModified: info.lastModified, format: format)
+    }
+
+    private static func format(mimeType: String) -> ImageFormat? {
+        let base = mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        return ImageFormat.allCases.first { $0.mimeType == base }
+    }
+
+    func etag(for path: ImgproxyPath, validator: String, format: ImageFormat) -> String {
+        var path = path
+        path.extensionFormat = nil
+        path.options.format = nil
+        let text = validator + "\n" + path.signedPart + "\n" + format.rawValue + "\n" + String(configuration.defaultQuality)
+        return "\"" + String(Self.digest(Data(text.utf8)).prefix(32)) + "\""
+    }
+
+    static func digest(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+
+    // MARK: Responses
+
+    private func notModified(_ request: Request, etag: String, lastModified: String?) -> Bool {
+        let tags = request.headers[values: .ifNoneMatch]
+        if !tags.isEmpty {
+            return tags.flatMap { $0.split(separator: ",") }.contains { tag in
+                let trimmed = tag.trimmingCharacters(in: .whitespaces)
+                return trimmed == "*" || trimmed == etag || trimmed == "W/" + etag
+            }
+        }
+        if let since = request.headers[.ifModifiedSince], let lastModified,
+           let sinceDate = HTTPDate.parse(since), let modified = HTTPDate.parse(lastModified) {
+            return modified <= sinceDate
+        }
+        return false
+    }
+
+    private func cachingHeaders(etag: String, lastModified: String?, negotiated: Bool) -> HTTPFields {
+        var headers = HTTPFields()
+        headers[.cacheControl] = "public, max-age=\(configuration.ttl)"
+        headers[.eTag] = etag
+        if let lastModified { headers[.lastModified] = lastModified }
+        if negotiated { headers[.vary] = "Accept" }
+        return headers
+    }
+
+    private func notModifiedResponse(etag: String, lastModified: String?, negotiated: Bool) -> Response {
+        Response(status: .notModified, headers: cachingHeaders(etag: etag, lastModified: lastModified, negotiated: negotiated))
+    }
+
+    func errorResponse(_ error: ErrorStatus) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        headers[.init("X-Alcedo-Error")!] = error.headerValue
+        if error.status == 429 { headers[.retryAfter] = "1" }
+        let text = error.reason + "\n"
+        headers[.contentLength] = String(text.utf8.count)
+        return Response(status: HTTPResponse.Status(code: error.status), headers: headers,
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}

@@ -1,0 +1,166 @@
+import Alcedo
+import AlcedoServer
+import ArgumentParser
+import Foundation
+
+/// `alcedo serve`: wires flags (or `ALCEDO_<FLAG>` environment variables) to AlcedoServer.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve resized, re-encoded, cached images over HTTP with imgproxy's URL format.",
+        discussion: """
+            URLs: /SIGNATURE/OPTIONS/plain/PERCENT-ENCODED-URL[@EXT] or /SIGNATURE/OPTIONS/BASE64URL[.EXT], \
+            with imgproxy's processing options (rs:fill:300:200, q:80, f:webp, …); /health, /metrics and \
+            /info/SIGNATURE/OPTIONS/SOURCE as well. Without --key, the signature segment is "insecure". \
+            Every option can also be set by an environment variable ALCEDO_<OPTION> (for example \
+            ALCEDO_PORT=9000, ALCEDO_ALLOW_PRIVATE_NETWORKS=1; lists separated by commas); a flag wins \
+            over its variable. Prints "listening on http://HOST:PORT" once listening; SIGTERM or SIGINT \
+            lets in-flight requests finish (up to 10 s) and exits 0.
+            """
+    )
+
+    @Option(help: "The address to listen on (default 127.0.0.1).")
+    var host: String?
+    @Option(help: "The port (default 8080; 0 picks a free one).")
+    var port: Int?
+    @Option(help: ArgumentHelp("The disk cache folder (default: the platform's cache folder).", valueName: "dir"))
+    var cacheDir: String?
+    @Option(help: ArgumentHelp("A hex signing key; repeat with --salt for rotation.", valueName: "hex"))
+    var key: [String] = []
+    @Option(help: ArgumentHelp("The hex salt of the --key at the same position.", valueName: "hex"))
+    var salt: [String] = []
+    @Option(help: ArgumentHelp("Only serve sources whose URL starts with this prefix (repeatable).", valueName: "prefix"))
+    var allowedSources: [String] = []
+    @Flag(help: "Allow sources on loopback, private, link-local, CGNAT, multicast and unspecified addresses.")
+    var allowPrivateNetworks = false
+    @Option(help: ArgumentHelp("A host exempt from the address check, such as an internal origin (repeatable).", valueName: "host"))
+    var trustedSourceHost: [String] = []
+    @Option(help: ArgumentHelp("The most source megapixels, summed over frames (default 50).", valueName: "MP"))
+    var maxSrcResolution: Double?
+    @Option(help: ArgumentHelp("The largest source in bytes (default 33554432).", valueName: "N"))
+    var maxSrcBytes: Int?
+    @Option(help: ArgumentHelp("The largest result side in pixels (default 8192).", valueName: "px"))
+    var maxResultSide: Int?
+    @Option(help: ArgumentHelp("How long a source download may take, in seconds (default 15).", valueName: "seconds"))
+    var downloadTimeout: Double?
+    @Option(help: "Requests processed at once (default: the number of cores).")
+    var concurrency: Int?
+    @Option(help: "Requests waiting beyond --concurrency before 429 (default 256).")
+    var queue: Int?
+    @Option(help: ArgumentHelp("Cache-Control max-age of images in seconds (default 31536000).", valueName: "seconds"))
+    var ttl: Int?
+    @Option(help: ArgumentHelp("A preset for preset:NAME, as NAME=OPTIONS with options separated by / (repeatable).",
+                               valueName: "NAME=OPTIONS"))
+    var preset: [String] = []
+    @Option(help: ArgumentHelp("Serve WebP to clients that accept it when the URL names no format (default true).",
+                               valueName: "bool"))
+    var autoWebp: Bool?
+    @Flag(help: "Also serve the bundled sample images on a loopback port (trusted) and print an example URL.")
+    var samples = false
+
+    func run() async throws {
+        var environment = ServeEnvironment(ProcessInfo.processInfo.environment)
+        let configuration: ImageServerConfiguration
+        do {
+            configuration = try makeConfiguration(&environment)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        var serving = configuration
+        var sampleServer: DemoHTTPServer?
+        var sampleURL: String?
+        if samples {
+            let loaded = try DemoSamples.load(from: DemoSamples.locate())
+            let server = try await DemoHTTPServer.start(samples: loaded)
+            sampleServer = server
+            serving.trustedSourceHosts.insert("127.0.0.1")
+            let first = loaded.first { $0.name.hasSuffix(".jpg") } ?? loaded[0]
+            sampleURL = server.url("/" + first.name).absoluteString
+        }
+        let server = ImageServer(configuration: serving)
+        let key = serving.keys.first
+        let example = sampleURL
+        try await server.run { address in
+            // Written unbuffered: a supervisor reading the pipe sees the line at once.
+            FileHandle.standardOutput.write(Data("listening on \(address)\n".utf8))
+            if let sample = example {
+                let url = ImgproxyURLBuilder(baseURL: address, key: key).url(for: sample, options: Self.exampleOptions)
+                FileHandle.standardError.write(Data("example: curl -o thumb.webp -H 'Accept: image/webp' '\(url)'\n".utf8))
+            }
+        }
+        await sampleServer?.shutdown()
+    }
+
+    private static var exampleOptions: ProcessingOptions {
+        var options = ProcessingOptions()
+        options.resizingType = .fill
+        options.width = 300
+        options.height = 200
+        return options
+    }
+
+    private func makeConfiguration(_ env: inout ServeEnvironment) throws -> ImageServerConfiguration {
+        var c = ImageServerConfiguration()
+        c.host = host ?? env.string("HOST") ?? c.host
+        c.port = try port ?? env.int("PORT") ?? c.port
+        guard (0...65535).contains(c.port) else { throw ServerConfigurationError.invalidValue("--port", message: "must be in 0...65535") }
+        if let dir = cacheDir ?? env.string("CACHE_DIR") { c.cacheDirectory = URL(fileURLWithPath: dir, isDirectory: true) }
+        let keys = key.isEmpty ? env.list("KEY") : key
+        let salts = salt.isEmpty ? env.list("SALT") : salt
+        guard keys.count == salts.count else { throw ServerConfigurationError.unpairedKeys(keys: keys.count, salts: salts.count) }
+        c.keys = try zip(keys, salts).map { try SigningKey(hexKey: $0, hexSalt: $1) }
+        c.allowedSources = allowedSources.isEmpty ? env.list("ALLOWED_SOURCES") : allowedSources
+        c.allowPrivateNetworks = try allowPrivateNetworks || (env.bool("ALLOW_PRIVATE_NETWORKS") ?? false)
+        c.trustedSourceHosts = Set((trustedSourceHost.isEmpty ? env.list("TRUSTED_SOURCE_HOST") : trustedSourceHost).map { $0.lowercased() })
+        c.maxSourceResolution = try maxSrcResolution ?? env.double("MAX_SRC_RESOLUTION") ?? c.maxSourceResolution
+        c.maxSourceBytes = try maxSrcBytes ?? env.int("MAX_SRC_BYTES") ?? c.maxSourceBytes
+        c.maxResultSide = try maxResultSide ?? env.int("MAX_RESULT_SIDE") ?? c.maxResultSide
+        if let seconds = try downloadTimeout ?? env.double("DOWNLOAD_TIMEOUT") { c.downloadTimeout = .milliseconds(Int(seconds * 1000)) }
+        c.concurrency = try concurrency ?? env.int("CONCURRENCY") ?? c.concurrency
+        c.queueLength = try queue ?? env.int("QUEUE") ?? c.queueLength
+        c.ttl = try ttl ?? env.int("TTL") ?? c.ttl
+        c.autoWebP = try autoWebp ?? env.bool("AUTO_WEBP") ?? c.autoWebP
+        for text in preset.isEmpty ? env.list("PRESET") : preset { try c.addPreset(text) }
+        guard c.maxSourceResolution > 0, c.maxSourceBytes > 0, c.maxResultSide > 0, c.concurrency > 0, c.queueLength >= 0, c.ttl >= 0 else {
+            throw ServerConfigurationError.invalidValue("limits", message: "sizes, concurrency and ttl must be positive (queue may be 0)")
+        }
+        return c
+    }
+}
+
+/// `ALCEDO_<NAME>` environment variables, read as the flags they stand for.
+struct ServeEnvironment {
+    let values: [String: String]
+
+    init(_ values: [String: String]) { self.values = values }
+
+    func string(_ name: String) -> String? {
+        guard let value = values["ALCEDO_" + name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    func int(_ name: String) throws -> Int? {
+        guard let text = string(name) else { return nil }
+        guard let value = Int(text) else { throw ServerConfigurationError.invalidValue("ALCEDO_" + name, message: "\"\(text)\" is not an integer") }
+        return value
+    }
+
+    func double(_ name: String) throws -> Double? {
+        guard let text = string(name) else { return nil }
+        guard let value = Double(text) else { throw ServerConfigurationError.invalidValue("ALCEDO_" + name, message: "\"\(text)\" is not a number") }
+        return value
+    }
+
+    func bool(_ name: String) throws -> Bool? {
+        guard let text = string(name)?.lowercased() else { return nil }
+        switch text {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        default: throw ServerConfigurationError.invalidValue("ALCEDO_" + name, message: "\"\(text)\" is not a boolean")
+        }
+    }
+
+    func list(_ name: String) -> [String] {
+        string(name)?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
+    }
+}

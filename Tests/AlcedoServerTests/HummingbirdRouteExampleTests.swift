@@ -1,0 +1,77 @@
+import Alcedo
+import AlcedoServer
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import NIOCore
+import Testing
+
+/// The example of the "Serving images" article: a Hummingbird app of your own that returns
+/// a thumbnail through an ImageManager in one route, and mounts the image proxy under
+/// `/images`. It is compiled and run here.
+@Suite("Hummingbird route example")
+struct HummingbirdRouteExampleTests {
+    /// Builds the example app's router.
+    static func makeRouter(manager: ImageManager, proxy: ImageService) -> Router<BasicRequestContext> {
+        let router = Router()
+        // The proxy answers everything under /images (imgproxy URLs, /images/info/…).
+        router.add(middleware: ImageProxyMiddleware(service: proxy, prefix: "/images"))
+        // Your own route: /thumbnail?url=… returns a 128x128 JPEG thumbnail.
+        router.get("/thumbnail") { request, _ -> Response in
+            guard let text = request.uri.queryParameters.get("url"), let url = URL(string: text) else {
+                throw HTTPError(.badRequest, message: "missing url")
+            }
+            let processor = DownsamplingImageProcessor(size: PixelSize(width: 128, height: 128))
+            let result: RetrieveImageResult
+            do {
+                result = try await manager.retrieveImage(with: url, options: [.processor(processor)])
+            } catch {
+                throw HTTPError(.badGateway, message: "\(error)")
+            }
+            let jpeg = try ImageCodecRegistry.shared.encode(result.image, as: .jpeg, options: EncodingOptions(quality: 80))
+            var headers = HTTPFields()
+            headers[.contentType] = "image/jpeg"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: jpeg)))
+        }
+        return router
+    }
+
+    @Test func theExampleServesThumbnailsAndProxiedImages() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/cat.jpg", .ok(TestImages.jpeg(width: 512, height: 256), contentType: "image/jpeg"))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-hb-example-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = ImageServerConfiguration()
+        configuration.allowPrivateNetworks = true
+        configuration.cacheDirectory = folder
+        let proxy = ImageService(configuration: configuration)
+        let manager = ImageManager(downloader: ImageDownloader(name: "example"),
+                                   cache: ImageCache(name: "example", cacheDirectoryURL: folder))
+        let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(router: Self.makeRouter(manager: manager, proxy: proxy),
+                              configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
+        let running = Task { try await app.runService(gracefulShutdownSignals: []) }
+        defer { running.cancel() }
+        var ports = stream.makeAsyncIterator()
+        let port = try #require(await ports.next())
+        let client = HTTPClient.shared
+
+        let source = origin.url("/cat.jpg").absoluteString
+        let thumbnail = try await client.execute(
+            HTTPClientRequest(url: "http://127.0.0.1:\(port)/thumbnail?url=" + source),
+            timeout: .seconds(30))
+        #expect(thumbnail.status == .ok)
+        let thumbnailBytes = try await thumbnail.body.collect(upTo: 1 << 20)
+        #expect(try ImageCodecRegistry.shared.decode(Data(thumbnailBytes.readableBytesView)).size == PixelSize(width: 128, height: 64))
+
+        let proxied = try await client.execute(
+            HTTPClientRequest(url: "http://127.0.0.1:\(port)/images/insecure/rs:fill:50:50/plain/\(source)@png"), timeout: .seconds(30))
+        #expect(proxied.status == .ok)
+        let proxiedBytes = try await proxied.body.collect(upTo: 1 << 20)
+        #expect(try ImageCodecRegistry.shared.decode(Data(proxiedBytes.readableBytesView)).size == PixelSize(width: 50, height: 50))
+        await manager.downloader.shutdown()
+        await proxy.shutdown()
+    }
+}

@@ -1,0 +1,141 @@
+import Alcedo
+@testable import AlcedoServer
+import Testing
+
+/// imgproxy's documented resizing results, for a landscape (400x300) and a portrait (300x400) source.
+@Suite("imgproxy processing")
+struct ProcessorTests {
+    static let landscape = TestImages.halves(width: 400, height: 300)
+    static let portrait = TestImages.halves(width: 300, height: 400)
+
+    private func options(_ path: String) throws -> ProcessingOptions {
+        try ImgproxyPath.parse("/insecure/\(path)/plain/http://a.test/x").path.options
+    }
+
+    private func size(_ image: AlcedoImage, _ path: String) throws -> PixelSize {
+        try ImgproxyProcessor(options: options(path)).process(image).size
+    }
+
+    @Test(arguments: [
+        // fit: inside the box, aspect kept, never enlarged without el.
+        ("rs:fit:200:200", 200, 150, 150, 200),
+        ("rs:fit:800:800", 400, 300, 300, 400),
+        ("rs:fit:800:800:1", 800, 600, 600, 800),
+        // fill: covers the box, the excess cropped.
+        ("rs:fill:200:200", 200, 200, 200, 200),
+        ("rs:fill:200:100", 200, 100, 200, 100),
+        ("rs:fill:800:600", 400, 300, 300, 400),
+        // fill-down: too small to fill keeps the requested aspect ratio.
+        ("rs:fill-down:800:400", 400, 200, 300, 150),
+        ("rs:fill-down:200:200", 200, 200, 200, 200),
+        // force: exactly the size (not enlarged without el).
+        ("rs:force:200:100", 200, 100, 200, 100),
+        ("rs:force:500:100", 400, 100, 300, 100),
+        // auto: fill when orientations match, else fit.
+        ("rs:auto:200:100", 200, 100, 75, 100),
+        ("rs:auto:100:200", 100, 75, 100, 200),
+        // one side only, dpr, size/s.
+        ("w:100", 100, 75, 100, 133),
+        ("h:100", 133, 100, 75, 100),
+        ("rs:fit:100:100/dpr:2", 200, 150, 150, 200),
+        ("s:120:120", 120, 90, 90, 120),
+        // extend: the requested size, the image centred.
+        ("rs:fit:800:800:0:1", 800, 800, 800, 800),
+        ("rs:fill:500:500:0:1", 500, 500, 500, 500),
+    ])
+    func documentedResults(_ path: String, _ lw: Int, _ lh: Int, _ pw: Int, _ ph: Int) throws {
+        #expect(try size(Self.landscape, path) == PixelSize(width: lw, height: lh), "landscape \(path)")
+        #expect(try size(Self.portrait, path) == PixelSize(width: pw, height: ph), "portrait \(path)")
+    }
+
+    @Test func fillCropFollowsGravity() throws {
+        // 400x300, left red, right blue; fill 100x100 scales to 133x100 and crops 100 wide.
+        let west = try ImgproxyProcessor(options: options("rs:fill:100:100/g:we")).process(Self.landscape)
+        #expect(west.pixel(x: 60, y: 50).isClose(to: RGBA(red: 220, green: 0, blue: 0)))
+        let east = try ImgproxyProcessor(options: options("rs:fill:100:100/g:ea")).process(Self.landscape)
+        #expect(east.pixel(x: 40, y: 50).isClose(to: RGBA(red: 0, green: 0, blue: 220)))
+        let focus = try ImgproxyProcessor(options: options("rs:fill:100:100/g:fp:1:0.5")).process(Self.landscape)
+        #expect(focus.pixel(x: 40, y: 50).isClose(to: RGBA(red: 0, green: 0, blue: 220)))
+        // North keeps the green top band of a marked image.
+        let marked = TestImages.halves(width: 300, height: 400, markTop: true)
+        let north = try ImgproxyProcessor(options: options("rs:fill:300:100/g:no")).process(marked)
+        #expect(north.pixel(x: 10, y: 10).isClose(to: RGBA(red: 0, green: 200, blue: 0)))
+        let south = try ImgproxyProcessor(options: options("rs:fill:300:100/g:so")).process(marked)
+        #expect(south.pixel(x: 10, y: 10).isClose(to: RGBA(red: 220, green: 0, blue: 0)))
+    }
+
+    @Test func cropBeforeResize() throws {
+        let left = try ImgproxyProcessor(options: options("c:100:300:we")).process(Self.landscape)
+        #expect(left.size == PixelSize(width: 100, height: 300))
+        #expect(left.pixel(x: 99, y: 10).isClose(to: RGBA(red: 220, green: 0, blue: 0)))
+        let relative = try ImgproxyProcessor(options: options("c:0.5:0.5:ea/w:50")).process(Self.landscape)
+        #expect(relative.size == PixelSize(width: 50, height: 38))
+        #expect(relative.pixel(x: 5, y: 5).isClose(to: RGBA(red: 0, green: 0, blue: 220)))
+        #expect(ImgproxyProcessor(options: try options("c:10:10")).decodingTarget == nil)
+    }
+
+    @Test func rotateAndBackgroundAndExtend() throws {
+        let rotated = try ImgproxyProcessor(options: options("rot:90")).process(Self.landscape)
+        #expect(rotated.size == PixelSize(width: 300, height: 400))
+        // Turned clockwise, the red left half is now on top.
+        #expect(rotated.pixel(x: 150, y: 20).isClose(to: RGBA(red: 220, green: 0, blue: 0)))
+        #expect(rotated.pixel(x: 150, y: 380).isClose(to: RGBA(red: 0, green: 0, blue: 220)))
+        let extended = try ImgproxyProcessor(options: options("rs:fit:600:300:0:1/bg:00ff00")).process(Self.landscape)
+        #expect(extended.size == PixelSize(width: 600, height: 300))
+        #expect(extended.pixel(x: 10, y: 150) == RGBA(red: 0, green: 255, blue: 0))
+        #expect(extended.pixel(x: 110, y: 150).isClose(to: RGBA(red: 220, green: 0, blue: 0)))
+        let transparent = try ImgproxyProcessor(options: options("rs:fit:600:300:0:1")).process(Self.landscape)
+        #expect(transparent.pixel(x: 10, y: 150).alpha == 0)
+        let half = AlcedoImage(width: 2, height: 1, pixels: [0, 0, 0, 0, 255, 255, 255, 128])
+        let flat = try ImgproxyProcessor(options: options("bg:ff0000")).process(half)
+        #expect(flat.pixel(x: 0, y: 0) == RGBA(red: 255, green: 0, blue: 0))
+        #expect(flat.pixel(x: 1, y: 0).alpha == 255)
+    }
+
+    @Test func blurSharpenAndExtras() throws {
+        let edge = TestImages.halves(width: 40, height: 10)
+        let blurred = try ImgproxyProcessor(options: options("bl:3")).process(edge)
+        let mixed = blurred.pixel(x: 20, y: 5)
+        #expect(mixed.red > 40 && mixed.blue > 40, "the edge is blurred: \(mixed)")
+        let soft = try ImgproxyProcessor(options: options("bl:2")).process(edge)
+        let sharpened = try ImgproxyProcessor(options: options("sh:2")).process(soft)
+        let before = abs(Int(soft.pixel(x: 18, y: 5).red) - Int(soft.pixel(x: 21, y: 5).red))
+        let after = abs(Int(sharpened.pixel(x: 18, y: 5).red) - Int(sharpened.pixel(x: 21, y: 5).red))
+        #expect(after > before, "sharpening steepens the edge: \(before) -> \(after)")
+        let rounded = try ImgproxyProcessor(options: options("round_corner:10")).process(Self.landscape)
+        #expect(rounded.pixel(x: 0, y: 0).alpha == 0 && rounded.pixel(x: 200, y: 150).alpha == 255)
+        let bordered = try ImgproxyProcessor(options: options("border:4:00ff00")).process(Self.landscape)
+        #expect(bordered.pixel(x: 1, y: 150).isClose(to: RGBA(red: 0, green: 255, blue: 0)))
+        let tinted = try ImgproxyProcessor(options: options("tint:ffffffff")).process(Self.landscape)
+        #expect(tinted.pixel(x: 10, y: 10) == RGBA(red: 255, green: 255, blue: 255))
+    }
+
+    @Test func pageKeepsOneFrame() throws {
+        let animated = try ImageCodecRegistry.shared.decode(TestImages.animatedGIF(width: 40, height: 40))
+        #expect(animated.frames.count == 2)
+        let second = try ImgproxyProcessor(options: options("pg:1")).process(animated)
+        #expect(second.frames.count == 1)
+        #expect(second.pixel(x: 5, y: 2).isClose(to: RGBA(red: 0, green: 200, blue: 0)))
+        let resized = try ImgproxyProcessor(options: options("w:20")).process(animated)
+        #expect(resized.frames.count == 2 && resized.width == 20)
+    }
+
+    @Test func resultsOverTheSideLimitAreRefusedBeforeResampling() throws {
+        let processor = ImgproxyProcessor(options: try options("rs:fit:5000:5000:1"), maximumResultSide: 1000)
+        #expect(throws: AlcedoError.self) { try processor.process(Self.landscape) }
+        do {
+            _ = try processor.process(Self.landscape)
+        } catch {
+            guard case .processorError(.outputTooLarge(_, let size, let limit)) = error else { throw error }
+            #expect(size == PixelSize(width: 5000, height: 3750) && limit == 1000)
+        }
+    }
+
+    @Test func identifierIgnoresEncodingOnlyOptions() throws {
+        let a = ImgproxyProcessor(options: try options("w:10/q:50/f:png/cb:1"))
+        let b = ImgproxyProcessor(options: try options("w:10"))
+        let c = ImgproxyProcessor(options: try options("w:11"))
+        #expect(a.identifier == b.identifier)
+        #expect(a.identifier != c.identifier)
+    }
+}

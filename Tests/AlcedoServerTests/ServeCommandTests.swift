@@ -1,0 +1,121 @@
+import AsyncHTTPClient
+import Foundation
+import Synchronization
+import Testing
+
+/// `alcedo serve` run as a child process, as a user runs it.
+@Suite("alcedo serve")
+struct ServeCommandTests {
+    /// The built `alcedo` executable, next to the test bundle.
+    static var executable: URL {
+        let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = me.deletingLastPathComponent()
+        while folder.path != "/", !FileManager.default.fileExists(atPath: folder.appendingPathComponent("alcedo").path) {
+            folder = folder.deletingLastPathComponent()
+        }
+        return folder.appendingPathComponent("alcedo")
+    }
+
+    @Test func printsOneLineDrainsOnSIGTERMAndExitsZero() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/slow.jpg", .ok(TestImages.jpeg(width: 64, height: 48), contentType: "image/jpeg"))
+        origin.hold("/slow.jpg")
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-serve-cmd-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: cache) }
+
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = ["serve", "--port", "0", "--cache-dir", cache.path]
+        // Environment variables set what no flag sets; flags win (ALCEDO_PORT loses to --port 0).
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "ALCEDO_PORT": "1", "ALCEDO_TTL": "77", "ALCEDO_ALLOW_PRIVATE_NETWORKS": "1",
+        ]) { $1 }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let exited = Locked(false)
+        process.terminationHandler = { _ in exited.withLock { $0 = true } }
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        let line = try await Self.readLine(out.fileHandleForReading)
+        let firstLine = try #require(line, "no line on stdout")
+        let match = try #require(firstLine.wholeMatch(of: /listening on (http:\/\/127\.0\.0\.1:(\d+))/))
+        let base = String(match.1)
+        #expect(Int(match.2)! > 1)
+
+        let client = OneShotClient()
+        let path = "/insecure/w:32/plain/" + origin.url("/slow.jpg").absoluteString + "@jpg"
+        async let inFlight = client.get(base + path)
+        try await eventually { origin.requestCount("/slow.jpg") == 1 }
+        kill(process.processIdentifier, SIGTERM)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(process.isRunning, "still draining the request in flight")
+        origin.release("/slow.jpg")
+        let reply = try await inFlight
+        #expect(reply.status == 200)
+        #expect(reply.headers["cache-control"] == "public, max-age=77")
+
+        try await eventually { exited.value }
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        let rest = out.fileHandleForReading.readDataToEndOfFile()
+        #expect(rest.isEmpty, "exactly one line on stdout, then: \(String(decoding: rest, as: UTF8.self))")
+    }
+
+    @Test func badSettingsAreReportedNotRun() throws {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = ["serve", "--port", "0", "--key", "zz", "--salt", "00"]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = Pipe()
+        try process.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        #expect(text.contains("not hex"))
+    }
+
+    /// Reads stdout up to the first newline (bounded to 60 s).
+    static func readLine(_ handle: FileHandle) async throws -> String? {
+        try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    DispatchQueue.global().async {
+                        var bytes = Data()
+                        while true {
+                            var byte: UInt8 = 0
+                            let count = read(handle.fileDescriptor, &byte, 1)
+                            if count <= 0 { continuation.resume(returning: bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)); return }
+                            if byte == UInt8(ascii: "\n") { continuation.resume(returning: String(decoding: bytes, as: UTF8.self)); return }
+                            bytes.append(byte)
+                        }
+                    }
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(60))
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+}
+
+/// A minimal HTTP GET over AsyncHTTPClient for the child-process test.
+struct OneShotClient {
+    struct Reply { let status: Int; let headers: [String: String]; let body: Data }
+
+    func get(_ url: String) async throws -> Reply {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
+        var body = Data()
+        for try await chunk in response.body { body.append(contentsOf: chunk.readableBytesView) }
+        var headers: [String: String] = [:]
+        for (name, value) in response.headers { headers[name.lowercased()] = value }
+        return Reply(status: Int(response.status.code), headers: headers, body: body)
+    }
+}
