@@ -120,6 +120,7 @@ let package = Package(
             name: "AlcedoRedisTests",
             dependencies: [
                 "Alcedo", "AlcedoRedis", "AlcedoTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

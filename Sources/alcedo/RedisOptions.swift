@@ -13,8 +13,19 @@ struct RedisOptions: ParsableArguments {
     var urls: [String] = []
 
     @Option(name: .customLong("redis-max-value"), help: ArgumentHelp(
-        "Entries larger than this many bytes are not stored in Redis (default 8388608: 8 MiB).", valueName: "bytes"))
-    var maxValue: Int = 8 << 20
+        "Entries larger than this many bytes are not stored in Redis (default: $ALCEDO_REDIS_MAX_VALUE, else 8388608: 8 MiB).",
+        valueName: "bytes"))
+    var maxValue: Int?
+
+    @Option(name: .customLong("redis-timeout"), help: ArgumentHelp(
+        "How long a Redis GET may take before it counts as a miss, in milliseconds (default 50; writes get 5 times as long).",
+        valueName: "ms"))
+    var timeout: Int = 50
+
+    /// `--redis-max-value`, else `ALCEDO_REDIS_MAX_VALUE`, else 8 MiB.
+    var maxValueSize: Int {
+        maxValue ?? ProcessInfo.processInfo.environment["ALCEDO_REDIS_MAX_VALUE"].flatMap { Int($0) } ?? 8 << 20
+    }
 
     /// The node URLs: the flags, else `ALCEDO_REDIS` split at commas.
     var nodeURLs: [String] {
@@ -27,7 +38,13 @@ struct RedisOptions: ParsableArguments {
     func storage() throws(AlcedoError) -> RedisSharedStorage? {
         let urls = nodeURLs
         guard !urls.isEmpty else { return nil }
-        return try RedisSharedStorage(configuration: RedisConfiguration(urls: urls, maxValueSize: maxValue))
+        var configuration = try RedisConfiguration(urls: urls, maxValueSize: maxValueSize)
+        guard timeout > 0 else {
+            throw .cacheError(reason: .sharedStorageError(reason: .invalidConfiguration("--redis-timeout must be at least 1 ms")))
+        }
+        configuration.getTimeout = .milliseconds(timeout)
+        configuration.writeTimeout = .milliseconds(5 * timeout)
+        return try RedisSharedStorage(configuration: configuration)
     }
 }
 

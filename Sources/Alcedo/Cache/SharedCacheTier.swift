@@ -194,8 +194,13 @@ public final class SharedCacheTier: Sendable {
                 record(success: true) { stats in stats.count(found, waited: true) }
                 if let found { return .found(found) }
             } catch {
-                record(error, operation: "lookup") { $0.lockWaitTimeouts += 1 }
-                return .proceed(holdsLock: false)
+                record(error, operation: "lookup") { _ in }
+                // A skipped node will not answer before the bound: work now. Other failures
+                // may pass (a slow reply): keep polling.
+                if case .cacheError(.sharedStorageError(.nodeUnavailable)) = error {
+                    state.withLock { $0.statistics.lockWaitTimeouts += 1 }
+                    return .proceed(holdsLock: false)
+                }
             }
         }
         state.withLock { $0.statistics.lockWaitTimeouts += 1 }
