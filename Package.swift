@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Alcedo", targets: ["Alcedo"]),
         .library(name: "AlcedoURLSession", targets: ["AlcedoURLSession"]),
+        .library(name: "AlcedoRedis", targets: ["AlcedoRedis"]),
         .library(name: "AlcedoServer", targets: ["AlcedoServer"]),
         .executable(name: "alcedo", targets: ["alcedo"]),
     ],
@@ -70,6 +71,18 @@ let package = Package(
         // An ImageDataLoading on URLSession; separate so that Alcedo itself does not link
         // FoundationNetworking (and libcurl) on Linux.
         .target(name: "AlcedoURLSession", dependencies: ["Alcedo"]),
+        // The shared cache tier on Redis: a RESP2 client on SwiftNIO, rendezvous hashing over nodes.
+        .target(
+            name: "AlcedoRedis",
+            dependencies: [
+                "Alcedo",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The image proxy: imgproxy-style URLs, signing, the source guard, negotiation,
         // HTTP caching headers and metrics, on Hummingbird 2. Embeddable as a router.
         .target(
@@ -91,7 +104,7 @@ let package = Package(
         .executableTarget(
             name: "alcedo",
             dependencies: [
-                "Alcedo", "AlcedoServer",
+                "Alcedo", "AlcedoRedis", "AlcedoServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -104,13 +117,29 @@ let package = Package(
         .testTarget(
             name: "AlcedoTests",
             dependencies: [
-                "Alcedo", "AlcedoURLSession",
+                "Alcedo", "AlcedoURLSession", "AlcedoTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             resources: [.copy("Fixtures")]
+        ),
+        // What the test targets share: the seeded generator, a log capture.
+        .target(
+            name: "AlcedoTestSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Tests/AlcedoTestSupport"
+        ),
+        .testTarget(
+            name: "AlcedoRedisTests",
+            dependencies: [
+                "Alcedo", "AlcedoRedis", "AlcedoTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "AlcedoServerTests",

@@ -16,6 +16,8 @@ have_header gif_lib.h || missing+=(libgif-dev)
 have_pc lcms2 || missing+=(liblcms2-dev)
 have_pc libavif || missing+=(libavif-dev)
 have_pc libheif || missing+=(libheif-dev)
+# The shared cache tier's tests start their own redis-server processes on loopback ports.
+command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
 
 # Optional tools: reference decoders used by a few conformance tests and the benchmarks.
 if [ "${ALCEDO_WITH_TOOLS:-0}" = "1" ]; then

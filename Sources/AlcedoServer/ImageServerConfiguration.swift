@@ -43,6 +43,10 @@ public struct ImageServerConfiguration: Sendable {
     public var resultCacheBytes = 64 << 20
     /// Decoded images kept in Alcedo's memory cache, in bytes (default 64 MiB).
     public var memoryCacheBytes = 64 << 20
+    /// A cache tier shared with other servers, after memory and disk (default `nil`: none). With
+    /// it, servers behind one load balancer download each source and make each variant once
+    /// (`AlcedoRedis` provides one on Redis; `alcedo serve --redis` sets it).
+    public var sharedCacheTier: SharedCacheTier?
 
     /// The defaults.
     public init() {}

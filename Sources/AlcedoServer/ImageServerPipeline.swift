@@ -27,7 +27,8 @@ public struct ImageServerPipeline: Sendable {
             loader: loader)
         cache = ImageCache(
             memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config(totalCostLimit: configuration.memoryCacheBytes)),
-            diskStorage: DiskStorage.Backend(config: DiskStorage.Config(name: "alcedo-serve", directory: configuration.cacheDirectory)))
+            diskStorage: DiskStorage.Backend(config: DiskStorage.Config(name: "alcedo-serve", directory: configuration.cacheDirectory)),
+            sharedTier: configuration.sharedCacheTier)
         manager = ImageManager(downloader: downloader, cache: cache, defaultOptions: [
             // The original's bytes go to disk so that every other variant starts from them.
             .cacheOriginalImage,

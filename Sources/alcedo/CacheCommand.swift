@@ -54,21 +54,28 @@ private func fail(_ error: AlcedoError) -> ExitCode {
 }
 
 extension CacheCommand {
-    struct Stats: ParsableCommand {
+    struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Entry count, total size and limits of a cache folder.")
+            abstract: "Entry count, total size and limits of a cache folder, and keys and memory of the shared Redis tier.")
 
         @OptionGroup var options: CacheFolderOptions
+        @OptionGroup var redis: RedisOptions
 
-        func run() throws {
+        func run() async throws {
             let statistics: DiskStorage.Statistics
+            let nodes: [RedisNodeOutput]
             do {
                 statistics = try options.storage().statistics()
+                nodes = try await redisNodes()
             } catch {
                 throw fail(error)
             }
             if options.json {
-                try options.printJSON(statistics)
+                if redis.nodeURLs.isEmpty {
+                    try options.printJSON(statistics)
+                } else {
+                    try options.printJSON(StatsOutput(disk: statistics, redis: nodes))
+                }
                 return
             }
             print("folder:      \(statistics.path)")
@@ -80,6 +87,28 @@ extension CacheCommand {
                 print("size limit:  none")
             }
             print("expiration:  \(statistics.expiration) by default")
+            for node in nodes {
+                if let error = node.error {
+                    print("redis:       \(node.node): \(error)")
+                } else {
+                    let limit = (node.maxMemory ?? 0) > 0 ? "max \(ByteCount(node.maxMemory ?? 0))" : "no maxmemory"
+                    print("redis:       \(node.node): \(node.keys ?? 0) keys, \(ByteCount(node.usedMemory ?? 0)) used, "
+                          + "\(limit), policy \(node.maxMemoryPolicy ?? "")")
+                }
+            }
+        }
+
+        /// `INFO` of every node given with `--redis` or `ALCEDO_REDIS`.
+        private func redisNodes() async throws(AlcedoError) -> [RedisNodeOutput] {
+            guard let storage = try redis.storage() else { return [] }
+            defer { storage.shutdown() }
+            let infos = await storage.serverInfo()
+            return zip(infos, storage.configuration.nodes).map { RedisNodeOutput($0, node: $1.description) }
+        }
+
+        private struct StatsOutput: Encodable {
+            let disk: DiskStorage.Statistics
+            let redis: [RedisNodeOutput]
         }
     }
 

@@ -1,4 +1,5 @@
 import Alcedo
+import AlcedoRedis
 import AlcedoServer
 import ArgumentParser
 import Foundation
@@ -57,6 +58,7 @@ struct ServeCommand: AsyncParsableCommand {
     var autoWebp: Bool?
     @Flag(help: "Also serve the bundled sample images on a loopback port (trusted) and print an example URL.")
     var samples = false
+    @OptionGroup var redis: RedisOptions
 
     func run() async throws {
         var environment = ServeEnvironment(ProcessInfo.processInfo.environment)
@@ -67,6 +69,17 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
         var serving = configuration
+        let redisStorage: RedisSharedStorage?
+        do {
+            redisStorage = try redis.storage()
+            // A refused login ends the command; unreachable nodes are logged and count as misses.
+            try await redisStorage?.start()
+        } catch {
+            FileHandle.standardError.write(Data("alcedo: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+        defer { redisStorage?.shutdown() }
+        if let redisStorage { serving.sharedCacheTier = SharedCacheTier(storage: redisStorage) }
         var sampleServer: DemoHTTPServer?
         var sampleURL: String?
         if samples {

@@ -35,6 +35,8 @@ public enum CacheErrorReason: Sendable, CustomStringConvertible {
     /// Readers treat such a file as a miss and remove it; this error is reported only where an
     /// entry was required.
     case corruptEntry(path: String, reason: String)
+    /// The shared tier (``SharedCacheStorage``) failed; ``ImageCache`` treats this as a miss.
+    case sharedStorageError(reason: SharedStorageErrorReason)
 
     public var description: String {
         switch self {
@@ -58,6 +60,8 @@ public enum CacheErrorReason: Sendable, CustomStringConvertible {
             return "the key and metadata of \"\(key.prefix(80))\" take \(size) bytes, over the limit of \(limit)"
         case .corruptEntry(let path, let reason):
             return "corrupt cache entry \(path): \(reason)"
+        case .sharedStorageError(let reason):
+            return "shared cache tier: \(reason)"
         }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 /// The image cache: a ``MemoryStorage`` of decoded images in front of a ``DiskStorage`` of
-/// serialized bytes.
+/// serialized bytes, and optionally a ``SharedCacheTier`` shared with other processes or machines.
 ///
 /// Lookups go to memory first; a disk hit is decoded and put in memory. Images processed by an
 /// ``ImageProcessor`` are cached under `key@identifier` (see ``cacheKey(forKey:processorIdentifier:)``),
@@ -10,6 +10,11 @@ import Logging
 /// cache's own I/O queue, never on the cooperative thread pool. When the disk fails (full,
 /// read-only, deleted), disk operations throw ``AlcedoError/cacheError(reason:)`` and the memory
 /// cache keeps working.
+///
+/// With a ``sharedTier``, lookups go memory → disk → shared tier, and a hit is written back to
+/// the tiers that missed; stores to disk go to the shared tier too. The shared tier never makes
+/// a call fail: its failures are misses (see ``SharedCacheTier``). A shared-tier hit is reported
+/// as ``CacheType/disk``: it is on disk by the time it is returned.
 public final class ImageCache: Sendable {
     /// The cache used by default, named `default`, in ``DiskStorage/defaultDirectory``.
     public static let `default` = ImageCache(name: "default")
@@ -24,13 +29,16 @@ public final class ImageCache: Sendable {
     public let codecs: ImageCodecRegistry
     /// The serializer used when a call names none. Default: a ``DefaultCacheSerializer`` on ``codecs``.
     public let cacheSerializer: any CacheSerializer
+    /// The tier shared with other processes or machines, consulted after the disk; `nil`
+    /// (default) for none.
+    public let sharedTier: SharedCacheTier?
 
     /// Where the cache reports disk failures that callers such as ``ImageManager`` do not see
     /// (a store that fails while the image is delivered anyway): the first as a warning, the
     /// later ones at debug level. Default: `Logger(label: "alcedo.cache")`.
     public let logger: Logger
 
-    private let io: CacheIOQueue
+    let io: CacheIOQueue
     private let diskFailures = DiskFailureLog()
 
     /// Creates the cache `name` with default memory settings and its disk folder
@@ -40,10 +48,12 @@ public final class ImageCache: Sendable {
     ///     become `_` in the folder name.
     ///   - cacheDirectoryURL: the folder that holds the cache's folder.
     ///   - codecs: the codecs used for disk hits. Default ``ImageCodecRegistry/shared``.
-    public convenience init(name: String, cacheDirectoryURL: URL? = nil, codecs: ImageCodecRegistry = .shared) {
+    ///   - sharedTier: a tier shared with other processes, after the disk; `nil` (default) for none.
+    public convenience init(name: String, cacheDirectoryURL: URL? = nil, codecs: ImageCodecRegistry = .shared,
+                            sharedTier: SharedCacheTier? = nil) {
         self.init(memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config()),
                   diskStorage: DiskStorage.Backend(config: DiskStorage.Config(name: name, directory: cacheDirectoryURL)),
-                  codecs: codecs)
+                  codecs: codecs, sharedTier: sharedTier)
     }
 
     /// Creates a cache from storages you configured.
@@ -54,10 +64,12 @@ public final class ImageCache: Sendable {
     ///   - cacheSerializer: the default serializer; `nil` (default) uses a
     ///     ``DefaultCacheSerializer`` on `codecs`.
     ///   - logger: where disk failures are reported (default `Logger(label: "alcedo.cache")`).
+    ///   - sharedTier: a tier shared with other processes, after the disk; `nil` (default) for none.
     public init(memoryStorage: MemoryStorage.Backend<AlcedoImage>, diskStorage: DiskStorage.Backend,
                 codecs: ImageCodecRegistry = .shared, cacheSerializer: (any CacheSerializer)? = nil,
-                logger: Logger = Logger(label: "alcedo.cache")) {
+                logger: Logger = Logger(label: "alcedo.cache"), sharedTier: SharedCacheTier? = nil) {
         self.logger = logger
+        self.sharedTier = sharedTier
         self.name = diskStorage.config.name
         self.memoryStorage = memoryStorage
         self.diskStorage = diskStorage
@@ -99,7 +111,9 @@ public final class ImageCache: Sendable {
     ///   - httpCacheInfo: the HTTP validators and freshness to keep with the disk entry.
     ///   - memoryExpiration: this entry's memory expiration; `nil` (default) uses the memory storage's.
     ///   - diskExpiration: this entry's disk expiration; `nil` (default) uses the disk storage's.
-    ///   - toDisk: also store on disk (default `true`).
+    ///   - toDisk: also store on disk, and in the ``sharedTier`` if any (default `true`). A
+    ///     shared-tier failure is not thrown (see ``SharedCacheTier``); the shared write happens
+    ///     even when the disk write fails.
     public func store(
         _ image: AlcedoImage, original: Data? = nil, forKey key: String, processorIdentifier: String = "",
         cacheSerializer: (any CacheSerializer)? = nil, httpCacheInfo: HTTPCacheInfo? = nil,
@@ -111,15 +125,18 @@ public final class ImageCache: Sendable {
         let serializer = cacheSerializer ?? self.cacheSerializer
         let original = processorIdentifier.isEmpty ? original : nil
         let disk = diskStorage
-        try await io.run { [self] () throws(AlcedoError) in
+        let written = try await io.run { [self] () throws(AlcedoError) -> (data: Data, error: AlcedoError?) in
             let data = try serializer.data(with: image, original: original)
             do throws(AlcedoError) {
                 try disk.store(value: data, forKey: computedKey, expiration: diskExpiration, httpCacheInfo: httpCacheInfo)
+                return (data, nil)
             } catch {
                 diskFailures.record(error, operation: "store", folder: disk.directoryURL.path, logger: logger)
-                throw error
+                return (data, error)
             }
         }
+        await storeToSharedCache(written.data, computedKey: computedKey, expiration: diskExpiration, httpCacheInfo: httpCacheInfo)
+        if let error = written.error { throw error }
     }
 
     /// Stores `image` in memory only.
@@ -146,7 +163,8 @@ public final class ImageCache: Sendable {
 
     // MARK: Retrieve
 
-    /// Looks for the image in memory, then on disk; a disk hit is decoded and stored in memory.
+    /// Looks for the image in memory, then on disk, then in the ``sharedTier``; a disk hit is
+    /// decoded and stored in memory, a shared-tier hit is stored on disk and in memory too.
     /// - Parameters:
     ///   - key: the source's cache key.
     ///   - processorIdentifier: the identifier of the processor that made the variant (default `""`: the original).
@@ -164,9 +182,15 @@ public final class ImageCache: Sendable {
                                                   extendingExpiration: extendingExpiration) {
             return .memory(image)
         }
-        guard let image = try await retrieveImageInDiskCache(
+        let onDisk = try await retrieveImageInDiskCache(
             forKey: key, processorIdentifier: processorIdentifier, options: options,
-            cacheSerializer: cacheSerializer, extendingExpiration: extendingExpiration) else { return .none }
+            cacheSerializer: cacheSerializer, extendingExpiration: extendingExpiration)
+        var found = onDisk
+        if found == nil {
+            found = await retrieveImageInSharedCache(forKey: key, processorIdentifier: processorIdentifier, options: options,
+                                                     cacheSerializer: cacheSerializer)
+        }
+        guard let image = found else { return .none }
         memoryStorage.store(value: image, forKey: Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier))
         return .disk(image)
     }
@@ -237,11 +261,13 @@ public final class ImageCache: Sendable {
         return onDisk ? .disk : .none
     }
 
-    /// Removes the image from memory and/or disk (default both).
+    /// Removes the image from memory and/or disk (default both), and from the ``sharedTier``
+    /// with `fromSharedTier` (default `true`; a shared-tier failure is not thrown).
     public func removeImage(forKey key: String, processorIdentifier: String = "", fromMemory: Bool = true,
-                            fromDisk: Bool = true) async throws(AlcedoError) {
+                            fromDisk: Bool = true, fromSharedTier: Bool = true) async throws(AlcedoError) {
         let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
         if fromMemory { memoryStorage.remove(forKey: computedKey) }
+        if fromSharedTier, let sharedTier { await sharedTier.removeEntry(forKey: computedKey) }
         guard fromDisk else { return }
         let disk = diskStorage
         try await io.run { () throws(AlcedoError) in try disk.remove(forKey: computedKey) }

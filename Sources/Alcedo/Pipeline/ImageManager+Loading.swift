@@ -1,7 +1,8 @@
 import Foundation
 
-/// The flow of one source: memory → disk (variant, then original) → load → decode → process →
-/// store, run once per ``PipelineKey`` in flight.
+/// The flow of one source: memory → disk and shared tier (variant, then original) → load →
+/// decode → process → store, run once per ``PipelineKey`` in flight (and, with a shared tier,
+/// once among the processes that share it: see ``ImageCache/coalesceWork(forKey:processorIdentifier:)``).
 extension ImageManager {
     /// A disk entry found for a request: the processed variant, or the original to process.
     struct DiskHit: Sendable {
@@ -98,6 +99,7 @@ extension ImageManager {
             return LoadedImage(image: image, cacheType: .memory, originalData: nil, response: nil, metrics: metrics)
         }
         var revalidating: DiskHit?
+        var workLock: LoadRequest.WorkEntry?
         if !refresh {
             if !request.variantIsOriginal, let original = originalInMemory(request) {
                 metrics.cacheLookup = clock.now - lookupStart
@@ -120,6 +122,23 @@ extension ImageManager {
                 }
             }
             if options.onlyFromCache { throw .cacheError(reason: .notCached(key: request.key)) }
+            if revalidating == nil {
+                // Another process sharing the tier may be making this very entry: wait for it.
+                let work = request.workEntry
+                switch await work.cache.coalesceWork(forKey: request.key, processorIdentifier: work.identifier) {
+                case .found(let entry):
+                    let hit = DiskHit(kind: work.kind, data: entry.data, metadata: DiskEntryMetadata(
+                        key: entry.metadata.key, hash: "", dataSize: entry.data.count, fileSize: entry.data.count,
+                        creationDate: entry.metadata.creationDate, lastAccessDate: Date(),
+                        expirationDate: entry.metadata.expirationDate, httpCacheInfo: entry.metadata.httpCacheInfo))
+                    if let served = try await serve(hit, request, info: hit.metadata.httpCacheInfo, response: nil,
+                                                    priority: context.ticket.priority, metrics: &metrics) {
+                        return served
+                    }
+                case .proceed(let holdsLock):
+                    workLock = holdsLock ? work : nil
+                }
+            }
         } else if options.onlyFromCache {
             throw .cacheError(reason: .notCached(key: request.key))
         } else if case .network = request.source {
@@ -129,6 +148,20 @@ extension ImageManager {
             metrics.cacheLookup = clock.now - lookupStart
         }
 
+        do throws(AlcedoError) {
+            return try await load(request, revalidating: revalidating, workLock: workLock, context: context, metrics: &metrics)
+        } catch {
+            if let workLock { await workLock.cache.releaseWorkLock(forKey: request.key, processorIdentifier: workLock.identifier) }
+            throw error
+        }
+    }
+
+    /// Loads, decodes, processes and stores (steps 2 to 4 of ``run(_:context:)``); the stores
+    /// release `workLock` when they are done.
+    private func load(_ request: LoadRequest, revalidating: DiskHit?, workLock: LoadRequest.WorkEntry?,
+                      context: RequestCoalescer<PipelineKey, LoadedImage>.WorkContext,
+                      metrics: inout RetrieveImageMetrics) async throws(AlcedoError) -> LoadedImage {
+        let clock = ContinuousClock()
         // 2. Load.
         let loadStart = clock.now
         let data: Data
@@ -169,7 +202,8 @@ extension ImageManager {
         // 3. Decode and process, 4. store.
         let image = try await transform(.bytes(data, fromDisk: false), request, options: request.decodingOptions, process: true,
                                         priority: context.ticket.priority, metrics: &metrics).mapError(\.error).get()
-        await store(image, data: data, info: response?.cacheInfo, request, storeOriginal: true, metrics: &metrics)
+        await store(image, data: data, info: response?.cacheInfo, request, storeOriginal: true, releasing: workLock,
+                    metrics: &metrics)
         return LoadedImage(image: image, cacheType: .none, originalData: data, response: response, metrics: metrics)
     }
 
@@ -183,15 +217,16 @@ extension ImageManager {
             forKey: request.key, extendingExpiration: request.options.memoryCacheAccessExtendingExpiration)
     }
 
-    /// The variant on disk, else the original on disk; read errors count as misses.
+    /// The variant on disk or in the shared tier, else the original on disk or in the shared
+    /// tier; read errors count as misses.
     private func diskHit(_ request: LoadRequest) async -> DiskHit? {
         let extending = request.options.diskCacheAccessExtendingExpiration
         if request.storesVariantOnDisk,
-           let entry = try? await request.targetCache.retrieveDataInDiskCache(
+           let entry = try? await request.targetCache.retrieveStoredData(
                forKey: request.key, processorIdentifier: request.variant, extendingExpiration: extending) {
             return DiskHit(kind: .variant, data: entry.data, metadata: entry.metadata)
         }
-        if let entry = try? await request.originalCache.retrieveDataInDiskCache(forKey: request.key, extendingExpiration: extending) {
+        if let entry = try? await request.originalCache.retrieveStoredData(forKey: request.key, extendingExpiration: extending) {
             return DiskHit(kind: .original, data: entry.data, metadata: entry.metadata)
         }
         return nil

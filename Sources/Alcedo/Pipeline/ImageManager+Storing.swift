@@ -14,18 +14,21 @@ extension ImageManager {
     ///   - storeOriginal: `true` after a load (the original is new); `false` when the original
     ///     came from a cache.
     ///   - toDisk: `false` to keep the image in memory only whatever the options say.
+    ///   - workLock: the shared tier's work lock this request holds, released once the writes are done.
     func store(_ image: AlcedoImage, data: Data?, info: HTTPCacheInfo?, _ request: LoadRequest, storeOriginal: Bool,
-               toDisk: Bool = true, metrics: inout RetrieveImageMetrics) async {
+               toDisk: Bool = true, releasing workLock: LoadRequest.WorkEntry? = nil, metrics: inout RetrieveImageMetrics) async {
         let clock = ContinuousClock()
         let start = clock.now
         let options = request.options
         request.targetCache.storeToMemory(image, forKey: request.key, processorIdentifier: request.variant,
                                           expiration: request.memoryExpiration(for: info))
         defer { metrics.storing += clock.now - start }
-        guard toDisk, !options.cacheMemoryOnly, info?.noStore != true else { return }
-
-        let writes = DiskWrites(request: request, image: image, data: data, info: info, storeOriginal: storeOriginal)
-        guard writes.hasWork else { return }
+        let writes = DiskWrites(request: request, image: image, data: data, info: info, storeOriginal: storeOriginal,
+                                workLock: workLock)
+        guard toDisk, !options.cacheMemoryOnly, info?.noStore != true, writes.hasWork else {
+            if let workLock { await workLock.cache.releaseWorkLock(forKey: request.key, processorIdentifier: workLock.identifier) }
+            return
+        }
         if options.waitForCache {
             await writes.perform()
         } else {
@@ -34,13 +37,14 @@ extension ImageManager {
     }
 }
 
-/// The disk writes of one store, ready to run now or after delivery.
+/// The disk (and shared-tier) writes of one store, ready to run now or after delivery.
 private struct DiskWrites: Sendable {
     let request: LoadRequest
     let image: AlcedoImage
     let data: Data?
     let info: HTTPCacheInfo?
     let storeOriginal: Bool
+    let workLock: LoadRequest.WorkEntry?
 
     /// The processed variant is written (encoded from its pixels).
     var writesVariant: Bool { request.storesVariantOnDisk }
@@ -53,6 +57,11 @@ private struct DiskWrites: Sendable {
     var hasWork: Bool { writesVariant || writesOriginal }
 
     func perform() async {
+        await write()
+        if let workLock { await workLock.cache.releaseWorkLock(forKey: request.key, processorIdentifier: workLock.identifier) }
+    }
+
+    private func write() async {
         let options = request.options
         if writesVariant {
             let serializer = request.serializer
@@ -61,7 +70,7 @@ private struct DiskWrites: Sendable {
                 Result { () throws(AlcedoError) in try serializer.data(with: image, original: nil) }
             }
             if case .success(let bytes) = encoded {
-                try? await request.targetCache.storeToDisk(bytes, forKey: request.key, processorIdentifier: request.variant,
+                try? await request.targetCache.storeSerialized(bytes, forKey: request.key, processorIdentifier: request.variant,
                                                            expiration: options.diskCacheExpiration, httpCacheInfo: info)
             }
         }
@@ -79,7 +88,7 @@ private struct DiskWrites: Sendable {
             } else {
                 bytes = data
             }
-            try? await request.originalCache.storeToDisk(bytes, forKey: request.key, expiration: options.diskCacheExpiration,
+            try? await request.originalCache.storeSerialized(bytes, forKey: request.key, expiration: options.diskCacheExpiration,
                                                          httpCacheInfo: info)
         }
     }

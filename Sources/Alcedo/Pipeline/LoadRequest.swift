@@ -58,6 +58,20 @@ struct LoadRequest: Sendable {
     /// original bytes are written instead, under the bare key.
     var storesVariantOnDisk: Bool { !processorIsDefault }
 
+    /// The entry a load for this request writes first: the variant in the target cache, or
+    /// without a processor the original (in the target cache, which is then the original cache).
+    struct WorkEntry: Sendable {
+        let cache: ImageCache
+        let identifier: String
+        let kind: ImageManager.DiskHit.Kind
+    }
+
+    /// See ``WorkEntry``: what processes sharing a tier coalesce on.
+    var workEntry: WorkEntry {
+        storesVariantOnDisk ? WorkEntry(cache: targetCache, identifier: variant, kind: .variant)
+            : WorkEntry(cache: originalCache, identifier: "", kind: .original)
+    }
+
     /// The key that identifies this request's work among those in flight.
     var pipelineKey: PipelineKey {
         var flags: PipelineKey.Flags = []

@@ -24,7 +24,7 @@ public final class ImageService: Sendable {
     public init(configuration: ImageServerConfiguration) {
         self.configuration = configuration
         pipeline = ImageServerPipeline(configuration: configuration)
-        metrics = ServerMetrics()
+        metrics = ServerMetrics(sharedTier: configuration.sharedCacheTier)
         results = ResultStore(capacity: configuration.resultCacheBytes)
         admission = AdmissionLimiter(limit: configuration.concurrency, queueLength: configuration.queueLength)
     }
@@ -130,7 +130,7 @@ public final class ImageService: Sendable {
             try Self.encode(image, as: format, quality: quality, background: background, maxBytes: maxBytes)
         }
         metrics.processingTime.record(ContinuousClock.now - start)
-        metrics.recordProduced()
+        metrics.recordProduced(processedHere: retrieved.metrics.processing > .zero)
         let tier: String
         switch retrieved.cacheType {
         case .memory: tier = "memory"

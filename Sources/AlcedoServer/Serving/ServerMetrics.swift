@@ -5,7 +5,9 @@ import Synchronization
 
 /// The server's metrics in a Prometheus registry of its own, served at `/metrics`:
 /// requests by status, processing time, cache hits by tier, in-flight and queued requests,
-/// source bytes, and how many sources were loaded and variants produced.
+/// source bytes, how many variants were produced and how many of them were processed here,
+/// and with a shared cache tier its hits, misses, errors, bytes and lock waits
+/// (`alcedo_shared_cache_*`).
 public final class ServerMetrics: Sendable {
     /// The registry (one per server; pass it to a `PrometheusMetricsFactory` to add your own).
     public let registry = PrometheusCollectorRegistry()
@@ -16,10 +18,14 @@ public final class ServerMetrics: Sendable {
     let queued: Gauge
     let sourceBytes: Counter
     let variantsProduced: Counter
+    let processingRuns: Counter
+    private let sharedTier: SharedCacheTier?
     private let produced = Atomic<Int>(0)
+    private let processed = Atomic<Int>(0)
     private let waiting = Atomic<Int>(0)
 
-    init() {
+    init(sharedTier: SharedCacheTier? = nil) {
+        self.sharedTier = sharedTier
         processingTime = registry.makeDurationHistogram(
             descriptor: Self.name("processing_duration", "seconds",
                                   "Time to produce a result that was not in the result cache (load, decode, process, encode)"),
@@ -30,6 +36,9 @@ public final class ServerMetrics: Sendable {
         sourceBytes = registry.makeCounter(descriptor: Self.name("source_bytes", "total", "Bytes of sources downloaded"))
         variantsProduced = registry.makeCounter(
             descriptor: Self.name("variants_produced", "total", "Results produced (retrieved through the pipeline and encoded)"))
+        processingRuns = registry.makeCounter(
+            descriptor: Self.name("processing_runs", "total",
+                                  "Results whose processing ran on this server (not found processed in a cache tier)"))
     }
 
     private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
@@ -75,15 +84,49 @@ public final class ServerMetrics: Sendable {
     /// Requests waiting for a processing slot now.
     public var queuedCount: Int { waiting.load(ordering: .relaxed) }
 
-    func recordProduced() {
+    /// Counts a produced result; `processedHere`: its processor ran on this server.
+    func recordProduced(processedHere: Bool = false) {
         variantsProduced.increment()
         produced.add(1, ordering: .relaxed)
+        if processedHere {
+            processingRuns.increment()
+            processed.add(1, ordering: .relaxed)
+        }
     }
+
+    /// How many produced results were processed on this server since start.
+    public var processingRunCount: Int { processed.load(ordering: .relaxed) }
 
     /// How many results were produced through the pipeline since start (each distinct
     /// variant once while it stays in the result cache).
     public var producedCount: Int { produced.load(ordering: .relaxed) }
 
     /// The metrics in Prometheus' text format.
-    public func text() -> String { registry.emitToString() }
+    public func text() -> String { registry.emitToString() + sharedTierText() }
+
+    /// The shared tier's counters, read from ``SharedCacheTier/statistics`` at each scrape.
+    private func sharedTierText() -> String {
+        guard let sharedTier else { return "" }
+        let s = sharedTier.statistics
+        let rows: [(String, String, Int)] = [
+            ("hits", "Shared-tier lookups that found the entry (waits included)", s.hits),
+            ("misses", "Shared-tier lookups that found nothing (failures included)", s.misses),
+            ("errors", "Shared-tier operations that failed and were treated as misses", s.errors),
+            ("read_bytes", "Bytes read from the shared tier", s.bytesRead),
+            ("written_bytes", "Bytes stored in the shared tier", s.bytesWritten),
+            ("stores", "Entries stored in the shared tier", s.stores),
+            ("lock_acquired", "Work locks taken: this server did the work", s.locksAcquired),
+            ("lock_waits", "Misses that waited for another server's work", s.lockWaits),
+            ("lock_wait_hits", "Waits that ended with the other server's result", s.lockWaitHits),
+            ("lock_wait_timeouts", "Waits that ran out and did the work here", s.lockWaitTimeouts),
+        ]
+        var text = ""
+        for (name, help, value) in rows {
+            text += "# HELP alcedo_shared_cache_\(name)_total \(help)\n# TYPE alcedo_shared_cache_\(name)_total counter\n"
+            text += "alcedo_shared_cache_\(name)_total \(value)\n"
+        }
+        text += "# HELP alcedo_shared_cache_failing 1 while the shared tier is failing\n# TYPE alcedo_shared_cache_failing gauge\n"
+        text += "alcedo_shared_cache_failing \(sharedTier.isFailing ? 1 : 0)\n"
+        return text
+    }
 }

@@ -1,0 +1,119 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `redis-server` of the test's own on a free loopback port, with a temporary folder, no
+/// persistence, stopped when the test lets go of it. Tests skip when `redis-server` is not
+/// installed (`scripts/install-deps.sh` installs it).
+final class RedisTestServer: Sendable {
+    let port: Int
+    let directory: URL
+    let extraArguments: [String]
+    private let process = Mutex<Process?>(nil)
+
+    static var executable: String? {
+        for folder in ["/usr/bin", "/usr/local/bin", "/usr/sbin"] where FileManager.default.isExecutableFile(atPath: folder + "/redis-server") {
+            return folder + "/redis-server"
+        }
+        return nil
+    }
+
+    static var isAvailable: Bool { executable != nil }
+
+    private init(port: Int, directory: URL, extraArguments: [String]) {
+        self.port = port
+        self.directory = directory
+        self.extraArguments = extraArguments
+    }
+
+    /// Starts a server; `arguments` are extra `redis-server` options such as `--requirepass x`.
+    static func start(_ arguments: [String] = []) async throws -> RedisTestServer {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-redis-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let server = RedisTestServer(port: try freePort(), directory: directory, extraArguments: arguments)
+        try await server.launch()
+        return server
+    }
+
+    var url: String { "redis://127.0.0.1:\(port)" }
+
+    /// Starts (or restarts, after a kill) the process on the same port and folder, and waits
+    /// until it accepts connections.
+    func launch() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable ?? "/usr/bin/redis-server")
+        process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                             "--dir", directory.path, "--daemonize", "no", "--loglevel", "warning"] + extraArguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process.withLock { $0 = process }
+        for _ in 0..<500 {
+            if Self.accepts(port: port) { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TestFailure("redis-server did not start on port \(port)")
+    }
+
+    /// Sends `signal` to the server process (SIGKILL, SIGSTOP, SIGCONT).
+    func signal(_ signal: Int32) {
+        guard let pid = process.withLock({ $0?.processIdentifier }) else { return }
+        kill(pid, signal)
+    }
+
+    /// Kills the process (SIGKILL) and waits for it to go.
+    func kill9() {
+        let running = process.withLock { process -> Process? in
+            defer { process = nil }
+            return process
+        }
+        guard let running else { return }
+        kill(running.processIdentifier, SIGCONT)
+        kill(running.processIdentifier, SIGKILL)
+        running.waitUntilExit()
+    }
+
+    deinit {
+        kill9()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0 else { throw TestFailure("bind failed") }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
