@@ -179,7 +179,20 @@ public final class SharedCacheTier: Sendable {
             record(error, operation: "lock") { _ in }
             return .proceed(holdsLock: false)
         }
-        if acquired { return .proceed(holdsLock: true) }
+        if acquired {
+            // Another process may have stored the entry and let its lock go between this
+            // process's miss and its lock: look once more before doing the work again.
+            do throws(AlcedoError) {
+                if let found = try await storage.entry(forKey: key) {
+                    record(success: true) { stats in stats.count(found, waited: false) }
+                    await releaseLock(forKey: key)
+                    return .found(found)
+                }
+            } catch {
+                record(error, operation: "lookup") { _ in }
+            }
+            return .proceed(holdsLock: true)
+        }
 
         state.withLock { $0.statistics.lockWaits += 1 }
         let clock = ContinuousClock()
