@@ -73,8 +73,9 @@ enum EmbeddedProfileReader {
 
     /// The colour plan for a PNG: its `iCCP` profile; nothing for `sRGB`; a profile built from
     /// `gAMA` and `cHRM` when both are there without `iCCP` or `sRGB`. With `rawSamples`, that
-    /// last profile describes the samples as stored (the caller decodes them without libpng's
-    /// gamma step, see ``withoutGamma(_:_:)``); otherwise it describes libpng's output.
+    /// last profile describes the samples as stored (the caller decodes them without the gamma
+    /// step: one 8-bit rounding instead of two, which would lose up to 7 levels in saturated
+    /// darks); otherwise it describes the gamma-converted output.
     static func pngPlan(_ bytes: UnsafeRawBufferPointer, mode: ColorManagement, format: ImageFormat,
                         rawSamples: Bool = false) -> ColorPlan {
         guard mode != .ignore else { return .none }
@@ -127,29 +128,6 @@ enum EmbeddedProfileReader {
     static func pngUsesChromaticities(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let chunks = pngColorChunks(bytes)
         return chunks.needsChromaticityProfile && chunks.colorType != 3
-    }
-
-    /// Calls `body` with the PNG's bytes minus its `gAMA` chunk, so that libpng hands back the
-    /// samples as stored (one 8-bit rounding instead of two: libpng's gamma step, then the
-    /// profile, would lose up to 7 levels in saturated darks).
-    static func withoutGamma<T>(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws(AlcedoError) -> T) throws(AlcedoError) -> T {
-        var copy = [UInt8]()
-        copy.reserveCapacity(bytes.count)
-        copy += bytes.prefix(8)
-        var offset = 8
-        while offset + 12 <= bytes.count {
-            let length = Int(readBigEndian32(bytes, offset))
-            let end = offset + 12 + length
-            guard length >= 0, end <= bytes.count else { copy += bytes[offset...]; break }
-            let isGamma = bytes[offset + 4] == 0x67 && bytes[offset + 5] == 0x41 && bytes[offset + 6] == 0x4D && bytes[offset + 7] == 0x41
-            if !isGamma { copy += bytes[offset..<end] }
-            offset = end
-        }
-        if offset < bytes.count && offset + 12 > bytes.count { copy += bytes[offset...] }
-        let result = copy.withUnsafeBytes { raw -> Result<T, AlcedoError> in
-            do throws(AlcedoError) { return .success(try body(raw)) } catch { return .failure(error) }
-        }
-        return try result.get()
     }
 
     /// The `ICCP` chunk of a WebP (extended format), or `nil`.
