@@ -145,14 +145,7 @@ struct MultiNodeServeTests {
         }
         var processed = 0
         for node in nodes { processed += try await node.metric("alcedo_processing_runs_total") }
-        // Known gap: a node whose lookup finds the source's original (stored in the shared tier
-        // by the node that downloaded it) processes it without taking the variant's work lock,
-        // so now and then a variant is processed on two nodes (21 runs instead of 20).
-        withKnownIssue("a variant processed from a shared original skips the cross-node work lock",
-                       isIntermittent: true) {
-            #expect(processed == 20, "the nodes together processed each variant once")
-        }
-        #expect(processed >= 20 && processed <= 40, "every variant was processed, none more than twice: \(processed)")
+        #expect(processed == 20, "the nodes together processed each variant once")
 
         // A fourth node starts with an empty disk: everything comes from Redis.
         let late = try await ServeNode(redis: redis.url)

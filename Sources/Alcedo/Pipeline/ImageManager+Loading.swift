@@ -116,9 +116,34 @@ extension ImageManager {
             if let hit {
                 if request.needsRevalidation(hit.metadata.httpCacheInfo) {
                     revalidating = hit
-                } else if let served = try await serve(hit, request, info: hit.metadata.httpCacheInfo, response: nil,
-                                                       priority: context.ticket.priority, metrics: &metrics) {
-                    return served
+                } else {
+                    // An original found here (perhaps stored by another process sharing the
+                    // tier) is processed into the variant: take the variant's work lock first,
+                    // so the processes sharing the tier make it once.
+                    let work = request.workEntry
+                    var heldLock: LoadRequest.WorkEntry?
+                    if hit.kind == .original, work.kind == .variant, work.cache.sharedTier != nil {
+                        switch await work.cache.coalesceWork(forKey: request.key, processorIdentifier: work.identifier) {
+                        case .found(let entry):
+                            let shared = Self.sharedHit(entry, kind: work.kind)
+                            if let served = try await serve(shared, request, info: shared.metadata.httpCacheInfo, response: nil,
+                                                            priority: context.ticket.priority, metrics: &metrics) {
+                                return served
+                            }
+                        case .proceed(let holdsLock):
+                            heldLock = holdsLock ? work : nil
+                        }
+                    }
+                    let served: LoadedImage?
+                    do throws(AlcedoError) {
+                        served = try await serve(hit, request, info: hit.metadata.httpCacheInfo, response: nil,
+                                                 priority: context.ticket.priority, metrics: &metrics)
+                    } catch {
+                        if let heldLock { await heldLock.cache.releaseWorkLock(forKey: request.key, processorIdentifier: heldLock.identifier) }
+                        throw error
+                    }
+                    if let heldLock { await heldLock.cache.releaseWorkLock(forKey: request.key, processorIdentifier: heldLock.identifier) }
+                    if let served { return served }
                 }
             }
             if options.onlyFromCache { throw .cacheError(reason: .notCached(key: request.key)) }
@@ -127,10 +152,7 @@ extension ImageManager {
                 let work = request.workEntry
                 switch await work.cache.coalesceWork(forKey: request.key, processorIdentifier: work.identifier) {
                 case .found(let entry):
-                    let hit = DiskHit(kind: work.kind, data: entry.data, metadata: DiskEntryMetadata(
-                        key: entry.metadata.key, hash: "", dataSize: entry.data.count, fileSize: entry.data.count,
-                        creationDate: entry.metadata.creationDate, lastAccessDate: Date(),
-                        expirationDate: entry.metadata.expirationDate, httpCacheInfo: entry.metadata.httpCacheInfo))
+                    let hit = Self.sharedHit(entry, kind: work.kind)
                     if let served = try await serve(hit, request, info: hit.metadata.httpCacheInfo, response: nil,
                                                     priority: context.ticket.priority, metrics: &metrics) {
                         return served
@@ -154,6 +176,14 @@ extension ImageManager {
             if let workLock { await workLock.cache.releaseWorkLock(forKey: request.key, processorIdentifier: workLock.identifier) }
             throw error
         }
+    }
+
+    /// A shared-tier entry as a disk hit of `kind`.
+    static func sharedHit(_ entry: SharedCacheEntry, kind: DiskHit.Kind) -> DiskHit {
+        DiskHit(kind: kind, data: entry.data, metadata: DiskEntryMetadata(
+            key: entry.metadata.key, hash: "", dataSize: entry.data.count, fileSize: entry.data.count,
+            creationDate: entry.metadata.creationDate, lastAccessDate: Date(),
+            expirationDate: entry.metadata.expirationDate, httpCacheInfo: entry.metadata.httpCacheInfo))
     }
 
     /// Loads, decodes, processes and stores (steps 2 to 4 of ``run(_:context:)``); the stores
