@@ -123,16 +123,9 @@ extension ImageManager {
                     let work = request.workEntry
                     var heldLock: LoadRequest.WorkEntry?
                     if hit.kind == .original, work.kind == .variant, work.cache.sharedTier != nil {
-                        switch await work.cache.coalesceWork(forKey: request.key, processorIdentifier: work.identifier) {
-                        case .found(let entry):
-                            let shared = Self.sharedHit(entry, kind: work.kind)
-                            if let served = try await serve(shared, request, info: shared.metadata.httpCacheInfo, response: nil,
-                                                            priority: context.ticket.priority, metrics: &metrics) {
-                                return served
-                            }
-                        case .proceed(let holdsLock):
-                            heldLock = holdsLock ? work : nil
-                        }
+                        let outcome = try await coalesce(request, work: work, priority: context.ticket.priority, metrics: &metrics)
+                        if let served = outcome.served { return served }
+                        heldLock = outcome.lock
                     }
                     let served: LoadedImage?
                     do throws(AlcedoError) {
@@ -149,17 +142,10 @@ extension ImageManager {
             if options.onlyFromCache { throw .cacheError(reason: .notCached(key: request.key)) }
             if revalidating == nil {
                 // Another process sharing the tier may be making this very entry: wait for it.
-                let work = request.workEntry
-                switch await work.cache.coalesceWork(forKey: request.key, processorIdentifier: work.identifier) {
-                case .found(let entry):
-                    let hit = Self.sharedHit(entry, kind: work.kind)
-                    if let served = try await serve(hit, request, info: hit.metadata.httpCacheInfo, response: nil,
-                                                    priority: context.ticket.priority, metrics: &metrics) {
-                        return served
-                    }
-                case .proceed(let holdsLock):
-                    workLock = holdsLock ? work : nil
-                }
+                let outcome = try await coalesce(request, work: request.workEntry, priority: context.ticket.priority,
+                                                 metrics: &metrics)
+                if let served = outcome.served { return served }
+                workLock = outcome.lock
             }
         } else if options.onlyFromCache {
             throw .cacheError(reason: .notCached(key: request.key))
@@ -178,12 +164,23 @@ extension ImageManager {
         }
     }
 
-    /// A shared-tier entry as a disk hit of `kind`.
-    static func sharedHit(_ entry: SharedCacheEntry, kind: DiskHit.Kind) -> DiskHit {
-        DiskHit(kind: kind, data: entry.data, metadata: DiskEntryMetadata(
-            key: entry.metadata.key, hash: "", dataSize: entry.data.count, fileSize: entry.data.count,
-            creationDate: entry.metadata.creationDate, lastAccessDate: Date(),
-            expirationDate: entry.metadata.expirationDate, httpCacheInfo: entry.metadata.httpCacheInfo))
+    /// Waits for, or takes on, the work of `work` among the processes sharing its tier: the
+    /// result when another process stored it in the meantime, else the work lock this process
+    /// now holds (`nil` when it holds none and works anyway).
+    private func coalesce(_ request: LoadRequest, work: LoadRequest.WorkEntry, priority: DownloadPriority,
+                          metrics: inout RetrieveImageMetrics) async throws(AlcedoError)
+        -> (served: LoadedImage?, lock: LoadRequest.WorkEntry?) {
+        switch await work.cache.coalesceWork(forKey: request.key, processorIdentifier: work.identifier) {
+        case .found(let entry):
+            let hit = DiskHit(kind: work.kind, data: entry.data, metadata: DiskEntryMetadata(
+                key: entry.metadata.key, hash: "", dataSize: entry.data.count, fileSize: entry.data.count,
+                creationDate: entry.metadata.creationDate, lastAccessDate: Date(),
+                expirationDate: entry.metadata.expirationDate, httpCacheInfo: entry.metadata.httpCacheInfo))
+            return (try await serve(hit, request, info: hit.metadata.httpCacheInfo, response: nil,
+                                    priority: priority, metrics: &metrics), nil)
+        case .proceed(let holdsLock):
+            return (nil, holdsLock ? work : nil)
+        }
     }
 
     /// Loads, decodes, processes and stores (steps 2 to 4 of ``run(_:context:)``); the stores
