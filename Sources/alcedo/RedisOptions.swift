@@ -4,7 +4,7 @@ import ArgumentParser
 import Foundation
 
 /// The shared cache tier's options: `--redis URL` (repeatable) or `ALCEDO_REDIS` (comma-separated),
-/// and `--redis-max-value`.
+/// `--redis-max-value`, `--redis-timeout` and `--redis-lock-wait`.
 struct RedisOptions: ParsableArguments {
     @Option(name: .customLong("redis"), help: ArgumentHelp(
         "A Redis node of the shared cache tier, redis://[user:password@]host[:port][/db] or rediss:// for TLS; "
@@ -21,6 +21,17 @@ struct RedisOptions: ParsableArguments {
         "How long a Redis GET may take before it counts as a miss, in milliseconds (default 50; writes get 5 times as long).",
         valueName: "ms"))
     var timeout: Int = 50
+
+    @Option(name: .customLong("redis-lock-wait"), help: ArgumentHelp(
+        "How long a node waits for the result another node is making before it does the work itself, "
+            + "in milliseconds (default 2000; 0 turns cross-node coalescing off).",
+        valueName: "ms"))
+    var lockWait: Int = 2000
+
+    /// The shared tier over `storage`, with the lock wait from `--redis-lock-wait`.
+    func tier(over storage: RedisSharedStorage) -> SharedCacheTier {
+        SharedCacheTier(storage: storage, config: .init(coalescesWork: lockWait > 0, lockWaitLimit: .milliseconds(lockWait)))
+    }
 
     /// `--redis-max-value`, else `ALCEDO_REDIS_MAX_VALUE`, else 8 MiB.
     var maxValueSize: Int {
@@ -41,6 +52,9 @@ struct RedisOptions: ParsableArguments {
         var configuration = try RedisConfiguration(urls: urls, maxValueSize: maxValueSize)
         guard timeout > 0 else {
             throw .cacheError(reason: .sharedStorageError(reason: .invalidConfiguration("--redis-timeout must be at least 1 ms")))
+        }
+        guard lockWait >= 0 else {
+            throw .cacheError(reason: .sharedStorageError(reason: .invalidConfiguration("--redis-lock-wait must not be negative")))
         }
         configuration.getTimeout = .milliseconds(timeout)
         configuration.writeTimeout = .milliseconds(5 * timeout)

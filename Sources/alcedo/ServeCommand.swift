@@ -79,7 +79,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         defer { redisStorage?.shutdown() }
-        if let redisStorage { serving.sharedCacheTier = SharedCacheTier(storage: redisStorage) }
+        if let redisStorage { serving.sharedCacheTier = redis.tier(over: redisStorage) }
         var sampleServer: DemoHTTPServer?
         var sampleURL: String?
         if samples {

@@ -71,7 +71,7 @@ final class ServeNode: Sendable {
         let process = Process()
         process.executableURL = executable
         process.arguments = ["serve", "--port", "0", "--cache-dir", folder.url.path, "--trusted-source-host", "127.0.0.1",
-                             "--redis", redis, "--redis-timeout", "1000", "--concurrency", "4"]
+                             "--redis", redis, "--redis-timeout", "1000", "--redis-lock-wait", "60000", "--concurrency", "4"]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice

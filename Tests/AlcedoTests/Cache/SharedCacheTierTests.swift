@@ -119,7 +119,8 @@ struct SharedCacheTierTests {
             return
         }
         // Someone else now finds the lock taken and waits; the holder stores the entry meanwhile.
-        let other = makeCache("other", tier: SharedCacheTier(storage: storage))
+        // A bound far above any scheduling delay: this part checks the hand-over, not the bound.
+        let other = makeCache("other", tier: SharedCacheTier(storage: storage, config: .init(lockWaitLimit: .seconds(60))))
         async let waited = other.coalesceWork(forKey: "v")
         try await Task.sleep(for: .milliseconds(20))
         try await cache.storeSerialized(Data("made once".utf8), forKey: "v")
@@ -158,8 +159,9 @@ struct SharedCacheTierPipelineTests {
             let runs = Counter()
             let processor = InvertingCountingProcessor(name: "s", runs: runs)
             func manager(_ name: String) -> ImageManager {
+                // The wait bound is far above any scheduling delay of a loaded test run.
                 let cache = ImageCache(name: name, cacheDirectoryURL: h.folder.url,
-                                       sharedTier: SharedCacheTier(storage: storage))
+                                       sharedTier: SharedCacheTier(storage: storage, config: .init(lockWaitLimit: .seconds(60))))
                 return ImageManager(downloader: h.downloader, cache: cache)
             }
             let first = manager("node1"), second = manager("node2"), late = manager("node3")
