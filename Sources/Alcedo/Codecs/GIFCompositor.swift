@@ -13,6 +13,13 @@ struct GIFCompositor {
         var x: Int, y: Int, width: Int, height: Int
         var isEmpty: Bool { width <= 0 || height <= 0 }
 
+        /// The overlap of two areas, or `nil` when they do not overlap.
+        func intersection(_ other: Area) -> Area? {
+            let left = max(x, other.x), top = max(y, other.y)
+            let right = min(x + width, other.x + other.width), bottom = min(y + height, other.y + other.height)
+            return right > left && bottom > top ? Area(x: left, y: top, width: right - left, height: bottom - top) : nil
+        }
+
         /// The part of a `frameWidth` x `frameHeight` frame placed at (`left`, `top`) that
         /// lies on a `width` x `height` canvas (offsets are never negative in GIF).
         init(left: Int, top: Int, frameWidth: Int, frameHeight: Int, canvasWidth width: Int, canvasHeight height: Int) {
@@ -33,7 +40,19 @@ struct GIFCompositor {
     private(set) var canvas: [UInt8]
     private var pendingArea = Area(x: 0, y: 0, width: 0, height: 0)
     private var pendingDisposal = 0
-    private var savedArea: [UInt8] = []
+    private var begun = false
+    private var restore = Restore.transparent
+
+    /// Where a "restore to previous" frame's area comes back from.
+    private enum Restore {
+        /// Transparent black (before the first frame, the canvas was clear).
+        case transparent
+        /// The previous output frame (the whole canvas as it was shown), with the area its own
+        /// "restore to background" disposal cleared.
+        case previousOutput([UInt8], cleared: Area?)
+        /// A copy of the area, taken before the frame was drawn.
+        case copy([UInt8])
+    }
 
     /// A transparent canvas of `width` x `height` (checked against the limits by the caller).
     init(width: Int, height: Int) {
@@ -44,13 +63,39 @@ struct GIFCompositor {
 
     /// Applies the previous frame's disposal, then prepares to draw a frame over `area` whose
     /// own disposal (`disposal`, 0-7) will be applied when the next frame begins.
+    ///
+    /// The decoders keep every composited frame, so a "restore to previous" seldom needs a copy:
+    /// before the first frame the canvas was transparent, and otherwise it was the previous
+    /// output frame (still held by the decoder's frame list) with that frame's own disposal
+    /// applied. Only two "restore to previous" frames in a row need the area copied
+    /// (``restoreCopyBytes(area:disposal:)``).
     mutating func beginFrame(area: Area, disposal: Int) {
+        let priorArea = pendingArea
+        let priorDisposal = pendingDisposal
+        let first = !begun
+        begun = true
+        if disposal == 3 && !area.isEmpty && !first && priorDisposal != 3 {
+            // The canvas as the previous frame showed it: shared with the decoder's output, not copied.
+            restore = .previousOutput(canvas, cleared: priorDisposal == 2 ? priorArea : nil)
+        }
         dispose()
         pendingArea = area
         pendingDisposal = disposal
-        if disposal == 3 && !area.isEmpty {
-            savedArea = copy(area)
+        guard disposal == 3 && !area.isEmpty else {
+            restore = .transparent
+            return
         }
+        if first {
+            restore = .transparent
+        } else if priorDisposal == 3 {
+            restore = .copy(copy(area))
+        }
+    }
+
+    /// The bytes a frame over `area` with `disposal` copies from the canvas to restore it later:
+    /// the area for a "restore to previous" frame after another one, else nothing.
+    func restoreCopyBytes(area: Area, disposal: Int) -> Int {
+        disposal == 3 && !area.isEmpty && begun && pendingDisposal == 3 ? area.width * area.height * 4 : 0
     }
 
     /// Draws `count` pixels of palette indices from `row` at canvas (`x`, `y`) through
@@ -123,12 +168,29 @@ struct GIFCompositor {
         case 2:
             fill(pendingArea, with: nil)
         case 3:
-            fill(pendingArea, with: savedArea)
-            savedArea = []  // working memory: released as soon as it is restored
+            switch restore {
+            case .transparent:
+                fill(pendingArea, with: nil)
+            case .copy(let saved):
+                fill(pendingArea, with: saved)
+            case .previousOutput(let shown, let cleared):
+                restore(pendingArea, from: shown)
+                if let cleared, let overlap = pendingArea.intersection(cleared) { fill(overlap, with: nil) }
+            }
+            restore = .transparent  // working memory: released as soon as it is restored
         default:
             break
         }
         pendingDisposal = 0
+    }
+
+    /// Copies `area` from `shown`, a whole canvas of the same size.
+    private mutating func restore(_ area: Area, from shown: [UInt8]) {
+        let rowBytes = area.width * 4
+        for row in area.y..<(area.y + area.height) {
+            let start = (row * width + area.x) * 4
+            canvas.replaceSubrange(start..<(start + rowBytes), with: shown[start..<(start + rowBytes)])
+        }
     }
 
     private func copy(_ area: Area) -> [UInt8] {

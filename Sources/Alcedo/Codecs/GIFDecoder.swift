@@ -199,7 +199,8 @@ public struct GIFDecoder: ImageDecoding {
                                                                                        limit: options.limits.maxTotalBytes))
                         }
                         try options.limits.checkWorkingMemory(
-                            GIFDecoder.workingMemory(area: area, frameWidth: descriptor.width, disposal: control?.disposal ?? 0),
+                            GIFDecoder.workingMemory(restoreCopy: compositor.restoreCopyBytes(area: area, disposal: control?.disposal ?? 0),
+                                                     frameWidth: descriptor.width),
                             what: "frame \(frames.count + 1) (its row, LZW dictionary and the canvas area it restores)",
                             format: .gif)
                         try deadline.check()
@@ -296,10 +297,11 @@ public struct GIFDecoder: ImageDecoding {
     }
 
     /// The working memory of drawing a frame, besides the canvas (which is the newest output
-    /// frame): the copy of the area a "restore to previous" frame covers, one row of indices
-    /// and the LZW dictionary.
-    static func workingMemory(area: GIFCompositor.Area, frameWidth: Int, disposal: Int) -> Int {
-        (disposal == 3 && !area.isEmpty ? area.width * area.height * 4 : 0) + frameWidth + GIFLZWDecoder.workingMemory
+    /// frame): the copy of the area a "restore to previous" frame must take (`restoreCopy`,
+    /// from ``GIFCompositor/restoreCopyBytes(area:disposal:)``), one row of indices and the
+    /// LZW dictionary.
+    static func workingMemory(restoreCopy: Int, frameWidth: Int) -> Int {
+        restoreCopy + frameWidth + GIFLZWDecoder.workingMemory
     }
 }
 

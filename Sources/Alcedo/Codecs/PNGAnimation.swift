@@ -80,7 +80,8 @@ struct PNGAnimation {
     /// Working memory, checked against ``DecodingLimits/maxWorkingMemory`` before each frame:
     /// two rows, the frame's own pixels when it is blended over the canvas (a frame that
     /// replaces its area is decoded straight into the canvas) plus, for a frame disposed to
-    /// "previous", the copy of the canvas area it covers. The canvas is the newest output
+    /// "previous" right after another such frame, the copy of the canvas area it covers (other
+    /// "previous" frames restore from the output frames kept). The canvas is the newest output
     /// frame itself (shared, copied only when the next frame draws), counted by
     /// ``DecodingLimits/maxTotalBytes``.
     func decode(_ structure: PNGStructure, bytes: UnsafeRawBufferPointer, conversion: PNGSampleConversion,
@@ -95,13 +96,13 @@ struct PNGAnimation {
             // A frame that replaces its area is decoded straight into the canvas; one blended
             // over it is decoded apart first.
             let frameBytes = frame.blend == 1 ? frame.width * frame.height * 4 : 0
-            let saved = frame.dispose == 2 ? frame.width * frame.height * 4 : 0
+            let area = GIFCompositor.Area(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
+            let saved = compositor.restoreCopyBytes(area: area, disposal: frame.dispose + 1)
             try limits.checkWorkingMemory(frameBytes + saved, what: "a \(frame.width)x\(frame.height) frame"
                                           + (saved > 0 ? " and the canvas area it restores" : ""), format: .apng)
             let data = frame.data.map { chunk in
                 chunk.type == PNGChunk.IDAT ? chunk.data : (chunk.data.lowerBound + 4)..<chunk.data.upperBound
             }
-            let area = GIFCompositor.Area(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
             compositor.beginFrame(area: area, disposal: frame.dispose + 1)
             if frame.blend == 1 {
                 let pixels = try PNGDecoder.decodePixels(bytes, data: data, width: frame.width, height: frame.height,

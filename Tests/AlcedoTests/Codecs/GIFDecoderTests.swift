@@ -1,3 +1,4 @@
+import AlcedoTestSupport
 import Foundation
 import Testing
 @testable import Alcedo
@@ -176,6 +177,64 @@ struct GIFDecoderTests {
         gif.trailer()
         let image = try decoder.decode(gif.data, options: .default)
         #expect(picture(image, frame: 1) == [".G"])
+    }
+
+    /// Random frames with every disposal method, overlapping or not, against a compositor
+    /// written from the specification that saves the whole canvas before each frame: the
+    /// decoder restores "previous" from the frames it keeps and must show the same pixels.
+    @Test func disposalSequencesMatchASpecificationCompositor() throws {
+        var random = SeededRandom(seed: 0x61F)
+        let width = 7, height = 5
+        for _ in 0..<300 {
+            var gif = GIFTestFile(width: width, height: height, palette: palette4)
+            var expected: [[UInt8]] = []
+            var canvas = [UInt8](repeating: 0, count: width * height * 4)
+            var pending: (x: Int, y: Int, w: Int, h: Int, disposal: Int, saved: [UInt8])?
+            for _ in 0..<Int.random(in: 2...6, using: &random) {
+                let w = Int.random(in: 1...width, using: &random), h = Int.random(in: 1...height, using: &random)
+                let x = Int.random(in: 0...(width - w), using: &random), y = Int.random(in: 0...(height - h), using: &random)
+                let disposal = Int.random(in: 0...3, using: &random)
+                let transparent: Int? = Bool.random(using: &random) ? 3 : nil
+                let indices = (0..<(w * h)).map { _ in UInt8.random(in: 0...3, using: &random) }
+                gif.control(disposal: disposal, transparent: transparent)
+                gif.image(x: x, y: y, width: w, height: h, indices: indices)
+                // The specification: dispose the previous frame, save, draw.
+                if let previous = pending {
+                    for row in previous.y..<(previous.y + previous.h) {
+                        for column in previous.x..<(previous.x + previous.w) {
+                            let at = (row * width + column) * 4
+                            for channel in 0..<4 {
+                                if previous.disposal == 2 { canvas[at + channel] = 0 }
+                                if previous.disposal == 3 { canvas[at + channel] = previous.saved[at + channel] }
+                            }
+                        }
+                    }
+                }
+                pending = (x, y, w, h, disposal, canvas)
+                for (offset, index) in indices.enumerated() where Int(index) != transparent {
+                    let at = ((y + offset / w) * width + x + offset % w) * 4
+                    canvas[at..<(at + 4)] = ArraySlice(palette4[Int(index)] + [255])
+                }
+                expected.append(canvas)
+            }
+            gif.trailer()
+            let image = try decoder.decode(gif.data, options: .default)
+            #expect(image.frames.map(\.pixels) == expected)
+        }
+    }
+
+    /// Only a "restore to previous" frame right after another one copies its area: the others
+    /// restore from the frames kept, so an 8000x8000 two-frame "previous" GIF costs its two
+    /// frames and no third canvas.
+    @Test func restoringToPreviousCopiesOnlyAfterAnotherRestore() {
+        var compositor = GIFCompositor(width: 10, height: 10)
+        let area = GIFCompositor.Area(x: 0, y: 0, width: 10, height: 10)
+        #expect(compositor.restoreCopyBytes(area: area, disposal: 3) == 0, "before the first frame the canvas is clear")
+        compositor.beginFrame(area: area, disposal: 1)
+        #expect(compositor.restoreCopyBytes(area: area, disposal: 3) == 0, "the previous frame is kept")
+        compositor.beginFrame(area: area, disposal: 3)
+        #expect(compositor.restoreCopyBytes(area: area, disposal: 3) == 400)
+        #expect(compositor.restoreCopyBytes(area: area, disposal: 2) == 0)
     }
 
     @Test func localColourTablesAndOffsets() throws {

@@ -368,15 +368,27 @@ struct HostilePNGGIFTests {
         #expect(hostileDecode(gif, decoder: GIFDecoder()).image?.pixels.count == 8)
     }
 
-    /// A frame disposed to "restore previous" needs a copy of its area, counted before the copy.
+    /// A frame disposed to "restore previous" right after another one needs a copy of its area,
+    /// counted before the copy; a first one (the canvas was clear) or one after a kept frame
+    /// (restored from that output frame) needs none.
     @Test func gifRestoredAreaIsWorkingMemory() {
+        let full = [UInt8](repeating: 1, count: 128 * 128)
         var gif = GIFTestFile(width: 128, height: 128, palette: [[0, 0, 0], [255, 255, 255]])
         gif.control(disposal: 3)
-        gif.image(width: 128, height: 128, indices: [UInt8](repeating: 1, count: 128 * 128))
+        gif.image(width: 128, height: 128, indices: full)
+        gif.control(disposal: 1)
+        gif.image(width: 128, height: 128, indices: full)
+        gif.control(disposal: 3)
+        gif.image(width: 128, height: 128, indices: full)
+        var twice = gif
         gif.trailer()
         let options = DecodingOptions(limits: DecodingLimits(maxWorkingMemory: 32 << 10))
-        #expect(hostileDecode(gif.bytes, options: options, decoder: GIFDecoder()).failure?.pngGIFKind == "working memory")
-        #expect(hostileDecode(gif.bytes, decoder: GIFDecoder()).image != nil)
+        #expect(hostileDecode(gif.bytes, options: options, decoder: GIFDecoder()).image?.frames.count == 3)
+        twice.control(disposal: 3)
+        twice.image(width: 128, height: 128, indices: full)
+        twice.trailer()
+        #expect(hostileDecode(twice.bytes, options: options, decoder: GIFDecoder()).failure?.pngGIFKind == "working memory")
+        #expect(hostileDecode(twice.bytes, decoder: GIFDecoder()).image?.frames.count == 4)
     }
 
     /// A big screen with many small frames: each kept frame is a whole canvas, so the byte limit
