@@ -7,9 +7,9 @@ extension WebPDecoder {
     ///
     /// Memory: the frames kept (each a copy of the canvas; the canvas itself becomes the last
     /// one, so it is counted in ``DecodingLimits/maxTotalBytes`` with them) plus one buffer of
-    /// the largest frame, counted against ``DecodingLimits/maxWorkingMemory``. With
-    /// ``DecodingOptions/firstFrameOnly`` only the canvas is allocated, scaled down with a
-    /// target size.
+    /// the largest frame, counted against ``DecodingLimits/maxWorkingMemory``. With a target
+    /// size all of them are scaled down to it (frames decoded scaled by libwebp). With
+    /// ``DecodingOptions/firstFrameOnly``, or a single frame, only the canvas is allocated.
     static func decodeAnimation(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
         let deadline = options.limits.startDeadline(format: .webp)
         let container = try WebPContainer(bytes: bytes)
@@ -19,22 +19,29 @@ extension WebPDecoder {
         guard container.frameCount > 0 else {
             throw .decodingError(reason: .invalidHeader(format: .webp, message: "an animation without frames"))
         }
-        let frameCount = options.firstFrameOnly ? 1 : container.frameCount
-        try options.limits.check(frameCount: frameCount, width: width, height: height, format: .webp)
+        // One frame is a still picture: the first-frame paths below allocate no more than it needs.
+        let onePicture = options.firstFrameOnly || container.frameCount == 1
+        let frameCount = onePicture ? 1 : container.frameCount
+        // With a target size, frames are composited on a canvas scaled down to it: each kept
+        // frame, the canvas and the frame buffer are the scaled size, never the full one.
+        let scaled = scaledSize(width: width, height: height, options: options) ?? (width: width, height: height)
+        try options.limits.check(frameCount: frameCount, width: scaled.width, height: scaled.height, format: .webp)
 
-        if options.firstFrameOnly {
+        if onePicture {
             if let still = try decodeFirstFrameAlone(container, bytes: bytes, options: options) { return still }
             if let scaled = try decodeFirstFrameScaled(container, options: options) { return scaled }
         }
+        var compositor = WebPAnimationCompositor(width: width, height: height,
+                                                 scaledWidth: scaled.width, scaledHeight: scaled.height)
         // The frame buffer: as large as the largest frame drawn.
         var largestFrame = 0
         for index in 0..<frameCount {
             guard let header = container.frame(at: index) else { throw missingFrame(container, index: index) }
-            largestFrame = max(largestFrame, header.width * header.height * 4)
+            let area = compositor.area(x: header.x, y: header.y, frameWidth: header.width, frameHeight: header.height)
+            largestFrame = max(largestFrame, area.width * area.height * 4)
         }
         try options.limits.checkWorkingMemory(largestFrame, what: "the frame buffer of an animation", format: .webp)
 
-        var compositor = WebPAnimationCompositor(width: width, height: height)
         var frames: [AlcedoImage.Frame] = []
         frames.reserveCapacity(frameCount)
         for index in 0..<frameCount {
@@ -45,14 +52,14 @@ extension WebPDecoder {
                 return Int(iterator.duration)
             }
             guard let duration else { throw missingFrame(container, index: index) }
-            let seconds = options.firstFrameOnly ? 0 : AlcedoImage.normalizedFrameDuration(Double(duration) / 1000)
+            let seconds = onePicture ? 0 : AlcedoImage.normalizedFrameDuration(Double(duration) / 1000)
             // The last frame takes the canvas itself; the others a copy of it.
             let pixels = index == frameCount - 1 ? [] : compositor.canvas
             frames.append(AlcedoImage.Frame(pixels: pixels, duration: seconds))
         }
         frames[frameCount - 1].pixels = compositor.takeCanvas()
-        return AlcedoImage(width: width, height: height, frames: frames,
-                           loopCount: options.firstFrameOnly ? 0 : container.loopCount, sourceFormat: .webp)
+        return AlcedoImage(width: scaled.width, height: scaled.height, frames: frames,
+                           loopCount: onePicture ? 0 : container.loopCount, sourceFormat: .webp)
     }
 
     /// The error for a frame the container lists but the demuxer cannot hand out.

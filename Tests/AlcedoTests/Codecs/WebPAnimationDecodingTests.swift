@@ -88,11 +88,49 @@ struct WebPAnimationDecodingTests {
         #expect(image.pixel(x: 3, y: 2).alpha == 255)
     }
 
-    @Test("a whole animation with a target size decodes at full size")
-    func animationIgnoresTargetSize() throws {
+    /// Each frame is decoded by libwebp at its scaled size and composited on a half-size canvas:
+    /// the result is the full-size composite averaged 2x2, up to rounding (all frame edges of
+    /// this file are even, so they land on whole scaled pixels).
+    @Test("a whole animation with a target size is composited at the scaled size")
+    func animationIsCompositedScaled() throws {
         let data = try WebPTestSupport.generated("animated.webp")
         let image = try decoder.decode(data, options: DecodingOptions(targetSize: PixelSize(width: 16, height: 16)))
-        #expect(image.width == 32 && image.height == 24 && image.frames.count == 4)
+        #expect(image.width == 16 && image.height == 12 && image.frames.count == 4)
+        #expect(image.loopCount == 3 && image.frames.map(\.duration) == [0.08, 0.1, 0.1, 0.15])
+        #expect(image.frames.allSatisfy { $0.pixels.count == 16 * 12 * 4 })
+        let reference = try Self.reference()
+        for (index, frame) in image.frames.enumerated() {
+            var worstAlpha = 0, worstColour = 0
+            for y in 0..<12 {
+                for x in 0..<16 {
+                    var sums = [0, 0, 0, 0]
+                    for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                        let at = ((2 * y + dy) * 32 + 2 * x + dx) * 4
+                        let alpha = Int(reference[index][at + 3])
+                        for channel in 0..<3 { sums[channel] += Int(reference[index][at + channel]) * alpha }
+                        sums[3] += alpha
+                    }
+                    let at = (y * 16 + x) * 4
+                    let alpha = Int(frame.pixels[at + 3])
+                    worstAlpha = max(worstAlpha, abs(alpha - (sums[3] + 2) / 4))
+                    // Colour only where both are opaque enough for it to show.
+                    guard alpha >= 128, sums[3] >= 4 * 128 else { continue }
+                    for channel in 0..<3 {
+                        worstColour = max(worstColour, abs(Int(frame.pixels[at + channel]) - sums[channel] / sums[3]))
+                    }
+                }
+            }
+            #expect(worstAlpha <= 2, "frame \(index + 1): alpha off by \(worstAlpha)")
+            #expect(worstColour <= 6, "frame \(index + 1): colour off by \(worstColour)")
+        }
+    }
+
+    @Test("an animation of one frame with a target size decodes like a still, scaled")
+    func oneFrameAnimationIsAStill() throws {
+        let data = HostileJPEGWebPTests.Generate.tinyFramesOnCanvas(width: 16_383, height: 6_103, offsets: [(0, 0)])
+        let image = try decoder.decode(data, options: DecodingOptions(targetSize: PixelSize(width: 256, height: 256)))
+        #expect(image.width == 256 && image.height == 96 && image.frames.count == 1)
+        #expect(image.pixel(x: 0, y: 0) == RGBA(red: 10, green: 20, blue: 30))
     }
 
     @Test("the frame limit is checked before decoding")

@@ -233,6 +233,21 @@ struct HostileJPEGWebPTests {
         #expect(frameReason == .workingMemoryTooLarge(format: .webp, what: "the frame buffer of an animation", bytes: 4, limit: 3))
     }
 
+    @Test("tiny frames on a huge canvas with a target size: every frame composited at the scaled size")
+    func tinyFramesHugeCanvasScaled() throws {
+        let data = Generate.tinyFramesOnCanvas(width: 16_383, height: 6_103, offsets: [(0, 0), (16_380, 6_100), (8_000, 3_000)])
+        // Within a 2 MiB budget for all frames: the full canvas (400 MB) is never made.
+        let options = DecodingOptions(targetSize: PixelSize(width: 256, height: 256),
+                                      limits: DecodingLimits(maxTotalBytes: 2 << 20, maxWorkingMemory: 64))
+        let image = try WebPDecoder().decode(data, options: options)
+        #expect(image.width == 256 && image.height == 96 && image.frames.count == 3)
+        let dot = RGBA(red: 10, green: 20, blue: 30)
+        #expect(image.pixel(x: 0, y: 0, frame: 0) == dot && image.pixel(x: 255, y: 95, frame: 0) == .clear)
+        #expect(image.pixel(x: 255, y: 95, frame: 1) == dot && image.pixel(x: 0, y: 0, frame: 1) == dot)
+        // 8000 * 256 / 16383 = 125.0, 3000 * 96 / 6103 = 47.2.
+        #expect(image.pixel(x: 125, y: 47, frame: 2) == dot && image.pixel(x: 125, y: 47, frame: 1) == .clear)
+    }
+
     static let smallCanvas = Generate.tinyFramesOnCanvas(width: 300, height: 200, offsets: [(0, 0), (298, 198), (100, 50)])
 
     @Test("tiny frames composited on one canvas: each frame keeps the earlier ones (no disposal)")
