@@ -20,13 +20,37 @@ public struct WebPEncoder: ImageEncoding {
     public var format: ImageFormat { .webp }
 
     /// libwebp's speed/size trade-off, 0 (fastest) to 6 (smallest files); default 4, libwebp's
-    /// own default. Values outside 0...6 are clamped when encoding.
+    /// own default. Values outside 0...6 are clamped when encoding. Lossy still pictures over
+    /// about 17.9 MP use at most 2, which keeps libwebp's working memory near 1.5 bytes a pixel
+    /// instead of up to 15.
     public var method: Int
 
+    /// The most working memory libwebp may take for one picture's lossless parts, in bytes
+    /// (default 256 MiB, as ``DecodingLimits/maxWorkingMemory``): the lossless coder, which
+    /// codes a lossy picture's transparency and all of a lossless one, needs about 6.5 bytes a
+    /// pixel for an alpha plane and 14 for a lossless picture (hash chains, transform buffers).
+    /// A picture that would need more is refused with `.imageNotEncodable` before libwebp
+    /// allocates anything: a lossy picture with transparency over about 41 MP, a lossless one
+    /// over about 19 MP, by default. Opaque lossy pictures have no such bound.
+    public var maxWorkingMemory: Int
+
     /// Creates a WebP encoder.
-    /// - Parameter method: libwebp's speed/size trade-off, clamped to 0...6 (default 4).
-    public init(method: Int = 4) {
+    /// - Parameters:
+    ///   - method: libwebp's speed/size trade-off, clamped to 0...6 (default 4).
+    ///   - maxWorkingMemory: the bound on the lossless coder's working memory (default 256 MiB).
+    public init(method: Int = 4, maxWorkingMemory: Int = 256 << 20) {
         self.method = min(6, max(0, method))
+        self.maxWorkingMemory = maxWorkingMemory
+    }
+
+    /// The lossless coder's working memory for a `width` x `height` picture (see
+    /// ``maxWorkingMemory``): 14 bytes a pixel lossless, 6.5 for a lossy picture's alpha
+    /// plane, none for an opaque lossy one. Measured with libwebp 1.2 on Debian 12.
+    static func losslessWorkingMemory(width: Int, height: Int, lossless: Bool, hasAlpha: Bool) -> Int {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard !overflow, pixels < Int.max / 16 else { return .max }
+        if lossless { return pixels * 14 }
+        return hasAlpha ? pixels * 13 / 2 : 0
     }
 
     /// Encodes `image` as WebP: one frame as a still image, several as an animation.
@@ -34,12 +58,21 @@ public struct WebPEncoder: ImageEncoding {
     ///   - image: the image to encode, every frame with its duration.
     ///   - options: quality and lossless mode (default ``EncodingOptions/default``: lossy, quality 90).
     /// - Throws: `.invalidQuality` when the quality is outside 1...100, `.imageNotEncodable` when
-    ///   a side is over 16,383 pixels (the format's limit), `.libraryFailure` when libwebp fails.
+    ///   a side is over 16,383 pixels (the format's limit) or the lossless coder would pass
+    ///   ``maxWorkingMemory``, `.libraryFailure` when libwebp fails.
     public func encode(_ image: AlcedoImage, options: EncodingOptions = .default) throws(AlcedoError) -> Data {
         try options.validate()
         guard image.width <= Int(WEBP_MAX_DIMENSION), image.height <= Int(WEBP_MAX_DIMENSION) else {
             throw .encodingError(reason: .imageNotEncodable(
                 format: .webp, message: "\(image.width)x\(image.height) is over the format's limit of \(WEBP_MAX_DIMENSION) pixels a side"))
+        }
+        let needed = Self.losslessWorkingMemory(width: image.width, height: image.height, lossless: options.lossless,
+                                                hasAlpha: image.hasAlpha)
+        guard needed <= maxWorkingMemory else {
+            let what = options.lossless ? "lossless" : "lossy with transparency"
+            throw .encodingError(reason: .imageNotEncodable(
+                format: .webp, message: "\(image.width)x\(image.height) \(what) needs about \(needed >> 20) MiB of libwebp "
+                    + "working memory, over the \(maxWorkingMemory >> 20) MiB limit (PNG, or an opaque or smaller picture, fits)"))
         }
         var config = try makeConfig(options)
         let encoded = image.frames.count == 1 ? try Self.encodeStill(image, config: &config)
@@ -65,7 +98,21 @@ public struct WebPEncoder: ImageEncoding {
         return config
     }
 
+    /// The working memory above which the lossy encoder gives up its token buffer (256 MiB, as
+    /// the JPEG encoder's bound on optimised Huffman tables).
+    static let tokenBufferLimit = 256 << 20
+
+    /// The lossy method used for a `width` x `height` picture: `method`, but at most 2 when
+    /// libwebp's token buffer (methods 3 to 6 keep every coefficient token of the picture until
+    /// the end, up to about 15 bytes a pixel on noisy input) could pass ``tokenBufferLimit``.
+    /// Method 2 encodes in one pass with about 1.5 bytes a pixel of working memory, for files
+    /// about 2% larger.
+    static func lossyMethod(_ method: Int32, width: Int, height: Int) -> Int32 {
+        width * height * 15 > tokenBufferLimit ? min(method, 2) : method
+    }
+
     private static func encodeStill(_ image: AlcedoImage, config: inout WebPConfig) throws(AlcedoError) -> Data {
+        if config.lossless == 0 { config.method = lossyMethod(config.method, width: image.width, height: image.height) }
         let writer = UnsafeMutablePointer<WebPMemoryWriter>.allocate(capacity: 1)
         writer.initialize(to: WebPMemoryWriter())
         WebPMemoryWriterInit(writer)

@@ -26,6 +26,39 @@ struct WebPEncoderTests {
         return AlcedoImage(width: width, height: height, pixels: pixels)
     }
 
+    /// The lossless coder's working memory is bounded before libwebp allocates: a picture
+    /// with transparency (lossy) or any lossless picture over the bound is refused with a
+    /// message naming the need and the limit; an opaque lossy picture has no such bound.
+    @Test func losslessWorkingMemoryIsBounded() throws {
+        let bound = 64 * 48 * 6  // between the alpha coder's 6.5 bytes a pixel and nothing
+        let small = WebPEncoder(maxWorkingMemory: bound)
+        #expect(throws: Never.self) { try small.encode(Self.picture(alpha: false)) }
+        for (alpha, lossless) in [(true, false), (false, true)] {
+            do {
+                _ = try small.encode(Self.picture(alpha: alpha), options: EncodingOptions(lossless: lossless))
+                Issue.record("not refused (alpha \(alpha), lossless \(lossless))")
+            } catch {
+                guard case .encodingError(.imageNotEncodable(.webp, let message)) = error else {
+                    Issue.record("unexpected \(error)")
+                    continue
+                }
+                #expect(message.contains("64x48") && message.contains("limit"), "\(message)")
+            }
+        }
+        // The default bound: 41 MP with transparency, 19 MP lossless, opaque lossy unbounded.
+        #expect(WebPEncoder.losslessWorkingMemory(width: 8_000, height: 5_000, lossless: false, hasAlpha: true) <= 256 << 20)
+        #expect(WebPEncoder.losslessWorkingMemory(width: 16_383, height: 6_103, lossless: false, hasAlpha: true) > 256 << 20)
+        #expect(WebPEncoder.losslessWorkingMemory(width: 16_383, height: 16_383, lossless: false, hasAlpha: false) == 0)
+        #expect(WebPEncoder.losslessWorkingMemory(width: 5_000, height: 4_000, lossless: true, hasAlpha: false) > 256 << 20)
+    }
+
+    /// Large lossy pictures give up libwebp's token buffer (up to 15 bytes a pixel).
+    @Test func largeLossyPicturesUseAOnePassMethod() {
+        #expect(WebPEncoder.lossyMethod(4, width: 4_000, height: 4_000) == 4)
+        #expect(WebPEncoder.lossyMethod(6, width: 5_000, height: 4_000) == 2)
+        #expect(WebPEncoder.lossyMethod(1, width: 5_000, height: 4_000) == 1)
+    }
+
     static func alphaChannel(_ pixels: [UInt8]) -> [UInt8] {
         stride(from: 3, to: pixels.count, by: 4).map { pixels[$0] }
     }
