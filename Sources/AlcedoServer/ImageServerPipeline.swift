@@ -40,9 +40,11 @@ public struct ImageServerPipeline: Sendable {
         ])
     }
 
-    /// The options of one request.
-    func options(processor: ImgproxyProcessor, firstFrameOnly: Bool) -> AlcedoOptionsInfo {
-        var options: AlcedoOptionsInfo = [.processor(processor)]
+    /// The options of one request: the processing and the response's encoding make the
+    /// variant, which the caches keep as the response's bytes.
+    func options(processor: ImgproxyProcessor, encoding: ResponseEncoding, firstFrameOnly: Bool) -> AlcedoOptionsInfo {
+        var options: AlcedoOptionsInfo = [.processor(ServedVariantProcessor(processing: processor, encoding: encoding)),
+                                          .cacheSerializer(ResponseSerializer(encoding: encoding))]
         if firstFrameOnly { options.append(.onlyLoadFirstFrame) }
         return options
     }

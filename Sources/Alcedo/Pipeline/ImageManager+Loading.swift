@@ -73,8 +73,12 @@ extension ImageManager {
         if let modifier = request.options.imageModifier { image = modifier.modify(image) }
         var metrics = loaded.metrics
         metrics.total = ContinuousClock.now - start
+        // Bytes of the variant describe it only as it was made: not after the modifier or a frame cut.
+        let variantData = request.options.imageModifier == nil && image.frames.count == loaded.image.frames.count
+            ? loaded.variantData : nil
         return RetrieveImageResult(image: image, cacheType: loaded.cacheType, source: request.source, originalSource: originalSource,
-                                   originalData: loaded.originalData, response: loaded.response, metrics: metrics)
+                                   originalData: loaded.originalData, response: loaded.response, metrics: metrics,
+                                   variantData: variantData)
     }
 
     /// The processed image in memory, unless the request skips the caches.
@@ -107,9 +111,10 @@ extension ImageManager {
                                                 priority: context.ticket.priority, metrics: &metrics).mapError(\.error).get()
                 // The variant goes to disk only if its original is there (not memory-only, not no-store).
                 let originalOnDisk = try? await request.originalCache.diskMetadata(forKey: request.key)
-                await store(image, data: nil, info: originalOnDisk?.httpCacheInfo, request, storeOriginal: false,
-                            toDisk: originalOnDisk != nil, metrics: &metrics)
-                return LoadedImage(image: image, cacheType: .memory, originalData: nil, response: nil, metrics: metrics)
+                let variantData = await store(image, data: nil, info: originalOnDisk?.httpCacheInfo, request, storeOriginal: false,
+                                              toDisk: originalOnDisk != nil, metrics: &metrics)
+                return LoadedImage(image: image, cacheType: .memory, originalData: nil, response: nil, metrics: metrics,
+                                   variantData: variantData)
             }
             let hit = await diskHit(request)
             metrics.cacheLookup = clock.now - lookupStart
@@ -229,9 +234,10 @@ extension ImageManager {
         // 3. Decode and process, 4. store.
         let image = try await transform(.bytes(data, fromDisk: false), request, options: request.decodingOptions, process: true,
                                         priority: context.ticket.priority, metrics: &metrics).mapError(\.error).get()
-        await store(image, data: data, info: response?.cacheInfo, request, storeOriginal: true, releasing: workLock,
-                    metrics: &metrics)
-        return LoadedImage(image: image, cacheType: .none, originalData: data, response: response, metrics: metrics)
+        let variantData = await store(image, data: data, info: response?.cacheInfo, request, storeOriginal: true,
+                                      releasing: workLock, metrics: &metrics)
+        return LoadedImage(image: image, cacheType: .none, originalData: data, response: response, metrics: metrics,
+                           variantData: variantData)
     }
 
     // MARK: Cache lookups
@@ -281,6 +287,7 @@ extension ImageManager {
         case .failure(.decoding(let error)): if error.isCancellation { throw error } else { return nil }
         case .failure(.processing(let error)): throw error
         }
+        let variantData: Data?
         switch hit.kind {
         case .variant:
             let clock = ContinuousClock()
@@ -288,10 +295,12 @@ extension ImageManager {
             request.targetCache.storeToMemory(image, forKey: request.key, processorIdentifier: request.variant,
                                               expiration: request.memoryExpiration(for: info))
             metrics.storing += clock.now - start
+            variantData = request.processorIsDefault ? nil : hit.data
         case .original:
-            await store(image, data: hit.data, info: info, request, storeOriginal: false, metrics: &metrics)
+            variantData = await store(image, data: hit.data, info: info, request, storeOriginal: false, metrics: &metrics)
         }
-        return LoadedImage(image: image, cacheType: .disk, originalData: hit.data, response: response, metrics: metrics)
+        return LoadedImage(image: image, cacheType: .disk, originalData: hit.data, response: response, metrics: metrics,
+                           variantData: variantData)
     }
 
     // MARK: Decoding and processing

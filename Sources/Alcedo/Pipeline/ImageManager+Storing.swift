@@ -15,8 +15,12 @@ extension ImageManager {
     ///     came from a cache.
     ///   - toDisk: `false` to keep the image in memory only whatever the options say.
     ///   - workLock: the shared tier's work lock this request holds, released once the writes are done.
+    /// - Returns: the variant's bytes as the serializer encoded them, when they were written
+    ///   before returning (under ``AlcedoOptionsInfoItem/waitForCache``); else `nil`.
+    @discardableResult
     func store(_ image: AlcedoImage, data: Data?, info: HTTPCacheInfo?, _ request: LoadRequest, storeOriginal: Bool,
-               toDisk: Bool = true, releasing workLock: LoadRequest.WorkEntry? = nil, metrics: inout RetrieveImageMetrics) async {
+               toDisk: Bool = true, releasing workLock: LoadRequest.WorkEntry? = nil,
+               metrics: inout RetrieveImageMetrics) async -> Data? {
         let clock = ContinuousClock()
         let start = clock.now
         let options = request.options
@@ -27,12 +31,13 @@ extension ImageManager {
                                 workLock: workLock)
         guard toDisk, !options.cacheMemoryOnly, info?.noStore != true, writes.hasWork else {
             if let workLock { await workLock.cache.releaseWorkLock(forKey: request.key, processorIdentifier: workLock.identifier) }
-            return
+            return nil
         }
         if options.waitForCache {
-            await writes.perform()
+            return await writes.perform()
         } else {
             Task { await writes.perform() }
+            return nil
         }
     }
 }
@@ -56,13 +61,17 @@ private struct DiskWrites: Sendable {
 
     var hasWork: Bool { writesVariant || writesOriginal }
 
-    func perform() async {
-        await write()
+    /// Writes, then releases the work lock; returns the variant's encoded bytes, if it wrote them.
+    @discardableResult
+    func perform() async -> Data? {
+        let variant = await write()
         if let workLock { await workLock.cache.releaseWorkLock(forKey: request.key, processorIdentifier: workLock.identifier) }
+        return variant
     }
 
-    private func write() async {
+    private func write() async -> Data? {
         let options = request.options
+        var variant: Data?
         if writesVariant {
             let serializer = request.serializer
             let image = self.image
@@ -70,6 +79,7 @@ private struct DiskWrites: Sendable {
                 Result { () throws(AlcedoError) in try serializer.data(with: image, original: nil) }
             }
             if case .success(let bytes) = encoded {
+                variant = bytes
                 try? await request.targetCache.storeSerialized(bytes, forKey: request.key, processorIdentifier: request.variant,
                                                            expiration: options.diskCacheExpiration, httpCacheInfo: info)
             }
@@ -83,7 +93,7 @@ private struct DiskWrites: Sendable {
                 let encoded = await BlockingWorkPool.shared.run(priority: options.downloadPriority) { () -> Result<Data, AlcedoError> in
                     Result { () throws(AlcedoError) in try serializer.data(with: image, original: data) }
                 }
-                guard case .success(let serialized) = encoded else { return }
+                guard case .success(let serialized) = encoded else { return variant }
                 bytes = serialized
             } else {
                 bytes = data
@@ -91,5 +101,6 @@ private struct DiskWrites: Sendable {
             try? await request.originalCache.storeSerialized(bytes, forKey: request.key, expiration: options.diskCacheExpiration,
                                                          httpCacheInfo: info)
         }
+        return variant
     }
 }

@@ -140,4 +140,6 @@ struct LoadedImage: Sendable {
     var originalData: Data?
     var response: DownloadResponse?
     var metrics: RetrieveImageMetrics
+    /// The processed variant's bytes as the serializer wrote them, when at hand.
+    var variantData: Data? = nil
 }

@@ -19,9 +19,16 @@ public struct RetrieveImageResult: Sendable {
     public let response: DownloadResponse?
     /// Where the time went.
     public let metrics: RetrieveImageMetrics
+    /// The processed image's bytes as the cache serializer encoded them for the disk cache
+    /// (for a request with a processor): read from the disk or the shared tier on a hit of the
+    /// variant, or written before delivery under ``AlcedoOptionsInfoItem/waitForCache``.
+    /// `nil` when they were not at hand (a memory hit, a write after delivery, no processor).
+    /// A server whose serializer writes its response format sends these bytes as they are,
+    /// without encoding the image again.
+    public let variantData: Data?
 
     public init(image: AlcedoImage, cacheType: CacheType, source: Source, originalSource: Source,
-                originalData: Data?, response: DownloadResponse?, metrics: RetrieveImageMetrics) {
+                originalData: Data?, response: DownloadResponse?, metrics: RetrieveImageMetrics, variantData: Data? = nil) {
         self.image = image
         self.cacheType = cacheType
         self.source = source
@@ -29,6 +36,7 @@ public struct RetrieveImageResult: Sendable {
         self.originalData = originalData
         self.response = response
         self.metrics = metrics
+        self.variantData = variantData
     }
 }
 

@@ -114,20 +114,29 @@ public final class ImageService: Sendable {
         let start = ContinuousClock.now
         let processor = ImgproxyProcessor(options: parsed.options, maximumResultSide: configuration.maxResultSide)
         let stillOutput = requested == .jpeg || requested == .png || parsed.options.page != nil
-        let options = pipeline.options(processor: processor, firstFrameOnly: stillOutput && parsed.options.page == nil)
+        let encoding = ResponseEncoding(requested: requested, acceptsWebP: acceptsWebP,
+                                        quality: parsed.options.quality == 0 ? configuration.defaultQuality : parsed.options.quality,
+                                        background: parsed.options.background, maxBytes: parsed.options.maxBytes)
+        let options = pipeline.options(processor: processor, encoding: encoding,
+                                       firstFrameOnly: stillOutput && parsed.options.page == nil)
         let retrieved = try await gate.run(parsed.sourceURL) {
             try await pipeline.manager.retrieveImage(with: url, options: options)
         }
         let info = await sourceInfo(for: parsed.sourceURL, result: retrieved)
         sources[parsed.sourceURL] = info
         if let data = retrieved.originalData, retrieved.cacheType == .none { metrics.sourceBytes.increment(by: Int64(data.count)) }
-        let format = Self.outputFormat(requested: requested, source: info.format, acceptsWebP: acceptsWebP)
-        let quality = parsed.options.quality == 0 ? configuration.defaultQuality : parsed.options.quality
-        let image = retrieved.image
-        let background = parsed.options.background
-        let maxBytes = parsed.options.maxBytes
-        let body = try await Self.offPool { () throws(AlcedoError) -> Data in
-            try Self.encode(image, as: format, quality: quality, background: background, maxBytes: maxBytes)
+        let format = encoding.format(source: info.format)
+        let body: Data
+        if let stored = retrieved.variantData, ImageFormat.sniff(stored) == format {
+            // The caches' copy of this variant is the response itself (``ResponseSerializer``).
+            body = stored
+        } else {
+            let image = retrieved.image
+            body = try await Self.offPool { () throws(AlcedoError) -> Data in
+                try Self.encode(image, as: format, quality: encoding.quality, background: encoding.background,
+                                maxBytes: encoding.maxBytes)
+            }
+            metrics.recordEncoding()
         }
         metrics.processingTime.record(ContinuousClock.now - start)
         metrics.recordProduced(processedHere: retrieved.metrics.processing > .zero)

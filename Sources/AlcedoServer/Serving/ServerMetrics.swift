@@ -6,6 +6,7 @@ import Synchronization
 /// The server's metrics in a Prometheus registry of its own, served at `/metrics`:
 /// requests by status, processing time, cache hits by tier, in-flight and queued requests,
 /// source bytes, how many variants were produced and how many of them were processed here,
+/// how many had to be encoded apart from the cached variant's bytes (`alcedo_response_encodings_total`),
 /// and with a shared cache tier its hits, misses, errors, bytes and lock waits
 /// (`alcedo_shared_cache_*`).
 public final class ServerMetrics: Sendable {
@@ -19,9 +20,11 @@ public final class ServerMetrics: Sendable {
     let sourceBytes: Counter
     let variantsProduced: Counter
     let processingRuns: Counter
+    private let encodings: Counter
     private let sharedTier: SharedCacheTier?
     private let produced = Atomic<Int>(0)
     private let processed = Atomic<Int>(0)
+    private let encoded = Atomic<Int>(0)
     private let waiting = Atomic<Int>(0)
 
     init(sharedTier: SharedCacheTier? = nil) {
@@ -39,6 +42,9 @@ public final class ServerMetrics: Sendable {
         processingRuns = registry.makeCounter(
             descriptor: Self.name("processing_runs", "total",
                                   "Results whose processing ran on this server (not found processed in a cache tier)"))
+        encodings = registry.makeCounter(
+            descriptor: Self.name("response_encodings", "total",
+                                  "Results encoded for the response apart from the cached variant's bytes (after a memory hit)"))
     }
 
     private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
@@ -93,6 +99,15 @@ public final class ServerMetrics: Sendable {
             processed.add(1, ordering: .relaxed)
         }
     }
+
+    /// Counts a result encoded for its response apart from the cached variant's bytes.
+    func recordEncoding() {
+        encodings.increment()
+        encoded.add(1, ordering: .relaxed)
+    }
+
+    /// How many results were encoded apart from the cached variant's bytes since start.
+    public var responseEncodingCount: Int { encoded.load(ordering: .relaxed) }
 
     /// How many produced results were processed on this server since start.
     public var processingRunCount: Int { processed.load(ordering: .relaxed) }
