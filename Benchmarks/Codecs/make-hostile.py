@@ -91,6 +91,21 @@ files = {
     "webp-tiny-frame-16383x6103.webp": tiny_frames_on_canvas(16383, 6103, [(0, 0)]),
     "webp-3-tiny-frames-16383x6103.webp": tiny_frames_on_canvas(16383, 6103, [(0, 0), (16380, 6100), (8000, 3000)]),
 }
+
+def gif_previous(side):
+    """Two full-screen frames, the first disposed to "previous": the restore needs the canvas
+    as it was, which a decoder may copy."""
+    from PIL import Image
+    palette = [0, 0, 0, 255, 0, 0, 0, 255, 0] + [0] * 759
+    first, second = Image.new("P", (side, side), 1), Image.new("P", (side, side), 2)
+    first.putpalette(palette)
+    second.putpalette(palette)
+    buffer = io.BytesIO()
+    first.save(buffer, "GIF", save_all=True, append_images=[second], disposal=3, duration=100, loop=0)
+    return buffer.getvalue()
+
+
+files["gif-previous-8000x8000.gif"] = gif_previous(8000)
 for name, data in files.items():
     (out / name).write_bytes(data)
 print("\n".join(sorted(files)))

@@ -43,6 +43,17 @@ struct BoxShrinker {
         sums.deallocate()
     }
 
+    /// Clears the sums, to shrink another picture of the same size.
+    func reset() {
+        sums.update(repeating: 0, count: outWidth * outHeight * 4)
+    }
+
+    /// Adds a whole RGBA row of the picture (`width` pixels) at row `y`.
+    func add(row pixels: UnsafePointer<UInt8>, y: Int) {
+        row.update(from: pixels, count: width * 4)
+        add(y: y, x: 0, dx: 1, count: width)
+    }
+
     /// Adds the `count` pixels of ``row``, at image columns `x`, `x + dx`… of row `y`.
     func add(y: Int, x: Int, dx: Int, count: Int) {
         let line = sums + (y / factor) * outWidth * 4

@@ -54,48 +54,58 @@ struct GIFCompositor {
         case copy([UInt8])
     }
 
-    /// A transparent canvas of `width` x `height` (checked against the limits by the caller).
-    init(width: Int, height: Int) {
+    /// Whether the caller keeps every composited canvas as an output frame (sharing its
+    /// storage): "restore to previous" then restores from the previous one instead of copying.
+    let keepsOutputs: Bool
+
+    /// A transparent canvas of `width` x `height` (checked against the limits by the caller);
+    /// `keepsOutputs`: the caller keeps each composited canvas whole (default `true`).
+    init(width: Int, height: Int, keepsOutputs: Bool = true) {
         self.width = width
         self.height = height
+        self.keepsOutputs = keepsOutputs
         canvas = [UInt8](repeating: 0, count: width * height * 4)
     }
 
     /// Applies the previous frame's disposal, then prepares to draw a frame over `area` whose
-    /// own disposal (`disposal`, 0-7) will be applied when the next frame begins.
+    /// own disposal (`disposal`, 0-7) will be applied when the next frame begins; the last
+    /// frame (`isLast`) is never disposed, so nothing is prepared for it.
     ///
-    /// The decoders keep every composited frame, so a "restore to previous" seldom needs a copy:
-    /// before the first frame the canvas was transparent, and otherwise it was the previous
-    /// output frame (still held by the decoder's frame list) with that frame's own disposal
-    /// applied. Only two "restore to previous" frames in a row need the area copied
-    /// (``restoreCopyBytes(area:disposal:)``).
-    mutating func beginFrame(area: Area, disposal: Int) {
+    /// A "restore to previous" seldom needs a copy of its area: before the first frame the
+    /// canvas was transparent, and when the caller keeps every output frame, the canvas
+    /// before the frame was the previous output frame with that frame's own disposal applied.
+    /// Only a "restore to previous" frame right after another one, or one whose outputs are
+    /// not kept, copies its area (``restoreCopyBytes(area:disposal:isLast:)``).
+    mutating func beginFrame(area: Area, disposal: Int, isLast: Bool = false) {
         let priorArea = pendingArea
         let priorDisposal = pendingDisposal
         let first = !begun
         begun = true
-        if disposal == 3 && !area.isEmpty && !first && priorDisposal != 3 {
+        let restores = disposal == 3 && !area.isEmpty && !isLast
+        if restores && !first && keepsOutputs && priorDisposal != 3 {
             // The canvas as the previous frame showed it: shared with the decoder's output, not copied.
             restore = .previousOutput(canvas, cleared: priorDisposal == 2 ? priorArea : nil)
         }
         dispose()
         pendingArea = area
-        pendingDisposal = disposal
-        guard disposal == 3 && !area.isEmpty else {
+        pendingDisposal = restores ? 3 : (disposal == 3 ? 0 : disposal)
+        guard restores else {
             restore = .transparent
             return
         }
         if first {
             restore = .transparent
-        } else if priorDisposal == 3 {
+        } else if !keepsOutputs || priorDisposal == 3 {
             restore = .copy(copy(area))
         }
     }
 
     /// The bytes a frame over `area` with `disposal` copies from the canvas to restore it later:
-    /// the area for a "restore to previous" frame after another one, else nothing.
-    func restoreCopyBytes(area: Area, disposal: Int) -> Int {
-        disposal == 3 && !area.isEmpty && begun && pendingDisposal == 3 ? area.width * area.height * 4 : 0
+    /// the area for a "restore to previous" frame (not the last) after another one, or when
+    /// the outputs are not kept; else nothing.
+    func restoreCopyBytes(area: Area, disposal: Int, isLast: Bool = false) -> Int {
+        guard disposal == 3, !area.isEmpty, !isLast, begun else { return 0 }
+        return !keepsOutputs || pendingDisposal == 3 ? area.width * area.height * 4 : 0
     }
 
     /// Draws `count` pixels of palette indices from `row` at canvas (`x`, `y`) through

@@ -132,23 +132,34 @@ public struct GIFDecoder: ImageDecoding {
         let deadline = options.limits.startDeadline(format: .gif)
         // A still picture (the first frame, or the only one) decoded for a target size shrinks
         // while it decodes: no canvas, only the block sums of a box shrink.
+        // The frame count, from a pass that skips the image data: the last frame needs nothing
+        // prepared for its disposal. `nil` when the file does not read to its end.
+        let frameCount = composite && !options.firstFrameOnly
+            ? (try? read(bytes, options: options, composite: false))?.info.frameCount : nil
         var shrinker: BoxShrinker?
+        // An animation decoded for a target size keeps each composited frame shrunk.
+        var frameShrinker: BoxShrinker?
         if composite, options.targetSize != nil {
             let factor = options.boxShrinkFactor(width: width, height: height)
-            var onePicture = options.firstFrameOnly
-            if factor > 1 && !onePicture {
-                onePicture = (try? read(bytes, options: options, composite: false))?.info.frameCount == 1
-            }
-            if factor > 1 && onePicture {
+            if factor > 1 {
                 try options.limits.checkWorkingMemory(BoxShrinker.memory(width: width, height: height, factor: factor),
                                                       what: "a \(factor)x shrink of a \(width)x\(height) screen", format: .gif)
-                shrinker = BoxShrinker(width: width, height: height, factor: factor)
+                if options.firstFrameOnly || frameCount == 1 {
+                    shrinker = BoxShrinker(width: width, height: height, factor: factor)
+                } else {
+                    frameShrinker = BoxShrinker(width: width, height: height, factor: factor)
+                }
             }
         }
-        defer { shrinker?.deallocate() }
+        defer {
+            shrinker?.deallocate()
+            frameShrinker?.deallocate()
+        }
+        let keptSize = frameShrinker.map { PixelSize(width: $0.outWidth, height: $0.outHeight) }
         // Only a decode allocates the canvas.
         let canvasSize = composite && shrinker == nil
-        var compositor = GIFCompositor(width: canvasSize ? width : 0, height: canvasSize ? height : 0)
+        var compositor = GIFCompositor(width: canvasSize ? width : 0, height: canvasSize ? height : 0,
+                                       keepsOutputs: frameShrinker == nil)
         var frames: [AlcedoImage.Frame] = []
         var delays: [Int?] = []
         var loops: Int?
@@ -185,7 +196,9 @@ public struct GIFDecoder: ImageDecoding {
                                                   frameHeight: descriptor.height, canvasWidth: width, canvasHeight: height)
                     if control?.transparentIndex != nil || area.width < width || area.height < height { hasAlpha = true }
                     if composite {
-                        try options.limits.check(frameCount: frames.count + 1, width: width, height: height, format: .gif)
+                        let isLast = frameCount == frames.count + 1
+                        try options.limits.check(frameCount: frames.count + 1, width: keptSize?.width ?? width,
+                                                 height: keptSize?.height ?? height, format: .gif)
                         if descriptor.width > 0 && descriptor.height > 0 {
                             try options.limits.check(width: descriptor.width, height: descriptor.height, format: .gif)
                         }
@@ -199,14 +212,15 @@ public struct GIFDecoder: ImageDecoding {
                                                                                        limit: options.limits.maxTotalBytes))
                         }
                         try options.limits.checkWorkingMemory(
-                            GIFDecoder.workingMemory(restoreCopy: compositor.restoreCopyBytes(area: area, disposal: control?.disposal ?? 0),
+                            GIFDecoder.workingMemory(restoreCopy: compositor.restoreCopyBytes(area: area, disposal: control?.disposal ?? 0,
+                                                                                              isLast: isLast),
                                                      frameWidth: descriptor.width),
                             what: "frame \(frames.count + 1) (its row, LZW dictionary and the canvas area it restores)",
                             format: .gif)
                         try deadline.check()
                         try draw(descriptor, rows: rows[..<rowsNeeded], area: area, control: control,
                                  globalColors: reader.globalColors, reader: reader, on: &compositor, shrinker: shrinker,
-                                 deadline: deadline)
+                                 isLast: isLast, deadline: deadline)
                         let seconds = control.map { Double($0.delay) / 100 }
                         if let shrinker {
                             let pixels = [UInt8](unsafeUninitializedCapacity: shrinker.outWidth * shrinker.outHeight * 4) { out, count in
@@ -217,7 +231,13 @@ public struct GIFDecoder: ImageDecoding {
                             delays.append(control?.delay)
                             break reading
                         }
-                        frames.append(AlcedoImage.Frame(pixels: compositor.canvas, duration: AlcedoImage.normalizedFrameDuration(seconds)))
+                        let duration = AlcedoImage.normalizedFrameDuration(seconds)
+                        if let frameShrinker {
+                            frames.append(AlcedoImage.Frame(pixels: GIFDecoder.shrink(compositor.canvas, with: frameShrinker),
+                                                            duration: duration))
+                        } else {
+                            frames.append(AlcedoImage.Frame(pixels: compositor.canvas, duration: duration))
+                        }
                     } else {
                         try reader.skipImageData()
                     }
@@ -241,16 +261,16 @@ public struct GIFDecoder: ImageDecoding {
                              loopCount: GIFDecoder.playCount(netscapeLoops: loops, frameCount: count),
                              frameDurations: durations, hasAlpha: hasAlpha)
         return Reading(info: info, frames: frames,
-                       size: shrinker.map { PixelSize(width: $0.outWidth, height: $0.outHeight) })
+                       size: shrinker.map { PixelSize(width: $0.outWidth, height: $0.outHeight) } ?? keptSize)
     }
 
     /// Decodes the first `rows.count` rows of a frame (in storage order; `rows` gives each one's
     /// place in the frame), draws them on the canvas and skips the rest of the frame's data.
     private func draw(_ descriptor: GIFImageDescriptor, rows: ArraySlice<Int>, area: GIFCompositor.Area,
                       control: GIFGraphicControl?, globalColors: [UInt8]?, reader: GIFFileReader,
-                      on canvas: inout GIFCompositor, shrinker: BoxShrinker? = nil,
+                      on canvas: inout GIFCompositor, shrinker: BoxShrinker? = nil, isLast: Bool,
                       deadline: DecodingDeadline) throws(AlcedoError) {
-        if shrinker == nil { canvas.beginFrame(area: area, disposal: control?.disposal ?? 0) }
+        if shrinker == nil { canvas.beginFrame(area: area, disposal: control?.disposal ?? 0, isLast: isLast) }
         guard !rows.isEmpty else {
             try reader.skipImageData()
             return
@@ -280,6 +300,20 @@ public struct GIFDecoder: ImageDecoding {
         }
         // Rows below the canvas, and sub-blocks after the last row, are skipped undecoded.
         try reader.endImageData(&decoder)
+    }
+
+    /// The composited canvas shrunk by `shrinker` (reset first), as a kept frame.
+    private static func shrink(_ canvas: [UInt8], with shrinker: BoxShrinker) -> [UInt8] {
+        shrinker.reset()
+        canvas.withUnsafeBufferPointer { pixels in
+            for y in 0..<shrinker.height {
+                shrinker.add(row: pixels.baseAddress! + y * shrinker.width * 4, y: y)
+            }
+        }
+        return [UInt8](unsafeUninitializedCapacity: shrinker.outWidth * shrinker.outHeight * 4) { out, count in
+            shrinker.finish(into: out.baseAddress!)
+            count = out.count
+        }
     }
 
     /// Writes `count` indices of `row` as RGBA through `palette` (the transparent index: alpha 0).

@@ -91,19 +91,20 @@ struct PNGAnimation {
         var output: [AlcedoImage.Frame] = []
         try limits.check(frameCount: frames.count, width: structure.width, height: structure.height, format: .apng)
         var compositor = GIFCompositor(width: structure.width, height: structure.height)
-        for frame in frames {
+        for (index, frame) in frames.enumerated() {
+            let isLast = index == frames.count - 1
             try deadline.check()
             // A frame that replaces its area is decoded straight into the canvas; one blended
             // over it is decoded apart first.
             let frameBytes = frame.blend == 1 ? frame.width * frame.height * 4 : 0
             let area = GIFCompositor.Area(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
-            let saved = compositor.restoreCopyBytes(area: area, disposal: frame.dispose + 1)
+            let saved = compositor.restoreCopyBytes(area: area, disposal: frame.dispose + 1, isLast: isLast)
             try limits.checkWorkingMemory(frameBytes + saved, what: "a \(frame.width)x\(frame.height) frame"
                                           + (saved > 0 ? " and the canvas area it restores" : ""), format: .apng)
             let data = frame.data.map { chunk in
                 chunk.type == PNGChunk.IDAT ? chunk.data : (chunk.data.lowerBound + 4)..<chunk.data.upperBound
             }
-            compositor.beginFrame(area: area, disposal: frame.dispose + 1)
+            compositor.beginFrame(area: area, disposal: frame.dispose + 1, isLast: isLast)
             if frame.blend == 1 {
                 let pixels = try PNGDecoder.decodePixels(bytes, data: data, width: frame.width, height: frame.height,
                                                          interlaced: structure.interlaced, conversion: conversion,

@@ -223,6 +223,41 @@ struct GIFDecoderTests {
         }
     }
 
+    /// An animation decoded for a target size keeps each composited frame box-shrunk: every
+    /// frame equals the full-size frame shrunk by the same factor, "previous" disposal included
+    /// (restored from a copy, as the full-size frames are not kept).
+    @Test func animationsForATargetSizeKeepShrunkFrames() throws {
+        var random = SeededRandom(seed: 0x5A1)
+        let width = 64, height = 40
+        var gif = GIFTestFile(width: width, height: height, palette: palette4)
+        for disposal in [1, 3, 2, 3, 0] {
+            let w = Int.random(in: 8...width, using: &random), h = Int.random(in: 8...height, using: &random)
+            let x = Int.random(in: 0...(width - w), using: &random), y = Int.random(in: 0...(height - h), using: &random)
+            gif.control(disposal: disposal, delay: 10, transparent: 3)
+            gif.image(x: x, y: y, width: w, height: h, indices: (0..<(w * h)).map { _ in UInt8.random(in: 0...3, using: &random) })
+        }
+        gif.trailer()
+        let full = try decoder.decode(gif.data)
+        let options = DecodingOptions(targetSize: PixelSize(width: 16, height: 16))
+        let factor = options.boxShrinkFactor(width: width, height: height)
+        #expect(factor == 2)
+        let shrunk = try decoder.decode(gif.data, options: options)
+        #expect(shrunk.width == 32 && shrunk.height == 20 && shrunk.frames.count == 5)
+        #expect(shrunk.frames.map(\.duration) == full.frames.map(\.duration))
+        for index in 0..<5 {
+            let expected = full.frames[index].pixels.withUnsafeBufferPointer { pixels -> [UInt8] in
+                let shrinker = BoxShrinker(width: width, height: height, factor: factor)
+                defer { shrinker.deallocate() }
+                for row in 0..<height { shrinker.add(row: pixels.baseAddress! + row * width * 4, y: row) }
+                return [UInt8](unsafeUninitializedCapacity: 32 * 20 * 4) { out, count in
+                    shrinker.finish(into: out.baseAddress!)
+                    count = out.count
+                }
+            }
+            #expect(shrunk.frames[index].pixels == expected, "frame \(index + 1)")
+        }
+    }
+
     /// Only a "restore to previous" frame right after another one copies its area: the others
     /// restore from the frames kept, so an 8000x8000 two-frame "previous" GIF costs its two
     /// frames and no third canvas.
@@ -234,7 +269,12 @@ struct GIFDecoderTests {
         #expect(compositor.restoreCopyBytes(area: area, disposal: 3) == 0, "the previous frame is kept")
         compositor.beginFrame(area: area, disposal: 3)
         #expect(compositor.restoreCopyBytes(area: area, disposal: 3) == 400)
+        #expect(compositor.restoreCopyBytes(area: area, disposal: 3, isLast: true) == 0, "the last frame is never disposed")
         #expect(compositor.restoreCopyBytes(area: area, disposal: 2) == 0)
+        // Outputs not kept (shrunk frames): every restore after the first copies.
+        var unkept = GIFCompositor(width: 10, height: 10, keepsOutputs: false)
+        unkept.beginFrame(area: area, disposal: 1)
+        #expect(unkept.restoreCopyBytes(area: area, disposal: 3) == 400)
     }
 
     @Test func localColourTablesAndOffsets() throws {

@@ -69,7 +69,9 @@ struct PNGDecodeScalingTests {
         gif.image(width: 40, height: 30, indices: [UInt8](repeating: 1, count: 1_200))
         gif.trailer()
         let animation = try GIFDecoder().decode(gif.data, options: options)
-        #expect(animation.width == 40 && animation.frames.count == 2)
+        // An animation keeps each composited frame shrunk by the same factor.
+        #expect(animation.width == 8 && animation.height == 6 && animation.frames.count == 2)
+        #expect(animation.pixel(x: 7, y: 5, frame: 1) == RGBA(red: 0, green: 0, blue: 255))
         var firstOnly = options
         firstOnly.firstFrameOnly = true
         let first = try GIFDecoder().decode(gif.data, options: firstOnly)

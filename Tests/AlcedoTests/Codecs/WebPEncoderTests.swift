@@ -50,6 +50,16 @@ struct WebPEncoderTests {
         #expect(WebPEncoder.losslessWorkingMemory(width: 16_383, height: 6_103, lossless: false, hasAlpha: true) > 256 << 20)
         #expect(WebPEncoder.losslessWorkingMemory(width: 16_383, height: 16_383, lossless: false, hasAlpha: false) == 0)
         #expect(WebPEncoder.losslessWorkingMemory(width: 5_000, height: 4_000, lossless: true, hasAlpha: false) > 256 << 20)
+        // An animation counts its encoder's canvases: two opaque frames are refused under a
+        // bound that lets one through.
+        let frames = Self.picture(alpha: false)
+        let animation = AlcedoImage(width: 64, height: 48, frames: [.init(pixels: frames.pixels, duration: 0.1),
+                                                                    .init(pixels: frames.pixels.enumerated().map { $0.offset % 4 == 3 ? 255 : 255 - $0.element },
+                                                                          duration: 0.1)])
+        let canvasBound = WebPEncoder(maxWorkingMemory: 64 * 48 * 20)
+        #expect(throws: Never.self) { try canvasBound.encode(frames) }
+        #expect(throws: AlcedoError.self) { try canvasBound.encode(animation) }
+        #expect(throws: Never.self) { try WebPEncoder().encode(animation) }
     }
 
     /// Large lossy pictures give up libwebp's token buffer (up to 15 bytes a pixel).

@@ -276,10 +276,13 @@ struct HostilePNGGIFTests {
     /// A frame disposed to "previous" needs a copy of the area it covers: working memory,
     /// checked before the copy (not waived by falling back to the default image).
     @Test func restoredAreaIsWorkingMemory() {
-        let apng = HostileFiles.apng(width: 64, height: 64, frames: 2, dispose: 2)
+        // The second of three: the first restores to a clear canvas, the last is never disposed.
+        let apng = HostileFiles.apng(width: 64, height: 64, frames: 3, dispose: 2)
         let options = DecodingOptions(limits: DecodingLimits(maxWorkingMemory: 8 << 10))
         #expect(hostileDecode(apng, options: options).failure?.pngGIFKind == "working memory")
-        #expect(hostileDecode(apng).image?.frames.count == 2)
+        #expect(hostileDecode(apng).image?.frames.count == 3)
+        let two = HostileFiles.apng(width: 64, height: 64, frames: 2, dispose: 2)
+        #expect(hostileDecode(two, options: options).image?.frames.count == 2)
         // Blending over the canvas decodes the frame apart: its pixels are working memory too.
         let over = HostileFiles.apng(width: 64, height: 64, frames: 2, blend: 1)
         #expect(hostileDecode(over, options: options).failure?.pngGIFKind == "working memory")
@@ -386,9 +389,14 @@ struct HostilePNGGIFTests {
         #expect(hostileDecode(gif.bytes, options: options, decoder: GIFDecoder()).image?.frames.count == 3)
         twice.control(disposal: 3)
         twice.image(width: 128, height: 128, indices: full)
+        var last = twice
+        last.trailer()
+        // A second "previous" in a row that is the last frame is never disposed: nothing to copy.
+        #expect(hostileDecode(last.bytes, options: options, decoder: GIFDecoder()).image?.frames.count == 4)
+        twice.image(width: 128, height: 128, indices: full)
         twice.trailer()
         #expect(hostileDecode(twice.bytes, options: options, decoder: GIFDecoder()).failure?.pngGIFKind == "working memory")
-        #expect(hostileDecode(twice.bytes, decoder: GIFDecoder()).image?.frames.count == 4)
+        #expect(hostileDecode(twice.bytes, decoder: GIFDecoder()).image?.frames.count == 5)
     }
 
     /// A big screen with many small frames: each kept frame is a whole canvas, so the byte limit
