@@ -1,4 +1,5 @@
 import NIOCore
+import NIOSSL
 
 /// A command on its way to the server, with the promise its reply completes.
 struct RedisRequest: Sendable {
@@ -47,6 +48,8 @@ final class RedisCommandHandler: ChannelDuplexHandler {
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         if let decoding = error as? RESPDecodingError {
             failAll(context: context, RedisConnectionError.malformed(decoding.description))
+        } else if RedisTLS.isHandshakeFailure(error) {
+            failAll(context: context, RedisConnectionError.tls(String(describing: error)))
         } else {
             failAll(context: context, RedisConnectionError.io(String(describing: error)))
         }
@@ -72,5 +75,6 @@ enum RedisConnectionError: Error, Sendable {
     case closed
     case malformed(String)
     case io(String)
+    case tls(String)
     case timedOut
 }

@@ -20,17 +20,18 @@ final class RedisConnection: Sendable {
     var isActive: Bool { channel.isActive }
 
     /// Connects to `endpoint`, starts TLS when it says so, then sends `AUTH` and `SELECT`.
-    static func connect(to endpoint: RedisEndpoint, configuration: RedisConfiguration,
+    /// `tls` is the context of the storage's `rediss://` nodes (made once, see ``RedisTLS``);
+    /// it is used when `endpoint` says TLS.
+    static func connect(to endpoint: RedisEndpoint, configuration: RedisConfiguration, tls: NIOSSLContext?,
                         group: any EventLoopGroup) async throws(AlcedoError) -> RedisConnection {
         let node = endpoint.description
         let limits = configuration.decoderLimits
         let sslContext: NIOSSLContext?
         if endpoint.usesTLS {
-            do {
-                sslContext = try NIOSSLContext(configuration: configuration.tlsConfiguration ?? .makeClientConfiguration())
-            } catch {
-                throw .cacheError(reason: .sharedStorageError(reason: .connectionFailed(node: node, description: "TLS setup: \(error)")))
+            guard let tls else {
+                throw .cacheError(reason: .sharedStorageError(reason: .invalidConfiguration("no TLS context for \(node)")))
             }
+            sslContext = tls
         } else {
             sslContext = nil
         }
@@ -123,6 +124,7 @@ final class RedisConnection: Sendable {
         case .closed: return .connectionClosed(node: node)
         case .malformed(let description): return .malformedReply(node: node, description: description)
         case .io(let description): return .connectionFailed(node: node, description: description)
+        case .tls(let description): return .tlsFailed(node: node, description: description)
         case .timedOut: return .timedOut(node: node, command: command, timeout: timeout)
         }
     }
