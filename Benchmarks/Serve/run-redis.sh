@@ -21,6 +21,7 @@ if [ -z "$binary" ]; then
   (cd "$root" && swift build -c release --product alcedo >/dev/null)
   binary="$(cd "$root" && swift build -c release --show-bin-path)/alcedo"
 fi
-"$binary" serve --help | grep -q -- '--redis-timeout' \
+help="$("$binary" serve --help 2>&1 || true)"
+[[ "$help" == *"--redis-timeout"* ]] \
   || { echo "run-redis: $binary has no shared cache tier (serve --redis)" >&2; exit 1; }
 "$python" "$here/redis_bench.py" --inputs "$inputs" --results "$here/results" --alcedo "$binary"
