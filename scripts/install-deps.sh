@@ -38,6 +38,14 @@ if [ "${ALCEDO_WITH_BENCH_TOOLS:-0}" = "1" ]; then
   [ -x /usr/bin/time ] || missing+=(time)
 fi
 
+# Optional: the Redis client benchmark's C peer (hiredis, with libcrypto for SHA-256).
+if [ "${ALCEDO_WITH_REDIS_BENCH:-0}" = "1" ]; then
+  [ -f /usr/include/hiredis/hiredis.h ] || missing+=(libhiredis-dev)
+  [ -f /usr/include/openssl/sha.h ] || missing+=(libssl-dev)
+  command -v cc >/dev/null 2>&1 || missing+=(gcc)
+  command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
+fi
+
 # Optional: what the serve benchmark runs besides Alcedo (an nginx origin, wrk, libvips for a peer).
 if [ "${ALCEDO_WITH_SERVE_BENCH:-0}" = "1" ]; then
   command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
