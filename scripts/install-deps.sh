@@ -18,6 +18,8 @@ have_pc libavif || missing+=(libavif-dev)
 have_pc libheif || missing+=(libheif-dev)
 # The shared cache tier's tests start their own redis-server processes on loopback ports.
 command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
+# The TLS test makes a throwaway CA and server certificate with the openssl command.
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 
 # Optional tools: reference decoders used by a few conformance tests and the benchmarks.
 if [ "${ALCEDO_WITH_TOOLS:-0}" = "1" ]; then
@@ -34,6 +36,14 @@ fi
 if [ "${ALCEDO_WITH_BENCH_TOOLS:-0}" = "1" ]; then
   command -v vipsthumbnail >/dev/null 2>&1 || missing+=(libvips-tools)
   [ -x /usr/bin/time ] || missing+=(time)
+fi
+
+# Optional: the Redis client benchmark's C peer (hiredis, with libcrypto for SHA-256).
+if [ "${ALCEDO_WITH_REDIS_BENCH:-0}" = "1" ]; then
+  [ -f /usr/include/hiredis/hiredis.h ] || missing+=(libhiredis-dev)
+  [ -f /usr/include/openssl/sha.h ] || missing+=(libssl-dev)
+  command -v cc >/dev/null 2>&1 || missing+=(gcc)
+  command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
 fi
 
 # Optional: what the serve benchmark runs besides Alcedo (an nginx origin, wrk, libvips for a peer).

@@ -135,9 +135,10 @@ class RSSSampler(threading.Thread):
 # ---- the origin ----------------------------------------------------------------------------
 
 class Origin:
-    """nginx from Debian's package, with its own config and prefix in a temporary folder."""
+    """nginx from Debian's package, with its own config and prefix in a temporary folder; no
+    access log unless `access_log` names a file (the Redis benchmark counts origin requests)."""
 
-    def __init__(self, inputs, work):
+    def __init__(self, inputs, work, access_log=None):
         self.port = free_port()
         prefix = work / "nginx"
         for sub in ("logs", "tmp"):
@@ -150,7 +151,7 @@ pid {prefix}/nginx.pid;
 error_log {prefix}/logs/error.log warn;
 events {{ worker_connections 512; }}
 http {{
-    access_log off;
+    access_log {access_log or "off"};
     sendfile on;
     keepalive_requests 100000;
     client_body_temp_path {prefix}/tmp/body;
@@ -558,12 +559,15 @@ def main():
     meta = {"date": stamp.strftime("%Y-%m-%d %H:%M UTC"), "duration": duration, "threads": threads,
             "connections": connection_counts, "notes": notes, "versions": versions(args.alcedo),
             "machine": f"{os.cpu_count()} cores, {platform.system()} {platform.release()}"}
-    text = report(results, meta)
+    save(args.results, stamp.strftime("serve-%Y%m%d-%H%M%S"), report(results, meta), meta, results)
+
+
+def save(folder, name, text, meta, results):
+    """Prints the Markdown report and writes it, with the raw figures as JSON, to `folder`."""
     print(text)
-    name = stamp.strftime("serve-%Y%m%d-%H%M%S")
-    (args.results / f"{name}.md").write_text(text)
-    (args.results / f"{name}.json").write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
-    print(f"results: {args.results / name}.md and .json", file=sys.stderr)
+    (folder / f"{name}.md").write_text(text)
+    (folder / f"{name}.json").write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
+    print(f"results: {folder / name}.md and .json", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,6 @@
 import NIOCore
+import NIOSSL
+import Synchronization
 
 /// A command on its way to the server, with the promise its reply completes.
 struct RedisRequest: Sendable {
@@ -17,9 +19,11 @@ final class RedisCommandHandler: ChannelDuplexHandler {
     private var waiting = CircularBuffer<EventLoopPromise<RESPValue>>(initialCapacity: 16)
     private let node: String
     private var closedError: Error?
+    private let closeReason: RedisCloseReason
 
-    init(node: String) {
+    init(node: String, closeReason: RedisCloseReason) {
         self.node = node
+        self.closeReason = closeReason
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -47,6 +51,8 @@ final class RedisCommandHandler: ChannelDuplexHandler {
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         if let decoding = error as? RESPDecodingError {
             failAll(context: context, RedisConnectionError.malformed(decoding.description))
+        } else if RedisTLS.isHandshakeFailure(error) {
+            failAll(context: context, RedisConnectionError.tls(String(describing: error)))
         } else {
             failAll(context: context, RedisConnectionError.io(String(describing: error)))
         }
@@ -60,9 +66,27 @@ final class RedisCommandHandler: ChannelDuplexHandler {
     }
 
     private func failAll(context: ChannelHandlerContext, _ error: RedisConnectionError) {
-        if closedError == nil { closedError = error }
+        if closedError == nil {
+            closedError = error
+            closeReason.record(error)
+        }
         while let promise = waiting.popFirst() { promise.fail(error) }
         context.close(promise: nil)
+    }
+}
+
+/// Why a connection closed, kept beyond its pipeline: a command written after the close never
+/// reaches ``RedisCommandHandler`` (the pipeline is torn down), so the write's failure is
+/// answered with this reason (a TLS handshake that failed before the first command, say).
+final class RedisCloseReason: Sendable {
+    private let reason = Mutex<RedisConnectionError?>(nil)
+
+    /// The first reason recorded, if any.
+    var value: RedisConnectionError? { reason.withLock { $0 } }
+
+    /// Records `error` unless a reason is known already.
+    func record(_ error: RedisConnectionError) {
+        reason.withLock { if $0 == nil { $0 = error } }
     }
 }
 
@@ -72,5 +96,6 @@ enum RedisConnectionError: Error, Sendable {
     case closed
     case malformed(String)
     case io(String)
+    case tls(String)
     case timedOut
 }

@@ -30,8 +30,12 @@ public struct RedisConfiguration: Sendable {
     /// The reply caps. Default ``RESPDecoder/Limits`` with bulk strings up to
     /// ``maxValueSize`` plus 1 MiB.
     public var decoderLimits: RESPDecoder.Limits
-    /// The TLS settings for `rediss://` nodes; `nil` (default) uses the system's trust roots.
+    /// The TLS settings for `rediss://` nodes; `nil` (default) uses
+    /// `TLSConfiguration.makeClientConfiguration()`: the system's trust roots, full verification.
     public var tlsConfiguration: TLSConfiguration?
+    /// A PEM file of the certificate authorities trusted for `rediss://` nodes, in place of the
+    /// trust roots of ``tlsConfiguration`` (for a private CA). Default `nil`: those trust roots.
+    public var caFile: String?
     /// Where connection problems are logged. Default label `alcedo.redis`.
     public var logger: Logger
 
@@ -41,7 +45,7 @@ public struct RedisConfiguration: Sendable {
                 connectTimeout: Duration = .milliseconds(500), connectionsPerNode: Int = 2,
                 reconnectBackoff: Duration = .milliseconds(50), maxReconnectBackoff: Duration = .seconds(2),
                 circuitBreaker: CircuitBreaker.Config = .init(), decoderLimits: RESPDecoder.Limits? = nil,
-                tlsConfiguration: TLSConfiguration? = nil, logger: Logger = Logger(label: "alcedo.redis")) {
+                tlsConfiguration: TLSConfiguration? = nil, caFile: String? = nil, logger: Logger = Logger(label: "alcedo.redis")) {
         self.nodes = nodes
         self.maxValueSize = maxValueSize
         self.keyPrefix = keyPrefix
@@ -54,6 +58,7 @@ public struct RedisConfiguration: Sendable {
         self.circuitBreaker = circuitBreaker
         self.decoderLimits = decoderLimits ?? RESPDecoder.Limits(maxBulkLength: maxValueSize + (1 << 20))
         self.tlsConfiguration = tlsConfiguration
+        self.caFile = caFile
         self.logger = logger
     }
 

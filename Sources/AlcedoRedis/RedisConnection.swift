@@ -10,31 +10,35 @@ import NIOSSL
 final class RedisConnection: Sendable {
     let channel: any Channel
     let node: String
+    private let closeReason: RedisCloseReason
 
-    private init(channel: any Channel, node: String) {
+    private init(channel: any Channel, node: String, closeReason: RedisCloseReason) {
         self.channel = channel
         self.node = node
+        self.closeReason = closeReason
     }
 
     /// `true` until the connection closes.
     var isActive: Bool { channel.isActive }
 
     /// Connects to `endpoint`, starts TLS when it says so, then sends `AUTH` and `SELECT`.
-    static func connect(to endpoint: RedisEndpoint, configuration: RedisConfiguration,
+    /// `tls` is the context of the storage's `rediss://` nodes (made once, see ``RedisTLS``);
+    /// it is used when `endpoint` says TLS.
+    static func connect(to endpoint: RedisEndpoint, configuration: RedisConfiguration, tls: NIOSSLContext?,
                         group: any EventLoopGroup) async throws(AlcedoError) -> RedisConnection {
         let node = endpoint.description
         let limits = configuration.decoderLimits
         let sslContext: NIOSSLContext?
         if endpoint.usesTLS {
-            do {
-                sslContext = try NIOSSLContext(configuration: configuration.tlsConfiguration ?? .makeClientConfiguration())
-            } catch {
-                throw .cacheError(reason: .sharedStorageError(reason: .connectionFailed(node: node, description: "TLS setup: \(error)")))
+            guard let tls else {
+                throw .cacheError(reason: .sharedStorageError(reason: .invalidConfiguration("no TLS context for \(node)")))
             }
+            sslContext = tls
         } else {
             sslContext = nil
         }
         let host = endpoint.host
+        let closeReason = RedisCloseReason()
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(TimeAmount(configuration.connectTimeout))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -45,7 +49,7 @@ final class RedisConnection: Sendable {
                         try channel.pipeline.syncOperations.addHandler(tls)
                     }
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(RESPDecoder(limits: limits)))
-                    try channel.pipeline.syncOperations.addHandler(RedisCommandHandler(node: node))
+                    try channel.pipeline.syncOperations.addHandler(RedisCommandHandler(node: node, closeReason: closeReason))
                 }
             }
         let channel: any Channel
@@ -54,7 +58,7 @@ final class RedisConnection: Sendable {
         } catch {
             throw .cacheError(reason: .sharedStorageError(reason: .connectionFailed(node: node, description: "\(error)")))
         }
-        let connection = RedisConnection(channel: channel, node: node)
+        let connection = RedisConnection(channel: channel, node: node, closeReason: closeReason)
         do throws(AlcedoError) {
             if let password = endpoint.password {
                 var auth: [RedisArgument] = ["AUTH"]
@@ -94,7 +98,15 @@ final class RedisConnection: Sendable {
             channel.close(promise: nil)
         }
         all.whenComplete { _ in timer.cancel() }
-        channel.writeAndFlush(RedisRequest(commands: commands, promises: promises), promise: nil)
+        // A write that fails (the connection closed before it, its handlers gone) fails the
+        // commands at once with the reason of the close, instead of leaving them to the timer.
+        let written = loop.makePromise(of: Void.self)
+        let closeReason = self.closeReason
+        written.futureResult.whenFailure { _ in
+            let error = closeReason.value ?? .closed
+            for promise in promises { promise.fail(error) }
+        }
+        channel.writeAndFlush(RedisRequest(commands: commands, promises: promises), promise: written)
         do {
             return try await all.get()
         } catch let error as RedisConnectionError {
@@ -123,6 +135,7 @@ final class RedisConnection: Sendable {
         case .closed: return .connectionClosed(node: node)
         case .malformed(let description): return .malformedReply(node: node, description: description)
         case .io(let description): return .connectionFailed(node: node, description: description)
+        case .tls(let description): return .tlsFailed(node: node, description: description)
         case .timedOut: return .timedOut(node: node, command: command, timeout: timeout)
         }
     }

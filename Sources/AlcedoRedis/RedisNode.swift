@@ -1,6 +1,7 @@
 import Alcedo
 import Logging
 import NIOCore
+import NIOSSL
 import Synchronization
 
 /// What one node's client counted, and where its circuit breaker stands.
@@ -33,6 +34,7 @@ final class RedisNode: Sendable {
     let name: String
     private let configuration: RedisConfiguration
     private let group: any EventLoopGroup
+    private let tls: NIOSSLContext?
 
     private struct State {
         var connections: [RedisConnection?]
@@ -48,7 +50,8 @@ final class RedisNode: Sendable {
 
     private let state: Mutex<State>
 
-    init(endpoint: RedisEndpoint, configuration: RedisConfiguration, group: any EventLoopGroup) {
+    init(endpoint: RedisEndpoint, configuration: RedisConfiguration, tls: NIOSSLContext? = nil, group: any EventLoopGroup) {
+        self.tls = tls
         self.endpoint = endpoint
         self.name = endpoint.description
         self.configuration = configuration
@@ -169,7 +172,7 @@ final class RedisNode: Sendable {
 
     private func connect(_ promise: EventLoopPromise<RedisConnection>, slot: Int) async throws(AlcedoError) -> RedisConnection {
         do throws(AlcedoError) {
-            let connection = try await RedisConnection.connect(to: endpoint, configuration: configuration, group: group)
+            let connection = try await RedisConnection.connect(to: endpoint, configuration: configuration, tls: tls, group: group)
             let keep = state.withLock { state in
                 state.pending[slot] = nil
                 state.statistics.connects += 1

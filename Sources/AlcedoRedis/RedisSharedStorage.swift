@@ -39,7 +39,9 @@ public final class RedisSharedStorage: SharedCacheStorage {
     ///   - configuration: the nodes and settings.
     ///   - eventLoopGroup: the loops connections run on. Default `MultiThreadedEventLoopGroup.singleton`.
     /// - Throws: ``Alcedo/SharedStorageErrorReason/invalidConfiguration(_:)`` without nodes, with
-    ///   a node named twice, or with a pool size or value limit below 1.
+    ///   a node named twice, with a pool size or value limit below 1, or, with a `rediss://`
+    ///   node, when the TLS settings cannot be used (``RedisConfiguration/caFile`` unreadable or
+    ///   holding no certificate).
     public init(configuration: RedisConfiguration,
                 eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws(AlcedoError) {
         func invalid(_ message: String) -> AlcedoError {
@@ -51,17 +53,19 @@ public final class RedisSharedStorage: SharedCacheStorage {
         let names = configuration.nodes.map(\.description)
         guard Set(names).count == names.count else { throw invalid("a Redis node is named twice") }
         self.configuration = configuration
-        nodes = configuration.nodes.map { RedisNode(endpoint: $0, configuration: configuration, group: eventLoopGroup) }
+        let tls = configuration.nodes.contains(where: \.usesTLS) ? try RedisTLS.makeContext(configuration) : nil
+        nodes = configuration.nodes.map { RedisNode(endpoint: $0, configuration: configuration, tls: tls, group: eventLoopGroup) }
         hashing = RendezvousHashing(nodes: names)
         lockToken = UUID().uuidString
     }
 
     /// Checks every node with `PING` (connecting, authenticating, selecting the database).
     /// A node that cannot be reached is logged and left to the breaker (the cache works
-    /// without it); a configuration error — credentials refused, database refused — is
-    /// logged and thrown, since retrying cannot fix it.
-    /// - Throws: the first ``Alcedo/SharedStorageErrorReason/authenticationFailed(node:message:)``
-    ///   or ``Alcedo/SharedStorageErrorReason/serverError(node:command:message:)``.
+    /// without it); a configuration error — credentials refused, database refused, a TLS
+    /// certificate not trusted — is logged and thrown, since retrying cannot fix it.
+    /// - Throws: the first ``Alcedo/SharedStorageErrorReason/authenticationFailed(node:message:)``,
+    ///   ``Alcedo/SharedStorageErrorReason/serverError(node:command:message:)`` or
+    ///   ``Alcedo/SharedStorageErrorReason/tlsFailed(node:description:)``.
     public func start() async throws(AlcedoError) {
         var firstError: AlcedoError?
         for node in nodes {
@@ -71,6 +75,10 @@ public final class RedisSharedStorage: SharedCacheStorage {
                 switch error {
                 case .cacheError(.sharedStorageError(.authenticationFailed)), .cacheError(.sharedStorageError(.serverError)):
                     configuration.logger.error("Redis node \(node.name) refused the configured login or database: \(error)")
+                    if firstError == nil { firstError = error }
+                case .cacheError(.sharedStorageError(.tlsFailed)):
+                    configuration.logger.error(
+                        "Redis node \(node.name): TLS handshake failed, check the trusted CA (caFile, --redis-ca-file) and the node's certificate: \(error)")
                     if firstError == nil { firstError = error }
                 default:
                     configuration.logger.warning("Redis node \(node.name) unreachable at start, its keys count as misses: \(error)")

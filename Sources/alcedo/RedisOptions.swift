@@ -4,7 +4,7 @@ import ArgumentParser
 import Foundation
 
 /// The shared cache tier's options: `--redis URL` (repeatable) or `ALCEDO_REDIS` (comma-separated),
-/// `--redis-max-value`, `--redis-timeout` and `--redis-lock-wait`.
+/// `--redis-max-value`, `--redis-timeout`, `--redis-lock-wait` and `--redis-ca-file`.
 struct RedisOptions: ParsableArguments {
     @Option(name: .customLong("redis"), help: ArgumentHelp(
         "A Redis node of the shared cache tier, redis://[user:password@]host[:port][/db] or rediss:// for TLS; "
@@ -27,6 +27,12 @@ struct RedisOptions: ParsableArguments {
             + "in milliseconds (default 2000; 0 turns cross-node coalescing off).",
         valueName: "ms"))
     var lockWait: Int = 2000
+
+    @Option(name: .customLong("redis-ca-file"), help: ArgumentHelp(
+        "A PEM file of the certificate authorities trusted for rediss:// nodes, in place of the system's "
+            + "(default: $ALCEDO_REDIS_CA_FILE, else the system's trust roots).",
+        valueName: "path"))
+    var caFile: String?
 
     /// The shared tier over `storage`, with the lock wait from `--redis-lock-wait`.
     func tier(over storage: RedisSharedStorage) -> SharedCacheTier {
@@ -58,6 +64,7 @@ struct RedisOptions: ParsableArguments {
         }
         configuration.getTimeout = .milliseconds(timeout)
         configuration.writeTimeout = .milliseconds(5 * timeout)
+        configuration.caFile = caFile ?? ProcessInfo.processInfo.environment["ALCEDO_REDIS_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 }
         return try RedisSharedStorage(configuration: configuration)
     }
 }

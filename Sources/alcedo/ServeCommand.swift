@@ -56,6 +56,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Serve WebP to clients that accept it when the URL names no format (default true).",
                                valueName: "bool"))
     var autoWebp: Bool?
+    @Option(help: ArgumentHelp("Encoded results kept in memory for repeated requests, in bytes (default 67108864: 64 MiB; 0 keeps none).",
+                               valueName: "bytes"))
+    var resultCacheBytes: Int?
+    @Option(help: ArgumentHelp("Decoded images kept in the memory cache, in bytes (default 67108864: 64 MiB; 0 keeps none).",
+                               valueName: "bytes"))
+    var memoryCacheBytes: Int?
     @Flag(help: "Also serve the bundled sample images on a loopback port (trusted) and print an example URL.")
     var samples = false
     @OptionGroup var redis: RedisOptions
@@ -133,6 +139,11 @@ struct ServeCommand: AsyncParsableCommand {
         c.queueLength = try queue ?? env.int("QUEUE") ?? c.queueLength
         c.ttl = try ttl ?? env.int("TTL") ?? c.ttl
         c.autoWebP = try autoWebp ?? env.bool("AUTO_WEBP") ?? c.autoWebP
+        c.resultCacheBytes = try resultCacheBytes ?? env.int("RESULT_CACHE_BYTES") ?? c.resultCacheBytes
+        c.memoryCacheBytes = try memoryCacheBytes ?? env.int("MEMORY_CACHE_BYTES") ?? c.memoryCacheBytes
+        guard c.resultCacheBytes >= 0, c.memoryCacheBytes >= 0 else {
+            throw ServerConfigurationError.invalidValue("cache sizes", message: "--result-cache-bytes and --memory-cache-bytes must not be negative")
+        }
         for text in preset.isEmpty ? env.list("PRESET") : preset { try c.addPreset(text) }
         guard c.maxSourceResolution > 0, c.maxSourceBytes > 0, c.maxResultSide > 0, c.concurrency > 0, c.queueLength >= 0, c.ttl >= 0 else {
             throw ServerConfigurationError.invalidValue("limits", message: "sizes, concurrency and ttl must be positive (queue may be 0)")

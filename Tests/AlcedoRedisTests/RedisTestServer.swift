@@ -11,6 +11,8 @@ final class RedisTestServer: Sendable {
     let port: Int
     let directory: URL
     let extraArguments: [String]
+    /// The `--tls-*` options when the server listens with TLS only (its plain port off).
+    let tlsArguments: [String]?
     private let process = Mutex<Process?>(nil)
 
     static var executable: String? {
@@ -22,17 +24,20 @@ final class RedisTestServer: Sendable {
 
     static var isAvailable: Bool { executable != nil }
 
-    private init(port: Int, directory: URL, extraArguments: [String]) {
+    private init(port: Int, directory: URL, extraArguments: [String], tlsArguments: [String]?) {
         self.port = port
         self.directory = directory
         self.extraArguments = extraArguments
+        self.tlsArguments = tlsArguments
     }
 
     /// Starts a server; `arguments` are extra `redis-server` options such as `--requirepass x`.
-    static func start(_ arguments: [String] = []) async throws -> RedisTestServer {
+    /// With `tls` (`--tls-cert-file …` and the like), ``port`` is its TLS port and it has no
+    /// plain one.
+    static func start(_ arguments: [String] = [], tls: [String]? = nil) async throws -> RedisTestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-redis-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let server = RedisTestServer(port: try freePort(), directory: directory, extraArguments: arguments)
+        let server = RedisTestServer(port: try freePort(), directory: directory, extraArguments: arguments, tlsArguments: tls)
         try await server.launch()
         return server
     }
@@ -44,7 +49,8 @@ final class RedisTestServer: Sendable {
     func launch() async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable ?? "/usr/bin/redis-server")
-        process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+        let ports = tlsArguments.map { ["--port", "0", "--tls-port", String(port)] + $0 } ?? ["--port", String(port)]
+        process.arguments = ports + ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                              "--dir", directory.path, "--daemonize", "no", "--loglevel", "warning"] + extraArguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

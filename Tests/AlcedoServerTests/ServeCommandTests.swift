@@ -65,17 +65,23 @@ struct ServeCommandTests {
     }
 
     @Test func badSettingsAreReportedNotRun() throws {
+        let (status, text) = try Self.runToEnd(["serve", "--port", "0", "--key", "zz", "--salt", "00"])
+        #expect(status != 0)
+        #expect(text.contains("not hex"))
+    }
+
+    /// Runs `alcedo` with `arguments` to its end; returns its exit status and standard error.
+    static func runToEnd(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
         let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = ["serve", "--port", "0", "--key", "zz", "--salt", "00"]
+        process.executableURL = executable
+        process.arguments = arguments
         let err = Pipe()
         process.standardError = err
         process.standardOutput = Pipe()
         try process.run()
         let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus != 0)
-        #expect(text.contains("not hex"))
+        return (process.terminationStatus, text)
     }
 
     /// Reads stdout up to the first newline (bounded to 60 s).

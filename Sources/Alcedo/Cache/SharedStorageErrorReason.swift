@@ -6,6 +6,9 @@ public enum SharedStorageErrorReason: Sendable, Hashable, CustomStringConvertibl
     case invalidConfiguration(String)
     /// No connection to the node could be made (refused, unreachable, TLS handshake failed).
     case connectionFailed(node: String, description: String)
+    /// The TLS handshake with the node failed: its certificate is not trusted (a CA missing
+    /// from the trust roots), does not name the host, or the node does not speak TLS.
+    case tlsFailed(node: String, description: String)
     /// The connection to the node closed while a command was waiting for its reply.
     case connectionClosed(node: String)
     /// The node did not answer `command` within `timeout`.
@@ -25,6 +28,8 @@ public enum SharedStorageErrorReason: Sendable, Hashable, CustomStringConvertibl
             return "invalid shared cache configuration: \(message)"
         case .connectionFailed(let node, let description):
             return "cannot connect to \(node): \(description)"
+        case .tlsFailed(let node, let description):
+            return "TLS handshake with \(node) failed: \(description)"
         case .connectionClosed(let node):
             return "the connection to \(node) closed before the reply"
         case .timedOut(let node, let command, let timeout):

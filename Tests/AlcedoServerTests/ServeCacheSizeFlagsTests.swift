@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// `alcedo serve --result-cache-bytes` and `--memory-cache-bytes`, run as a user runs them.
+@Suite("alcedo serve memory cache sizes")
+struct ServeCacheSizeFlagsTests {
+    /// Starts `alcedo serve` with `arguments`, asks for one variant twice and returns /metrics.
+    func metricsAfterTwoRequests(_ arguments: [String], environment: [String: String] = [:]) async throws -> String {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/a.jpg", .ok(TestImages.jpeg(width: 64, height: 48), contentType: "image/jpeg"))
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-serve-sizes-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let process = Process()
+        process.executableURL = ServeCommandTests.executable
+        process.arguments = ["serve", "--port", "0", "--cache-dir", cache.path, "--allow-private-networks"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        let line = try #require(try await ServeCommandTests.readLine(out.fileHandleForReading), "no line on stdout")
+        let base = String(try #require(line.wholeMatch(of: /listening on (http:\/\/.+)/)).1)
+        let client = OneShotClient()
+        let path = "/insecure/w:32/plain/" + origin.url("/a.jpg").absoluteString + "@jpg"
+        for _ in 0..<2 { #expect(try await client.get(base + path).status == 200) }
+        return String(decoding: try await client.get(base + "/metrics").body, as: UTF8.self)
+    }
+
+    @Test func zeroKeepsNothingInMemorySoTheRepeatIsADiskHit() async throws {
+        let defaults = try await metricsAfterTwoRequests([])
+        #expect(defaults.contains("alcedo_cache_hits_total{tier=\"result\"} 1"), "\(defaults)")
+
+        let none = try await metricsAfterTwoRequests(["--result-cache-bytes", "0", "--memory-cache-bytes", "0"])
+        #expect(none.contains("alcedo_cache_hits_total{tier=\"disk\"} 1"), "\(none)")
+        #expect(!none.contains("tier=\"result\""))
+        #expect(!none.contains("tier=\"memory\""))
+
+        let fromEnvironment = try await metricsAfterTwoRequests([], environment: ["ALCEDO_RESULT_CACHE_BYTES": "0",
+                                                                                  "ALCEDO_MEMORY_CACHE_BYTES": "0"])
+        #expect(fromEnvironment.contains("alcedo_cache_hits_total{tier=\"disk\"} 1"), "\(fromEnvironment)")
+    }
+
+    @Test func aNegativeSizeIsRefused() throws {
+        let (status, text) = try ServeCommandTests.runToEnd(["serve", "--port", "0", "--memory-cache-bytes=-1"])
+        #expect(status != 0)
+        #expect(text.contains("must not be negative"), "\(text)")
+    }
+}
