@@ -16,7 +16,8 @@ struct ProgressiveSample: Sendable {
     var scanCount: Int { scanStarts.count + 1 }
 
     /// A detailed `width` x `height` picture (a gradient with noise), progressive, quality 85.
-    static func make(width: Int = 96, height: Int = 64, progressive: Bool = true) -> ProgressiveSample {
+    /// `app1` (a whole APP1 segment, marker included) is placed right after SOI when given.
+    static func make(width: Int = 96, height: Int = 64, progressive: Bool = true, app1: [UInt8]? = nil) -> ProgressiveSample {
         var random = SeededRandom(seed: 42)
         var pixels = [UInt8](repeating: 255, count: width * height * 4)
         for y in 0..<height {
@@ -29,11 +30,12 @@ struct ProgressiveSample: Sendable {
         }
         let image = AlcedoImage(width: width, height: height, pixels: pixels, sourceFormat: .jpeg)
         let data = try! JPEGEncoder(progressive: progressive).encode(image, options: EncodingOptions(quality: 85))
-        let bytes = [UInt8](data)
+        var bytes = [UInt8](data)
+        if let app1 { bytes.insert(contentsOf: app1, at: 2) }
         let scans = JPEGTestSupport.segments(bytes).filter { $0.marker == 0xDA }
         let later = scans.dropFirst()
         let starts = later.map { $0.range.lowerBound + 2 + (Int(bytes[$0.range.lowerBound + 2]) << 8 | Int(bytes[$0.range.lowerBound + 3])) }
-        return ProgressiveSample(data: data, scanStarts: starts, scanMarkers: later.map(\.range.lowerBound))
+        return ProgressiveSample(data: Data(bytes), scanStarts: starts, scanMarkers: later.map(\.range.lowerBound))
     }
 
     /// What ``JPEGDecoder`` makes of the scans before scan `scan + 1` (the file cut before its
@@ -187,6 +189,22 @@ struct ProgressivePreviewTests {
         #expect(previews.values.count == 1)
         #expect(previews.values.first?.size == final.size)
         #expect(previews.values.first == (try? processor.process(sample.referenceDecode(throughScan: 1, options: options))))
+    }
+
+    @Test("the EXIF orientation is applied to previews as to the final image")
+    func orientation() async throws {
+        let rotated = [UInt8](try JPEGOrientationTests.file(6))
+        let app1 = try #require(JPEGTestSupport.segments(rotated).first { $0.marker == 0xE1 })
+        let sample = ProgressiveSample.make(app1: Array(rotated[app1.range]))
+        let previews = Collected<AlcedoImage>()
+        let previewer = previewer(into: previews)
+        await feedScanByScan(previewer, sample)
+        let final = try JPEGDecoder().decode(sample.data)
+        #expect(final.size == PixelSize(width: 64, height: 96))
+        #expect(previews.values.count == sample.scanCount - 1)
+        #expect(previews.values.allSatisfy { $0.size == final.size && $0.orientation == .right })
+        #expect(previews.values.first == (try? sample.referenceDecode(throughScan: 1)))
+        #expect(previews.values.last == (try? sample.referenceDecode(throughScan: sample.scanCount - 1)))
     }
 
     @Test("a baseline JPEG and other formats give no preview and stop the decoder")

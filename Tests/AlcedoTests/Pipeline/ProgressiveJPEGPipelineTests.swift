@@ -173,6 +173,23 @@ struct ProgressiveJPEGPipelineTests {
         }
     }
 
+    @Test("the KF builder's progressiveJPEG() turns previews on for its target")
+    func builder() async throws {
+        try await withPipeline { h in
+            let gate = routePaced(h, "/k.jpg")
+            let target = RecordingTarget()
+            let results = Collected<Result<RetrieveImageResult, AlcedoError>>()
+            KF.url(h.server.url("/k.jpg")).progressiveJPEG().manager(h.manager)
+                .onSuccess { results.append(.success($0)) }.onFailure { results.append(.failure($0)) }
+                .set(to: target)
+            #expect(await eventually { target.history.count == 2 })  // nothing (no placeholder), then a preview
+            gate.openAll()
+            #expect(await eventually { results.values.count == 1 })
+            #expect(target.history.last == (try? JPEGDecoder().decode(Self.sample.data)))
+            #expect(target.history[1]?.size == PixelSize(width: 96, height: 64))
+        }
+    }
+
     @Test("previews obey the decoding limits; a body cut mid-stream fails cleanly")
     func hostile() async throws {
         let sample = Self.sample
