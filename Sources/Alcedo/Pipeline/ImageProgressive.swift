@@ -26,8 +26,9 @@ public struct ImageProgressive: Sendable, Hashable {
     /// (`true`, the default: one decode for all of them), rather than each scan in turn
     /// (`false`: every scan whose data has arrived is decoded and delivered, in order).
     public let isFastestScan: Bool
-    /// The least time between two previews of one request, in seconds (default 0: none). A
-    /// scan that completes sooner after the last preview is skipped (not queued).
+    /// The least time between two previews of one request, in seconds (default 0: none;
+    /// negative or NaN: none; infinite: only the first preview). A scan that completes sooner
+    /// after the last preview is skipped (not queued).
     public let scanInterval: TimeInterval
 
     /// Creates the settings; Kingfisher's defaults are in ``default``.

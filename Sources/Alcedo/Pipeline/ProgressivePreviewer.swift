@@ -189,7 +189,9 @@ final class ProgressivePreviewer: Sendable {
     }
 
     private func isDue(_ work: Work) -> Bool {
-        guard let last = work.lastPreview, settings.scanInterval > 0 else { return true }
+        guard let last = work.lastPreview, settings.scanInterval > 0 else { return true }  // NaN too
+        // Past a billion seconds (infinity included, which Duration cannot hold): never again.
+        guard settings.scanInterval < 1e9 else { return false }
         return now() - last >= .seconds(settings.scanInterval)
     }
 

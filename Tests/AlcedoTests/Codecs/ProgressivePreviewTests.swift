@@ -159,6 +159,15 @@ struct ProgressivePreviewTests {
         #expect(previews.values.dropFirst().first == (try? sample.referenceDecode(throughScan: 4)))
     }
 
+    @Test("an infinite or NaN scanInterval is taken as never again and as none", arguments: [Double.infinity, .nan, -1])
+    func oddIntervals(_ interval: Double) async throws {
+        let sample = Self.sample
+        let previews = Collected<AlcedoImage>()
+        let previewer = previewer(ImageProgressive(isBlur: false, isFastestScan: false, scanInterval: interval), into: previews)
+        await feedScanByScan(previewer, sample)
+        #expect(previews.values.count == (interval.isInfinite ? 1 : sample.scanCount - 1))
+    }
+
     @Test("blur: the previews of the first scans are blurred, later ones are sharp")
     func blur() async throws {
         let sample = Self.sample
