@@ -38,7 +38,7 @@ final class ProgressivePreviewer: Sendable {
 
     private let state = Mutex(State())
     private let work = Mutex(Work())
-    private let counts = Mutex((rendered: 0, delivered: 0))
+    private let counts = Mutex((rendered: 0, delivered: 0, rendering: 0, mostRendering: 0))
     private let settings: ImageProgressive
     private let decodingOptions: DecodingOptions
     private let processor: (any ImageProcessor)?
@@ -71,6 +71,8 @@ final class ProgressivePreviewer: Sendable {
     /// Previews rendered (decoded) and delivered so far.
     var renderedCount: Int { counts.withLock { $0.rendered } }
     var deliveredCount: Int { counts.withLock { $0.delivered } }
+    /// The most preview decodes that were ever in flight at once (1 by construction).
+    var mostConcurrentRenders: Int { counts.withLock { $0.mostRendering } }
 
     /// Takes the bytes of one progress report (its ``DownloadProgress/chunk``).
     func receive(_ progress: DownloadProgress) {
@@ -198,7 +200,12 @@ final class ProgressivePreviewer: Sendable {
     /// The preview of the newest complete scan: decoded, processed, blurred, modified.
     private func render(_ scanner: ProgressiveJPEGScanner, _ work: inout Work) throws(AlcedoError) -> Step {
         if state.withLock({ $0.closed }) { return .stop }
-        counts.withLock { $0.rendered += 1 }
+        counts.withLock { counts in
+            counts.rendered += 1
+            counts.rendering += 1
+            counts.mostRendering = max(counts.mostRendering, counts.rendering)
+        }
+        defer { counts.withLock { $0.rendering -= 1 } }
         let scan = scanner.completedScan
         var image = try scanner.render()
         work.lastRenderedScan = scan

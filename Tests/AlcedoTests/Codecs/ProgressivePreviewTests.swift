@@ -122,6 +122,7 @@ struct ProgressivePreviewTests {
         // Scans may be skipped while a preview decodes, never shown out of order or wrong.
         #expect(previews.values.count >= 1)
         #expect(previews.values.allSatisfy { $0.size == PixelSize(width: 96, height: 64) })
+        #expect(previewer.mostConcurrentRenders == 1)
     }
 
     @Test("the fastest scan shows only the newest of the scans that arrived together")

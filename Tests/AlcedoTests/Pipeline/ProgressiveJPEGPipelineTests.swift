@@ -48,7 +48,8 @@ struct ProgressiveJPEGPipelineTests {
         let sample = Self.sample
         try await withPipeline { h in
             let gate = routePaced(h, "/p.jpg")
-            let flight = start(h, "/p.jpg", options: [.progressiveJPEG(Self.sharp)])
+            // The disk write is waited for, so that the disk is checked below without a race.
+            let flight = start(h, "/p.jpg", options: [.progressiveJPEG(Self.sharp), .waitForCache])
             for index in 1..<sample.scanCount {
                 #expect(await eventually { flight.previews.values.count == index }, "preview \(index)")
                 #expect(flight.results.values.isEmpty)
