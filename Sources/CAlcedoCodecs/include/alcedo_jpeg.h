@@ -181,6 +181,8 @@ int alcedo_jpeg_was_truncated(const alcedo_jpeg_decoder *decoder);
  *
  * alcedo_jpeg_stream_render writes the picture of the newest complete scan (with whatever
  * the coefficients of later scans already hold), as alcedo_jpeg_read_pixels writes pixels.
+ * Block smoothing sees the coefficients' state as that scan left it, so a render at a scan
+ * boundary is byte for byte the decode of the file cut before the next scan's marker.
  * It needs at least one complete scan and may be called after each advance.
  *
  * Any error leaves the decoder failed: later calls return ALCEDO_JPEG_MISUSE.
