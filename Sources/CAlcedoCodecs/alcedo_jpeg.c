@@ -160,6 +160,11 @@ struct alcedo_jpeg_decoder {
     uint64_t blocks_visited;  /* blocks of every scan so far, component by component */
     uint64_t image_blocks;    /* blocks of all components (the unit of ALCEDO_JPEG_MAX_SCAN_PASSES) */
     int keep_cmyk;    /* the caller converts CMYK itself (colour management): leave it as stored */
+    struct stream_source *stream; /* incremental decoding: the suspending source (NULL otherwise) */
+    /* Incremental decoding: libjpeg's coef_bits as the last scan completed left them (before
+       the next scan's header updates them), for that scan's output pass; and its number. */
+    int scan_bits[MAX_COMPONENTS][DCTSIZE2];
+    int scan_bits_scan;
 };
 
 static int64_t thread_cpu_ns(void) {
@@ -241,6 +246,8 @@ static void on_progress(j_common_ptr cinfo) {
     note_scan_components(decoder);
 }
 
+static void free_stream_source(struct stream_source *source);
+
 alcedo_jpeg_decoder *alcedo_jpeg_decoder_create(void) {
     alcedo_jpeg_decoder *volatile decoder = calloc(1, sizeof *decoder);
     if (decoder == NULL) return NULL;
@@ -261,6 +268,7 @@ alcedo_jpeg_decoder *alcedo_jpeg_decoder_create(void) {
 void alcedo_jpeg_decoder_destroy(alcedo_jpeg_decoder *decoder) {
     if (decoder == NULL) return;
     if (decoder->created) jpeg_destroy_decompress(&decoder->cinfo);
+    free_stream_source(decoder->stream);
     free(decoder);
 }
 
@@ -291,6 +299,23 @@ static void find_exif(j_decompress_ptr cinfo, alcedo_jpeg_header *header) {
     }
 }
 
+/* Copies what jpeg_read_header learnt into *header and starts the scan accounting. */
+static void fill_header(alcedo_jpeg_decoder *decoder, alcedo_jpeg_header *header) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    header->width = (int32_t)cinfo->image_width;
+    header->height = (int32_t)cinfo->image_height;
+    header->components = cinfo->num_components;
+    header->color = color_of(cinfo->jpeg_color_space);
+    header->precision = cinfo->data_precision;
+    header->progressive = cinfo->progressive_mode ? 1 : 0;
+    header->arithmetic = cinfo->arith_code ? 1 : 0;
+    find_exif(cinfo, header);
+    decoder->image_blocks = blocks_of_all_components(cinfo);
+    if (jpeg_has_multiple_scans(cinfo)) header->coefficient_bytes = decoder->image_blocks * DCTSIZE2 * sizeof(JCOEF);
+    note_scan_components(decoder);
+    count_scan_blocks(decoder);
+}
+
 enum alcedo_jpeg_status alcedo_jpeg_read_header(alcedo_jpeg_decoder *decoder, const uint8_t *data,
                                                 size_t size, alcedo_jpeg_header *header) {
     if (decoder == NULL || header == NULL) return ALCEDO_JPEG_MISUSE;
@@ -311,18 +336,7 @@ enum alcedo_jpeg_status alcedo_jpeg_read_header(alcedo_jpeg_decoder *decoder, co
         return ALCEDO_JPEG_CORRUPT;
     }
 
-    header->width = (int32_t)cinfo->image_width;
-    header->height = (int32_t)cinfo->image_height;
-    header->components = cinfo->num_components;
-    header->color = color_of(cinfo->jpeg_color_space);
-    header->precision = cinfo->data_precision;
-    header->progressive = cinfo->progressive_mode ? 1 : 0;
-    header->arithmetic = cinfo->arith_code ? 1 : 0;
-    find_exif(cinfo, header);
-    decoder->image_blocks = blocks_of_all_components(cinfo);
-    if (jpeg_has_multiple_scans(cinfo)) header->coefficient_bytes = decoder->image_blocks * DCTSIZE2 * sizeof(JCOEF);
-    note_scan_components(decoder);
-    count_scan_blocks(decoder);
+    fill_header(decoder, header);
     decoder->error.in_header = 0;
     decoder->stage = STAGE_HEADER;
     return ALCEDO_JPEG_OK;
@@ -347,17 +361,10 @@ static int scans_incomplete(alcedo_jpeg_decoder *decoder) {
     return 0;
 }
 
-enum alcedo_jpeg_status alcedo_jpeg_start(alcedo_jpeg_decoder *decoder, int scale_denominator,
-                                          int allow_truncated, int32_t *out_width, int32_t *out_height) {
-    if (decoder == NULL || out_width == NULL || out_height == NULL) return ALCEDO_JPEG_MISUSE;
-    if (decoder->stage != STAGE_HEADER) return misuse(decoder, "start called before the header was read");
-    if (scale_denominator != 1 && scale_denominator != 2 && scale_denominator != 4 && scale_denominator != 8) {
-        return misuse(decoder, "the scale denominator must be 1, 2, 4 or 8");
-    }
+/* Sets the output colour space (RGBA, or CMYK that the shim converts) and djpeg's defaults
+   at 1/scale_denominator; UNSUPPORTED for a colour space with no known transform. */
+static enum alcedo_jpeg_status configure_output(alcedo_jpeg_decoder *decoder, int scale_denominator) {
     j_decompress_ptr cinfo = &decoder->cinfo;
-    decoder->stage = STAGE_FAILED;
-    if (setjmp(decoder->error.jump)) return decoder->error.status;
-
     switch (cinfo->jpeg_color_space) {
     case JCS_GRAYSCALE:
     case JCS_RGB:
@@ -382,6 +389,29 @@ enum alcedo_jpeg_status alcedo_jpeg_start(alcedo_jpeg_decoder *decoder, int scal
     cinfo->quantize_colors = FALSE;
     cinfo->scale_num = 1;
     cinfo->scale_denom = (unsigned int)scale_denominator;
+    return ALCEDO_JPEG_OK;
+}
+
+/* MISUSE (with the message) unless the header was read and the denominator is 1, 2, 4 or 8. */
+static enum alcedo_jpeg_status check_start(alcedo_jpeg_decoder *decoder, int scale_denominator) {
+    if (decoder->stage != STAGE_HEADER) return misuse(decoder, "start called before the header was read");
+    if (scale_denominator != 1 && scale_denominator != 2 && scale_denominator != 4 && scale_denominator != 8) {
+        return misuse(decoder, "the scale denominator must be 1, 2, 4 or 8");
+    }
+    return ALCEDO_JPEG_OK;
+}
+
+enum alcedo_jpeg_status alcedo_jpeg_start(alcedo_jpeg_decoder *decoder, int scale_denominator,
+                                          int allow_truncated, int32_t *out_width, int32_t *out_height) {
+    if (decoder == NULL || out_width == NULL || out_height == NULL) return ALCEDO_JPEG_MISUSE;
+    enum alcedo_jpeg_status usable = check_start(decoder, scale_denominator);
+    if (usable != ALCEDO_JPEG_OK) return usable;
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    decoder->stage = STAGE_FAILED;
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+
+    enum alcedo_jpeg_status configured = configure_output(decoder, scale_denominator);
+    if (configured != ALCEDO_JPEG_OK) return configured;
     decoder->error.allow_truncated = allow_truncated ? 1 : 0;
 
     jpeg_start_decompress(cinfo);
@@ -493,6 +523,236 @@ long alcedo_jpeg_warning_count(const alcedo_jpeg_decoder *decoder) {
 
 int alcedo_jpeg_was_truncated(const alcedo_jpeg_decoder *decoder) {
     return decoder != NULL && (decoder->error.ended_early || decoder->incomplete);
+}
+
+/* ---- Incremental decoding (progressive previews) ---------------------------------------- */
+
+/* A source manager fed by alcedo_jpeg_stream_append. When its bytes run out it suspends
+   (fill_input_buffer returns FALSE) and libjpeg resumes from the same place once more bytes
+   are appended. It holds only the bytes libjpeg has not consumed yet (a marker segment or a
+   few MCUs cut by the end of a chunk) plus the newest chunk, never the whole file. */
+struct stream_source {
+    struct jpeg_source_mgr pub;
+    uint8_t *buffer;
+    size_t capacity;
+    size_t skip_pending; /* bytes skip_input_data still has to drop from later chunks */
+};
+
+/* Most bytes the source may hold unconsumed besides a new chunk: a marker segment is at most
+   64 KiB and one MCU of entropy-coded data far less, so more means libjpeg makes no progress. */
+#define STREAM_MAX_UNCONSUMED (4u << 20)
+
+static void stream_init_source(j_decompress_ptr cinfo) { (void)cinfo; }
+static void stream_term_source(j_decompress_ptr cinfo) { (void)cinfo; }
+
+static boolean stream_fill_input_buffer(j_decompress_ptr cinfo) {
+    (void)cinfo;
+    return FALSE; /* suspend: the caller appends more bytes and calls again */
+}
+
+static void stream_skip_input_data(j_decompress_ptr cinfo, long count) {
+    struct stream_source *source = (struct stream_source *)cinfo->src;
+    if (count <= 0) return;
+    if ((size_t)count <= source->pub.bytes_in_buffer) {
+        source->pub.next_input_byte += count;
+        source->pub.bytes_in_buffer -= (size_t)count;
+        return;
+    }
+    source->skip_pending += (size_t)count - source->pub.bytes_in_buffer;
+    source->pub.next_input_byte += source->pub.bytes_in_buffer;
+    source->pub.bytes_in_buffer = 0;
+}
+
+static void free_stream_source(struct stream_source *source) {
+    if (source == NULL) return;
+    free(source->buffer);
+    free(source);
+}
+
+alcedo_jpeg_decoder *alcedo_jpeg_stream_create(void) {
+    alcedo_jpeg_decoder *decoder = alcedo_jpeg_decoder_create();
+    if (decoder == NULL) return NULL;
+    struct stream_source *source = calloc(1, sizeof *source);
+    if (source == NULL) {
+        alcedo_jpeg_decoder_destroy(decoder);
+        return NULL;
+    }
+    source->pub.init_source = stream_init_source;
+    source->pub.fill_input_buffer = stream_fill_input_buffer;
+    source->pub.skip_input_data = stream_skip_input_data;
+    source->pub.resync_to_restart = jpeg_resync_to_restart;
+    source->pub.term_source = stream_term_source;
+    decoder->stream = source;
+    decoder->cinfo.src = &source->pub;
+    /* As alcedo_jpeg_read_header does: EXIF and ICC segments are kept. No libjpeg call here
+       can fail but for memory, which jumps. */
+    if (setjmp(decoder->error.jump)) {
+        alcedo_jpeg_decoder_destroy(decoder);
+        return NULL;
+    }
+    jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 2, 0xFFFF);
+    return decoder;
+}
+
+enum alcedo_jpeg_status alcedo_jpeg_stream_append(alcedo_jpeg_decoder *decoder, const uint8_t *data, size_t size) {
+    if (decoder == NULL || decoder->stream == NULL) return ALCEDO_JPEG_MISUSE;
+    struct stream_source *source = decoder->stream;
+    if (data == NULL || size == 0) return ALCEDO_JPEG_OK;
+    if (source->skip_pending > 0) {
+        size_t skipped = source->skip_pending < size ? source->skip_pending : size;
+        source->skip_pending -= skipped;
+        data += skipped;
+        size -= skipped;
+        if (size == 0) return ALCEDO_JPEG_OK;
+    }
+    size_t kept = source->pub.bytes_in_buffer;
+    if (kept > STREAM_MAX_UNCONSUMED) {
+        snprintf(decoder->error.message, JMSG_LENGTH_MAX, "the decoder made no progress over %zu bytes", kept);
+        return ALCEDO_JPEG_CORRUPT;
+    }
+    if (kept + size > source->capacity) {
+        size_t wanted = kept + size;
+        uint8_t *grown = malloc(wanted);
+        if (grown == NULL) return ALCEDO_JPEG_NO_MEMORY;
+        if (kept > 0) memcpy(grown, source->pub.next_input_byte, kept);
+        free(source->buffer);
+        source->buffer = grown;
+        source->capacity = wanted;
+    } else if (kept > 0 && source->pub.next_input_byte != source->buffer) {
+        memmove(source->buffer, source->pub.next_input_byte, kept);
+    }
+    memcpy(source->buffer + kept, data, size);
+    source->pub.next_input_byte = source->buffer;
+    source->pub.bytes_in_buffer = kept + size;
+    return ALCEDO_JPEG_OK;
+}
+
+enum alcedo_jpeg_status alcedo_jpeg_stream_read_header(alcedo_jpeg_decoder *decoder, alcedo_jpeg_header *header,
+                                                       int *suspended) {
+    if (decoder == NULL || decoder->stream == NULL || header == NULL || suspended == NULL) return ALCEDO_JPEG_MISUSE;
+    if (decoder->stage != STAGE_NEW) return misuse(decoder, "the header was already read");
+    *suspended = 0;
+    if (setjmp(decoder->error.jump)) {
+        decoder->stage = STAGE_FAILED;
+        return decoder->error.status;
+    }
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    int read = jpeg_read_header(cinfo, TRUE);
+    if (read == JPEG_SUSPENDED) {
+        *suspended = 1;
+        return ALCEDO_JPEG_OK;
+    }
+    if (read != JPEG_HEADER_OK) {
+        decoder->stage = STAGE_FAILED;
+        snprintf(decoder->error.message, JMSG_LENGTH_MAX, "no image in the data");
+        return ALCEDO_JPEG_CORRUPT;
+    }
+    memset(header, 0, sizeof *header);
+    fill_header(decoder, header);
+    decoder->stage = STAGE_HEADER;
+    return ALCEDO_JPEG_OK;
+}
+
+enum alcedo_jpeg_status alcedo_jpeg_stream_start(alcedo_jpeg_decoder *decoder, int scale_denominator,
+                                                 int32_t *out_width, int32_t *out_height) {
+    if (decoder == NULL || decoder->stream == NULL || out_width == NULL || out_height == NULL) return ALCEDO_JPEG_MISUSE;
+    enum alcedo_jpeg_status usable = check_start(decoder, scale_denominator);
+    if (usable != ALCEDO_JPEG_OK) return usable;
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    decoder->stage = STAGE_FAILED;
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+    enum alcedo_jpeg_status configured = configure_output(decoder, scale_denominator);
+    if (configured != ALCEDO_JPEG_OK) return configured;
+    cinfo->buffered_image = TRUE;
+    /* In buffered-image mode this only sets up (and allocates the coefficient buffer): it
+       reads no data, so it cannot suspend. */
+    jpeg_start_decompress(cinfo);
+    if (cinfo->output_components != 4) return misuse(decoder, "unexpected number of output components");
+    *out_width = (int32_t)cinfo->output_width;
+    *out_height = (int32_t)cinfo->output_height;
+    decoder->stage = STAGE_STARTED;
+    return ALCEDO_JPEG_OK;
+}
+
+enum alcedo_jpeg_status alcedo_jpeg_stream_advance(alcedo_jpeg_decoder *decoder, int32_t *completed_scan) {
+    if (decoder == NULL || decoder->stream == NULL || completed_scan == NULL) return ALCEDO_JPEG_MISUSE;
+    *completed_scan = 0;
+    if (decoder->stage == STAGE_DONE) {
+        *completed_scan = -1;
+        return ALCEDO_JPEG_OK;
+    }
+    if (decoder->stage != STAGE_STARTED) return misuse(decoder, "advance called before start");
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    decoder->stage = STAGE_FAILED;
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+    for (;;) {
+        /* Nothing to read: libjpeg would only suspend (and touch its state doing so). */
+        if (decoder->stream->pub.bytes_in_buffer == 0) {
+            decoder->stage = STAGE_STARTED;
+            return ALCEDO_JPEG_OK;
+        }
+        /* The checks libjpeg's progress monitor makes while it preloads a multi-scan file:
+           scan count, scan passes, CPU time. In buffered-image mode libjpeg does not call it. */
+        on_progress((j_common_ptr)cinfo);
+        int result = jpeg_consume_input(cinfo);
+        if (result == JPEG_SUSPENDED) {
+            decoder->stage = STAGE_STARTED;
+            return ALCEDO_JPEG_OK;
+        }
+        if (result == JPEG_REACHED_EOI) {
+            decoder->stage = STAGE_DONE;
+            *completed_scan = -1;
+            return ALCEDO_JPEG_OK;
+        }
+        if (result == JPEG_SCAN_COMPLETED && cinfo->coef_bits != NULL) {
+            int components = cinfo->num_components < MAX_COMPONENTS ? cinfo->num_components : MAX_COMPONENTS;
+            memcpy(decoder->scan_bits, cinfo->coef_bits, (size_t)components * sizeof decoder->scan_bits[0]);
+            decoder->scan_bits_scan = cinfo->input_scan_number;
+        }
+        if (result == JPEG_REACHED_SOS && cinfo->input_scan_number > 1) {
+            on_progress((j_common_ptr)cinfo);
+            decoder->stage = STAGE_STARTED;
+            *completed_scan = cinfo->input_scan_number - 1;
+            return ALCEDO_JPEG_OK;
+        }
+    }
+}
+
+enum alcedo_jpeg_status alcedo_jpeg_stream_render(alcedo_jpeg_decoder *decoder, uint8_t *rgba, size_t stride,
+                                                  size_t capacity) {
+    if (decoder == NULL || decoder->stream == NULL) return ALCEDO_JPEG_MISUSE;
+    if (decoder->stage != STAGE_STARTED) return misuse(decoder, "render called before start or after the end");
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    JDIMENSION width = cinfo->output_width, height = cinfo->output_height;
+    if (rgba == NULL || stride < (size_t)width * 4 || capacity / stride < (size_t)height) {
+        return misuse(decoder, "the pixel buffer is too small");
+    }
+    if (cinfo->input_scan_number < 2) return misuse(decoder, "no scan is complete yet");
+    decoder->stage = STAGE_FAILED;
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+    /* The newest complete scan: input is at the start of the next one (or inside it), so the
+       output pass needs no more input and cannot suspend. */
+    int scan = cinfo->input_scan_number - 1;
+    /* The next scan's header has already marked its coefficients as coming: block smoothing
+       (which estimates the coefficients still missing) must see the state the finished scan
+       left, as a decode of the bytes up to here would. It is latched when the pass starts. */
+    int components = cinfo->num_components < MAX_COMPONENTS ? cinfo->num_components : MAX_COMPONENTS;
+    int current[MAX_COMPONENTS][DCTSIZE2];
+    int swapped = cinfo->coef_bits != NULL && decoder->scan_bits_scan == scan;
+    if (swapped) {
+        memcpy(current, cinfo->coef_bits, (size_t)components * sizeof current[0]);
+        memcpy(cinfo->coef_bits, decoder->scan_bits, (size_t)components * sizeof current[0]);
+    }
+    jpeg_start_output(cinfo, scan);
+    if (swapped) memcpy(cinfo->coef_bits, current, (size_t)components * sizeof current[0]);
+    read_rows_into(decoder, rgba, stride, height);
+    if (!jpeg_finish_output(cinfo)) {
+        snprintf(decoder->error.message, JMSG_LENGTH_MAX, "the output pass wanted more data");
+        return ALCEDO_JPEG_CORRUPT;
+    }
+    decoder->stage = STAGE_STARTED;
+    return ALCEDO_JPEG_OK;
 }
 
 /* ---- Colour ---------------------------------------------------------------------------- */

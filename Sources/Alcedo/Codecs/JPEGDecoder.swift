@@ -144,6 +144,48 @@ struct JPEGHeader {
     /// The file has an Adobe `APP14` marker (CMYK is then inverted).
     let hasAdobeMarker: Bool
 
+    /// Copies the facts of `cHeader`, just read by `handle` (still at the header stage): the
+    /// EXIF orientation, the ICC profile reassembled from the `APP2` segments, the Adobe marker.
+    init(_ cHeader: alcedo_jpeg_header, handle: OpaquePointer) {
+        var orientation = ImageOrientation.up
+        if let exif = cHeader.exif, cHeader.exif_length > 0 {
+            let blob = UnsafeRawBufferPointer(start: exif, count: cHeader.exif_length)
+            orientation = ExifOrientationReader.orientation(in: blob) ?? .up
+        }
+        var icc: UnsafeMutablePointer<UInt8>?
+        var iccLength = 0
+        var iccProfile: Data?
+        if alcedo_jpeg_icc_profile(handle, &icc, &iccLength) != 0, let icc {
+            iccProfile = Data(bytes: icc, count: iccLength)
+            free(icc)
+        }
+        self.init(width: Int(cHeader.width), height: Int(cHeader.height), orientation: orientation,
+                  coefficientBytes: Int(clamping: cHeader.coefficient_bytes), iccProfile: iccProfile,
+                  isCMYK: cHeader.color == ALCEDO_JPEG_COLOR_CMYK || cHeader.color == ALCEDO_JPEG_COLOR_YCCK,
+                  hasAdobeMarker: alcedo_jpeg_adobe_transform(handle) >= 0)
+    }
+
+    init(width: Int, height: Int, orientation: ImageOrientation, coefficientBytes: Int, iccProfile: Data?,
+         isCMYK: Bool, hasAdobeMarker: Bool) {
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+        self.coefficientBytes = coefficientBytes
+        self.iccProfile = iccProfile
+        self.isCMYK = isCMYK
+        self.hasAdobeMarker = hasAdobeMarker
+    }
+
+    /// The colour plan for this file; for CMYK under colour management, also tells the shim
+    /// (`handle`, before it starts) to leave the CMYK samples for the plan's transform.
+    func colorPlan(mode: ColorManagement, handle: OpaquePointer) -> ColorPlan {
+        guard isCMYK else { return ColorPlan.forRGBA(iccData: iccProfile, mode: mode, format: .jpeg) }
+        guard let plan = ColorPlan.forCMYK(iccData: iccProfile, inverted: hasAdobeMarker, mode: mode),
+              plan.transform != nil else { return .none }
+        alcedo_jpeg_keep_cmyk(handle, 1)
+        return plan
+    }
+
     /// The size after orientation when `appliesOrientation`, else the stored size.
     func uprightSize(appliesOrientation: Bool) -> (width: Int, height: Int) {
         appliesOrientation && orientation.swapsDimensions ? (height, width) : (width, height)
@@ -181,23 +223,7 @@ struct JPEGDecompression {
             guard status == ALCEDO_JPEG_OK else {
                 return .failure(decompression.error(for: status, inHeader: true))
             }
-            var orientation = ImageOrientation.up
-            if let exif = cHeader.exif, cHeader.exif_length > 0 {
-                let blob = UnsafeRawBufferPointer(start: exif, count: cHeader.exif_length)
-                orientation = ExifOrientationReader.orientation(in: blob) ?? .up
-            }
-            var icc: UnsafeMutablePointer<UInt8>?
-            var iccLength = 0
-            var iccProfile: Data?
-            if alcedo_jpeg_icc_profile(handle, &icc, &iccLength) != 0, let icc {
-                iccProfile = Data(bytes: icc, count: iccLength)
-                free(icc)
-            }
-            let header = JPEGHeader(width: Int(cHeader.width), height: Int(cHeader.height), orientation: orientation,
-                                    coefficientBytes: Int(clamping: cHeader.coefficient_bytes),
-                                    iccProfile: iccProfile,
-                                    isCMYK: cHeader.color == ALCEDO_JPEG_COLOR_CMYK || cHeader.color == ALCEDO_JPEG_COLOR_YCCK,
-                                    hasAdobeMarker: alcedo_jpeg_adobe_transform(handle) >= 0)
+            let header = JPEGHeader(cHeader, handle: handle)
             do throws(AlcedoError) {
                 return .success(try body(decompression, header))
             } catch {
@@ -227,11 +253,7 @@ struct JPEGDecompression {
     /// The colour plan for this file; for CMYK under colour management, also tells the shim
     /// to leave the CMYK samples for the plan's transform.
     func colorPlan(_ header: JPEGHeader, mode: ColorManagement) -> ColorPlan {
-        guard header.isCMYK else { return ColorPlan.forRGBA(iccData: header.iccProfile, mode: mode, format: .jpeg) }
-        guard let plan = ColorPlan.forCMYK(iccData: header.iccProfile, inverted: header.hasAdobeMarker, mode: mode),
-              plan.transform != nil else { return .none }
-        alcedo_jpeg_keep_cmyk(handle, 1)
-        return plan
+        header.colorPlan(mode: mode, handle: handle)
     }
 
     /// Starts decompression at 1/`scaleDenominator` and returns the output size.
@@ -292,6 +314,13 @@ struct JPEGDecompression {
 
     /// The typed error for a failed shim call, with libjpeg's message.
     private func error(for status: alcedo_jpeg_status, inHeader: Bool) -> AlcedoError {
+        Self.error(for: status, handle: handle, inHeader: inHeader, limits: limits.limits)
+    }
+
+    /// The typed error for a failed call on `handle`, with libjpeg's message; `limits` are
+    /// those the decode ran under.
+    static func error(for status: alcedo_jpeg_status, handle: OpaquePointer, inHeader: Bool,
+                      limits: DecodingLimits) -> AlcedoError {
         let message = String(cString: alcedo_jpeg_message(handle))
         switch status {
         case ALCEDO_JPEG_TRUNCATED:
@@ -299,12 +328,12 @@ struct JPEGDecompression {
         case ALCEDO_JPEG_UNSUPPORTED:
             return .decodingError(reason: .unsupportedFeature(format: .jpeg, message: message))
         case ALCEDO_JPEG_TIMED_OUT:
-            return .decodingError(reason: .timedOut(format: .jpeg, limit: limits.limits.decodingTimeout))
+            return .decodingError(reason: .timedOut(format: .jpeg, limit: limits.decodingTimeout))
         case ALCEDO_JPEG_TOO_MUCH_MEMORY:
             // libjpeg says only that its arrays do not fit max_memory_to_use, not by how much.
             return .decodingError(reason: .workingMemoryTooLarge(
                 format: .jpeg, what: "libjpeg's whole-image buffers (\(message))",
-                bytes: limits.limits.maxWorkingMemory &+ 1, limit: limits.limits.maxWorkingMemory))
+                bytes: limits.maxWorkingMemory &+ 1, limit: limits.maxWorkingMemory))
         default:
             return .decodingError(reason: inHeader ? .invalidHeader(format: .jpeg, message: message)
                                                    : .corrupt(format: .jpeg, message: message))

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How much of a body has arrived.
 public struct DownloadProgress: Sendable, Hashable {
     /// Bytes of the body received so far.
@@ -5,10 +7,29 @@ public struct DownloadProgress: Sendable, Hashable {
     /// The body length announced by `Content-Length`; `nil` when the server did not announce one.
     public var expectedBytes: Int?
 
+    /// The bytes that arrived with this progress report: the last `chunk.count` of the
+    /// `receivedBytes` (shared with the downloader's buffer, not copied). Set by the
+    /// downloader for progressive previews; not part of equality.
+    var chunk: Data?
+
     /// Creates a progress value (`expectedBytes` `nil` when the length is unknown).
     public init(receivedBytes: Int, expectedBytes: Int?) {
         self.receivedBytes = receivedBytes
         self.expectedBytes = expectedBytes
+    }
+
+    init(receivedBytes: Int, expectedBytes: Int?, chunk: Data) {
+        self.init(receivedBytes: receivedBytes, expectedBytes: expectedBytes)
+        self.chunk = chunk
+    }
+
+    public static func == (lhs: DownloadProgress, rhs: DownloadProgress) -> Bool {
+        lhs.receivedBytes == rhs.receivedBytes && lhs.expectedBytes == rhs.expectedBytes
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(receivedBytes)
+        hasher.combine(expectedBytes)
     }
 
     /// `receivedBytes / expectedBytes` between 0 and 1, or `nil` when the length is unknown.

@@ -148,7 +148,7 @@ extension ImageDownloader {
                     return .failure(.responseError(reason: .bodyTooLarge(url, limit: limit, received: data.count + chunk.count)))
                 }
                 data.append(chunk)
-                context.reportProgress(DownloadProgress(receivedBytes: data.count, expectedBytes: expected))
+                context.reportProgress(DownloadProgress(receivedBytes: data.count, expectedBytes: expected, chunk: chunk))
                 if needsEarlySniff && data.count >= Self.sniffLength {
                     needsEarlySniff = false
                     if let error = Self.notAnImageError(data, response: response) { return .failure(error) }

@@ -86,6 +86,10 @@ public enum AlcedoOptionsInfoItem: Sendable {
     /// nor learn which paths exist. `Source.provider(LocalFileImageDataProvider(fileURL:))`
     /// reads a file without this option: naming the provider is the explicit choice.
     case allowLocalFiles
+    /// Show a progressive JPEG while it downloads: the scans received so far are decoded and
+    /// delivered as previews, on ``RetrieveImageTask/progressiveImages`` and to a bound
+    /// target, before the final image (see ``ImageProgressive``). Default: off (no previews).
+    case progressiveJPEG(ImageProgressive)
 
     // MARK: Kingfisher options without a screen
 

@@ -61,6 +61,8 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     public var onFailureImage: AlcedoImage??
     /// ``AlcedoOptionsInfoItem/allowLocalFiles``.
     public var allowLocalFiles = false
+    /// ``AlcedoOptionsInfoItem/progressiveJPEG(_:)``. `nil`: no previews.
+    public var progressiveJPEG: ImageProgressive?
     /// ``AlcedoOptionsInfoItem/scaleFactor(_:)`` (default 1), already applied to ``processor``.
     public var scaleFactor: CGFloat = 1
     /// ``AlcedoOptionsInfoItem/transition(_:)`` (no effect on Linux; kept for reading back).
@@ -107,6 +109,7 @@ public struct AlcedoParsedOptionsInfo: Sendable {
             case .keepCurrentImageWhileLoading: keepCurrentImageWhileLoading = true
             case .onFailureImage(let image): onFailureImage = .some(image)
             case .allowLocalFiles: allowLocalFiles = true
+            case .progressiveJPEG(let progressive): progressiveJPEG = progressive
             case .scaleFactor(let factor): scaleFactor = factor
             case .transition(let value): transition = value
             case .forceTransition: forceTransition = true

@@ -15,11 +15,21 @@ extension ImageManager {
     /// Retrieves one source (no alternatives): a memory hit at once, anything else through
     /// the shared run of the flow.
     func retrieveSingle(_ source: Source, originalSource: Source, options: AlcedoParsedOptionsInfo,
-                        progress: (@Sendable (DownloadProgress) -> Void)?) async throws(AlcedoError) -> RetrieveImageResult {
+                        progress: (@Sendable (DownloadProgress) -> Void)?,
+                        preview: (@Sendable (AlcedoImage) -> Void)? = nil) async throws(AlcedoError) -> RetrieveImageResult {
         let clock = ContinuousClock()
         let start = clock.now
         let request = LoadRequest(source: try resolved(source, options: options), options: options, manager: self)
         if let hit = memoryResult(request, originalSource: originalSource, since: start) { return hit }
+        var progress = progress
+        let previewer = previewer(for: request, deliver: preview)
+        defer { previewer?.close() }
+        if let previewer {
+            progress = { [progress] value in
+                previewer.receive(value)
+                progress?(value)
+            }
+        }
         let loaded = try await pipelines.value(for: request.pipelineKey, priority: PriorityTicket(priority: options.downloadPriority),
                                                progress: progress) { [self] context in
             do throws(AlcedoError) {
@@ -29,6 +39,16 @@ extension ImageManager {
             }
         }
         return deliver(loaded, request, originalSource: originalSource, since: start)
+    }
+
+    /// The previewer of a network request made with ``AlcedoOptionsInfoItem/progressiveJPEG(_:)``
+    /// whose caller takes previews; `nil` otherwise.
+    private func previewer(for request: LoadRequest, deliver: (@Sendable (AlcedoImage) -> Void)?) -> ProgressivePreviewer? {
+        guard let deliver, let settings = request.options.progressiveJPEG, case .network = request.source else { return nil }
+        return ProgressivePreviewer(settings: settings, decodingOptions: request.decodingOptions,
+                                    processor: request.processorIsDefault ? nil : request.options.processor,
+                                    modifier: request.options.imageModifier, priority: request.options.downloadPriority,
+                                    deliver: deliver)
     }
 
     /// The result for `source` if its processed image is in memory (and the request reads the

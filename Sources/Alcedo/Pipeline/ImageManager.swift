@@ -114,15 +114,39 @@ public final class ImageManager: Sendable {
     public func retrieveImage(with source: Source, options: AlcedoOptionsInfo? = nil,
                               progressBlock: DownloadProgressBlock? = nil,
                               completionHandler: @escaping @Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void) -> RetrieveImageTask {
+        retrieveImage(with: source, options: options, progressBlock: progressBlock, previewHandler: nil,
+                      completionHandler: completionHandler)
+    }
+
+    /// The callback form, with `previewHandler` called (on the callback queue) with each
+    /// progressive preview before the completion (see ``AlcedoOptionsInfoItem/progressiveJPEG(_:)``);
+    /// the task's ``RetrieveImageTask/progressiveImages`` gets them too.
+    func retrieveImage(with source: Source, options: AlcedoOptionsInfo?, progressBlock: DownloadProgressBlock?,
+                       previewHandler: (@Sendable (AlcedoImage) -> Void)?,
+                       completionHandler: @escaping @Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void) -> RetrieveImageTask {
         let parsed = parsedOptions(options)
         let handle = RetrieveImageTask()
+        let previews = handle.previewContinuation
+        var preview: (@Sendable (AlcedoImage) -> Void)?
+        if parsed.progressiveJPEG != nil {
+            let queue = parsed.callbackQueue
+            preview = { (image: AlcedoImage) in
+                previews.yield(image)
+                if let previewHandler { queue.execute { previewHandler(image) } }
+            }
+        } else {
+            previews.finish()
+        }
+        let deliverPreview = preview
         handle.attach(Task {
             let result: Result<RetrieveImageResult, AlcedoError>
             do throws(AlcedoError) {
-                result = .success(try await retrieve(source, options: parsed, progress: progressHandler(progressBlock)))
+                result = .success(try await retrieve(source, options: parsed, progress: progressHandler(progressBlock),
+                                                     preview: deliverPreview))
             } catch {
                 result = .failure(error)
             }
+            previews.finish()
             parsed.callbackQueue.execute { completionHandler(result) }
         })
         return handle
@@ -141,14 +165,16 @@ public final class ImageManager: Sendable {
 
     /// Tries `source`, then each alternative source in order.
     func retrieve(_ source: Source, options: AlcedoParsedOptionsInfo,
-                  progress: (@Sendable (DownloadProgress) -> Void)?) async throws(AlcedoError) -> RetrieveImageResult {
+                  progress: (@Sendable (DownloadProgress) -> Void)?,
+                  preview: (@Sendable (AlcedoImage) -> Void)? = nil) async throws(AlcedoError) -> RetrieveImageResult {
         guard let alternatives = options.alternativeSources, !alternatives.isEmpty else {
-            return try await retrieveSingle(source, originalSource: source, options: options, progress: progress)
+            return try await retrieveSingle(source, originalSource: source, options: options, progress: progress, preview: preview)
         }
         var failures: [SourceFailure] = []
         for candidate in [source] + alternatives {
             do {
-                return try await retrieveSingle(candidate, originalSource: source, options: options, progress: progress)
+                return try await retrieveSingle(candidate, originalSource: source, options: options, progress: progress,
+                                                preview: preview)
             } catch {
                 if error.isCancellation || Task.isCancelled { throw .requestError(reason: .cancelled) }
                 failures.append(SourceFailure(source: candidate, error: error))

@@ -9,8 +9,24 @@ public final class RetrieveImageTask: Sendable {
     private let task: Mutex<Task<Void, Never>?>
     private let cancelled = Mutex(false)
 
+    /// The previews of a progressive JPEG as it downloads, in order, for a request made with
+    /// ``AlcedoOptionsInfoItem/progressiveJPEG(_:)`` (see ``ImageProgressive``). The sequence
+    /// ends before the completion handler is called (or at once without the option), and
+    /// when the task is cancelled: no preview comes after either. Only the newest preview
+    /// not yet read is kept (a slower reader skips previews, as the decoder skips scans), so a
+    /// stream nobody reads holds one image at most; iterate it from one place only.
+    ///
+    /// ```swift
+    /// let task = manager.retrieveImage(with: url, options: [.progressiveJPEG(.default)]) { result in … }
+    /// for await preview in task.progressiveImages { show(preview) }
+    /// ```
+    public let progressiveImages: AsyncStream<AlcedoImage>
+    let previewContinuation: AsyncStream<AlcedoImage>.Continuation
+
     init() {
         task = Mutex(nil)
+        (progressiveImages, previewContinuation) = AsyncStream.makeStream(of: AlcedoImage.self,
+                                                                          bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Attaches the task running the request; cancels it at once if ``cancel()`` came first.
@@ -28,6 +44,7 @@ public final class RetrieveImageTask: Sendable {
             cancelled.withLock { $0 = true }
             return task
         }
+        previewContinuation.finish()
         running?.cancel()
     }
 

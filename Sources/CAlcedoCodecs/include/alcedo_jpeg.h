@@ -157,6 +157,46 @@ long alcedo_jpeg_warning_count(const alcedo_jpeg_decoder *decoder);
    allow_truncated: otherwise that is an ALCEDO_JPEG_TRUNCATED error), else 0. */
 int alcedo_jpeg_was_truncated(const alcedo_jpeg_decoder *decoder);
 
+/*
+ * Incremental decoding, for previews of a progressive JPEG while it downloads (libjpeg's
+ * buffered-image mode behind a suspending source). The decoder is an alcedo_jpeg_decoder
+ * made by alcedo_jpeg_stream_create; destroy it with alcedo_jpeg_decoder_destroy. The
+ * colour functions below and alcedo_jpeg_set_limits work on it as on any decoder.
+ *
+ * alcedo_jpeg_stream_append copies the next bytes of the file (in order, each byte once)
+ * into the decoder, which keeps only what libjpeg has not consumed yet: feeding a file chunk
+ * by chunk costs each byte one copy. It calls no libjpeg function.
+ *
+ * alcedo_jpeg_stream_read_header reads the header from the bytes appended so far; *suspended
+ * is 1 when more bytes are needed (call it again after appending), else *header is filled
+ * as alcedo_jpeg_read_header fills it.
+ *
+ * alcedo_jpeg_stream_start sets up the output at 1/scale_denominator (as alcedo_jpeg_start,
+ * with buffered_image set) and allocates libjpeg's coefficient buffer; it reads nothing.
+ *
+ * alcedo_jpeg_stream_advance consumes the bytes appended so far. It stops when a scan is
+ * complete (the next scan begins): *completed_scan is that scan's number (1, 2, ...); when
+ * the bytes run out first it is 0 (append more and call again); at the end of the image it is -1.
+ * The checks of ALCEDO_JPEG_MAX_SCANS, ALCEDO_JPEG_MAX_SCAN_PASSES and the CPU budget apply.
+ *
+ * alcedo_jpeg_stream_render writes the picture of the newest complete scan (with whatever
+ * the coefficients of later scans already hold), as alcedo_jpeg_read_pixels writes pixels.
+ * Block smoothing sees the coefficients' state as that scan left it, so a render at a scan
+ * boundary is byte for byte the decode of the file cut before the next scan's marker.
+ * It needs at least one complete scan and may be called after each advance.
+ *
+ * Any error leaves the decoder failed: later calls return ALCEDO_JPEG_MISUSE.
+ */
+alcedo_jpeg_decoder *alcedo_jpeg_stream_create(void);
+enum alcedo_jpeg_status alcedo_jpeg_stream_append(alcedo_jpeg_decoder *decoder, const uint8_t *data, size_t size);
+enum alcedo_jpeg_status alcedo_jpeg_stream_read_header(alcedo_jpeg_decoder *decoder, alcedo_jpeg_header *header,
+                                                       int *suspended);
+enum alcedo_jpeg_status alcedo_jpeg_stream_start(alcedo_jpeg_decoder *decoder, int scale_denominator,
+                                                 int32_t *out_width, int32_t *out_height);
+enum alcedo_jpeg_status alcedo_jpeg_stream_advance(alcedo_jpeg_decoder *decoder, int32_t *completed_scan);
+enum alcedo_jpeg_status alcedo_jpeg_stream_render(alcedo_jpeg_decoder *decoder, uint8_t *rgba, size_t stride,
+                                                  size_t capacity);
+
 /* Largest whole-image coefficient buffer (2 bytes a sample) the encoder spends on optimised
    Huffman tables: 256 MiB, e.g. 44 MP at 4:4:4; larger images use the standard tables. */
 #define ALCEDO_JPEG_OPTIMIZE_LIMIT (256u << 20)

@@ -70,6 +70,10 @@ final class TestHTTPServer: Sendable {
         var notModifiedHeaders: [(String, String)] = []
         /// Answers nothing and resets the connection (a TCP RST: `SO_LINGER` 0, then close).
         var resetsConnection = false
+        /// Sends the body in pieces ending at these offsets (then the rest), each piece after
+        /// the first only once ``pieceGate`` opens it: a test decides when the next bytes go.
+        var pieceEnds: [Int] = []
+        var pieceGate: PieceGate?
 
         init(status: Int = 200, headers: [(String, String)] = [], body: Data = Data()) {
             self.status = status
@@ -111,6 +115,15 @@ final class TestHTTPServer: Sendable {
             var copy = self
             copy.chunkSize = size
             copy.chunkInterval = interval
+            return copy
+        }
+
+        /// The same response with its body cut at `ends` (then the rest), piece `i` (from 1)
+        /// sent once `gate` has opened it.
+        func paced(at ends: [Int], gate: PieceGate) -> Response {
+            var copy = self
+            copy.pieceEnds = ends
+            copy.pieceGate = gate
             return copy
         }
 
@@ -488,6 +501,10 @@ private final class ConnectionHandler: ChannelInboundHandler {
     private func writeBody(_ body: Data, response: TestHTTPServer.Response, context: ChannelHandlerContext,
                            then done: @escaping () -> Void) {
         guard !body.isEmpty else { return done() }
+        if let gate = response.pieceGate {
+            return writePieces(body, from: 0, ends: response.pieceEnds + [body.count], index: 0, gate: gate,
+                               context: context, then: done)
+        }
         let size = response.chunkSize ?? body.count
         let piece = body.prefix(size)
         let rest = body.dropFirst(piece.count)
@@ -499,6 +516,59 @@ private final class ConnectionHandler: ChannelInboundHandler {
             guard context.channel.isActive else { return }
             writeBody(Data(rest), response: response, context: context, then: done)
         }
+    }
+}
+
+extension ConnectionHandler {
+    /// Sends piece `index` (bytes `from..<ends[index]`) once `gate` opens it, then the next.
+    fileprivate func writePieces(_ body: Data, from start: Int, ends: [Int], index: Int, gate: PieceGate,
+                                 context: ChannelHandlerContext, then done: @escaping () -> Void) {
+        guard index < ends.count else { return done() }
+        let loopBound = NIOLoopBound((self, context, done), eventLoop: context.eventLoop)
+        gate.whenOpened(index) {
+            loopBound.eventLoop.execute {
+                let (handler, context, done) = loopBound.value
+                guard context.channel.isActive else { return }
+                let end = min(max(ends[index], start), body.count)
+                if end > start {
+                    var buffer = context.channel.allocator.buffer(capacity: end - start)
+                    buffer.writeBytes(body[(body.startIndex + start)..<(body.startIndex + end)])
+                    context.writeAndFlush(handler.wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+                }
+                handler.writePieces(body, from: end, ends: ends, index: index + 1, gate: gate, context: context, then: done)
+            }
+        }
+    }
+}
+
+/// Lets a test release the pieces of a paced response one by one (piece 0 goes at once).
+final class PieceGate: Sendable {
+    private let state = Mutex((opened: 0, waiting: [(Int, @Sendable () -> Void)]()))
+
+    init() {}
+
+    /// Lets every piece up to `index` go.
+    func open(_ index: Int) {
+        let ready = state.withLock { state -> [@Sendable () -> Void] in
+            state.opened = max(state.opened, index)
+            let opened = state.opened
+            let ready = state.waiting.filter { $0.0 <= opened }.map(\.1)
+            state.waiting.removeAll { $0.0 <= opened }
+            return ready
+        }
+        for resume in ready { resume() }
+    }
+
+    /// Lets every piece go.
+    func openAll() { open(Int.max) }
+
+    fileprivate func whenOpened(_ index: Int, _ resume: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            if index <= state.opened { return true }
+            state.waiting.append((index, resume))
+            return false
+        }
+        if now { resume() }
     }
 }
 

@@ -11,6 +11,8 @@ public final class ImageBinding: Sendable {
         var generation: UInt64 = 0
         var source: Source?
         var task: RetrieveImageTask?
+        /// The current request has ended (its result, if any, is shown): no preview may follow.
+        var finished = false
     }
 
     private let state = Mutex(State())
@@ -29,6 +31,7 @@ public final class ImageBinding: Sendable {
         let (generation, previous) = state.withLock { state -> (UInt64, RetrieveImageTask?) in
             state.generation &+= 1
             state.source = source
+            state.finished = false
             let previous = state.task
             state.task = nil
             if let initial { target.display(initial) }
@@ -51,8 +54,18 @@ public final class ImageBinding: Sendable {
         state.withLock { state in
             guard state.generation == generation else { return false }
             state.task = nil
+            state.finished = true
             if let image { target.display(image) }
             return true
+        }
+    }
+
+    /// Shows a progressive preview of request `generation` while it is current and has not
+    /// ended: a preview never replaces the final image nor a newer request's.
+    func showPreview(_ generation: UInt64, image: AlcedoImage, on target: some ImageDisplaying) {
+        state.withLock { state in
+            guard state.generation == generation, !state.finished else { return }
+            target.display(image)
         }
     }
 

@@ -15,7 +15,9 @@ import Synchronization
 ///
 /// Semantics, as Kingfisher's image views:
 /// - the placeholder is shown while loading (unless
-///   ``AlcedoOptionsInfoItem/keepCurrentImageWhileLoading``), the image on success, the
+///   ``AlcedoOptionsInfoItem/keepCurrentImageWhileLoading``), then with
+///   ``AlcedoOptionsInfoItem/progressiveJPEG(_:)`` the previews of a progressive JPEG as it
+///   downloads (never after the final image), the image on success, the
 ///   ``AlcedoOptionsInfoItem/onFailureImage(_:)`` (if given) on failure — not on cancellation;
 /// - an image already in the memory cache is shown at once, before `setImage` returns;
 /// - the latest request wins: setting a new source cancels the previous request, and a result
@@ -93,8 +95,11 @@ extension ImageDisplaying {
                 completionHandler?(.failure(.imageSettingError(reason: superseded)))
             }
         }
+        let preview: @Sendable (AlcedoImage) -> Void = { [weak self] image in
+            if let self { binding.showPreview(generation, image: image, on: self) }
+        }
         let task = manager.retrieveImage(with: source, options: options, progressBlock: currentProgress,
-                                         completionHandler: completion)
+                                         previewHandler: preview, completionHandler: completion)
         binding.attach(task, generation: generation, finished: finished.withLock { $0 })
         return task
     }

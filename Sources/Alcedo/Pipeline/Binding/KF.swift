@@ -264,6 +264,10 @@ public enum KF {
         public func callbackQueue(_ queue: CallbackQueue) -> Builder { option(.callbackQueue(queue)) }
         /// ``AlcedoOptionsInfoItem/allowLocalFiles``: read a `file://` URL from disk.
         public func allowLocalFiles(_ enabled: Bool = true) -> Builder { flag(enabled, .allowLocalFiles) }
+        /// ``AlcedoOptionsInfoItem/progressiveJPEG(_:)`` (default ``ImageProgressive/default``; `nil`: no previews).
+        public func progressiveJPEG(_ progressive: ImageProgressive? = .default) -> Builder {
+            progressive.map { option(.progressiveJPEG($0)) } ?? self
+        }
         /// Kingfisher's `URLSessionTask` priority (see ``AlcedoOptionsInfoItem/downloadPriority(_:)-(Float)``).
         public func downloadPriority(_ priority: Float) -> Builder { option(.downloadPriority(priority)) }
         /// ``AlcedoOptionsInfoItem/scaleFactor(_:)``: multiplies the processors' point sizes.
