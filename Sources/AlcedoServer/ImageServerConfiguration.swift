@@ -41,8 +41,12 @@ public struct ImageServerConfiguration: Sendable {
     public var defaultQuality = 80
     /// Encoded results kept in memory for repeated requests, in bytes (default 64 MiB).
     public var resultCacheBytes = 64 << 20
-    /// Decoded images kept in Alcedo's memory cache, in bytes (default 64 MiB).
-    public var memoryCacheBytes = 64 << 20
+    /// Decoded images kept in Alcedo's memory cache, in bytes (default 0: none). Repeats are
+    /// served from the encoded results in memory (``resultCacheBytes``) and from the disk
+    /// cache, which keeps each variant as the response's bytes; a decoded image in memory would
+    /// have to be encoded again to be sent, and under load it cost about 150 MB of resident
+    /// memory at 64 MiB for no gain in throughput.
+    public var memoryCacheBytes = 0
     /// A cache tier shared with other servers, after memory and disk (default `nil`: none). With
     /// it, servers behind one load balancer download each source and make each variant once
     /// (`AlcedoRedis` provides one on Redis; `alcedo serve --redis` sets it).

@@ -59,7 +59,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Encoded results kept in memory for repeated requests, in bytes (default 67108864: 64 MiB; 0 keeps none).",
                                valueName: "bytes"))
     var resultCacheBytes: Int?
-    @Option(help: ArgumentHelp("Decoded images kept in the memory cache, in bytes (default 67108864: 64 MiB; 0 keeps none).",
+    @Option(help: ArgumentHelp("Decoded images kept in the memory cache, in bytes (default 0: none; repeats come from the encoded results and the disk).",
                                valueName: "bytes"))
     var memoryCacheBytes: Int?
     @Flag(help: "Also serve the bundled sample images on a loopback port (trusted) and print an example URL.")

@@ -32,14 +32,16 @@ struct ServeCacheSizeFlagsTests {
         let defaults = try await metricsAfterTwoRequests([])
         #expect(defaults.contains("alcedo_cache_hits_total{tier=\"result\"} 1"), "\(defaults)")
 
-        let none = try await metricsAfterTwoRequests(["--result-cache-bytes", "0", "--memory-cache-bytes", "0"])
+        let none = try await metricsAfterTwoRequests(["--result-cache-bytes", "0"])
         #expect(none.contains("alcedo_cache_hits_total{tier=\"disk\"} 1"), "\(none)")
         #expect(!none.contains("tier=\"result\""))
         #expect(!none.contains("tier=\"memory\""))
 
-        let fromEnvironment = try await metricsAfterTwoRequests([], environment: ["ALCEDO_RESULT_CACHE_BYTES": "0",
-                                                                                  "ALCEDO_MEMORY_CACHE_BYTES": "0"])
+        let fromEnvironment = try await metricsAfterTwoRequests([], environment: ["ALCEDO_RESULT_CACHE_BYTES": "0"])
         #expect(fromEnvironment.contains("alcedo_cache_hits_total{tier=\"disk\"} 1"), "\(fromEnvironment)")
+        // Decoded images kept in memory when asked: the repeat is a memory hit.
+        let decoded = try await metricsAfterTwoRequests(["--result-cache-bytes", "0", "--memory-cache-bytes", "8388608"])
+        #expect(decoded.contains("alcedo_cache_hits_total{tier=\"memory\"} 1"), "\(decoded)")
     }
 
     @Test func aNegativeSizeIsRefused() throws {

@@ -274,6 +274,13 @@ struct KingfisherDialectTests {
         #expect(log.values.contains("retrieved memory 5x5"))
         #expect(log.values.contains("size true"))
         #expect(cache.memoryStorage.config.countLimit == 150)
+        // The store's disk write runs after it returns: let it land before clearing, or a
+        // late write would put the entry back after the clear.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while (try? await cache.diskMetadata(forKey: "key_for_image")) == nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(try await cache.diskMetadata(forKey: "key_for_image") != nil)
 
         Self.clearTheCache(cache, log: log)
         #expect(await eventually { log.values.count == 5 })
