@@ -102,8 +102,13 @@ public struct ImgproxyPath: Sendable, Hashable {
     /// Percent-encodes everything but unreserved characters and the URL delimiters that are
     /// safe in a path (`:/`), so that `@`, `?`, `#` and `%` in the source survive.
     static func percentEncode(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: pathSafe) ?? text
+    }
+
+    /// ASCII letters and digits and `-._~:/`: what ``percentEncode(_:)`` leaves as it is (made once).
+    private static let pathSafe: CharacterSet = {
         var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
         allowed.insert(charactersIn: "-._~:/")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
-    }
+        return allowed
+    }()
 }
