@@ -196,10 +196,21 @@ struct GIFCompositor {
 
     /// Copies `area` from `shown`, a whole canvas of the same size.
     private mutating func restore(_ area: Area, from shown: [UInt8]) {
-        let rowBytes = area.width * 4
-        for row in area.y..<(area.y + area.height) {
-            let start = (row * width + area.x) * 4
-            canvas.replaceSubrange(start..<(start + rowBytes), with: shown[start..<(start + rowBytes)])
+        shown.withUnsafeBytes { source in
+            copyRows(of: area, from: source.baseAddress!, sourceRowBytes: width * 4,
+                     sourceStart: (area.y * width + area.x) * 4)
+        }
+    }
+
+    /// Copies `area`'s rows from `source` (rows `sourceRowBytes` apart, the first at
+    /// `sourceStart`) into the canvas, with one memory copy per row.
+    private mutating func copyRows(of area: Area, from source: UnsafeRawPointer, sourceRowBytes: Int, sourceStart: Int) {
+        let rowBytes = area.width * 4, canvasWidth = width
+        canvas.withUnsafeMutableBytes { target in
+            for row in 0..<area.height {
+                (target.baseAddress! + ((area.y + row) * canvasWidth + area.x) * 4)
+                    .copyMemory(from: source + sourceStart + row * sourceRowBytes, byteCount: rowBytes)
+            }
         }
     }
 
@@ -215,13 +226,19 @@ struct GIFCompositor {
 
     /// Fills `area` with `source` (rows of the area's width), or with transparent black.
     private mutating func fill(_ area: Area, with source: [UInt8]?) {
+        guard !area.isEmpty else { return }
         let rowBytes = area.width * 4
-        for row in 0..<area.height {
-            let start = ((area.y + row) * width + area.x) * 4
-            if let source {
-                canvas.replaceSubrange(start..<(start + rowBytes), with: source[(row * rowBytes)..<((row + 1) * rowBytes)])
-            } else {
-                canvas.replaceSubrange(start..<(start + rowBytes), with: repeatElement(0, count: rowBytes))
+        if let source {
+            source.withUnsafeBytes { saved in
+                copyRows(of: area, from: saved.baseAddress!, sourceRowBytes: rowBytes, sourceStart: 0)
+            }
+            return
+        }
+        let canvasWidth = width
+        canvas.withUnsafeMutableBytes { target in
+            for row in 0..<area.height {
+                (target.baseAddress! + ((area.y + row) * canvasWidth + area.x) * 4)
+                    .initializeMemory(as: UInt8.self, repeating: 0, count: rowBytes)
             }
         }
     }
