@@ -38,11 +38,35 @@ struct GIFLZWDecoder {
     private var firstByte: UInt8 = 0
     private var bitBuffer = 0
     private var bitCount = 0
-    private var prefix: [UInt16]
-    private var suffix: [UInt8]
-    private var firstOf: [UInt8]
-    /// Decoded bytes not yet handed out, in reverse order (popped from the end).
-    private var stack: [UInt8]
+    /// The dictionary and the string stack, in one allocation read without bounds checks
+    /// (every index is below ``maxCodes``, or ``maxCodes`` + 1 on the stack, by construction).
+    private let tables: Tables
+    /// Decoded bytes not yet handed out: `tables.stack[0..<stackCount]`, in reverse order.
+    private var stackCount = 0
+
+    /// The dictionary (prefix code, last byte and first byte of each code's string) and the
+    /// stack a string is unwound onto, freed with the decoder.
+    private final class Tables {
+        let prefix = UnsafeMutablePointer<UInt16>.allocate(capacity: GIFLZWDecoder.maxCodes)
+        let suffix = UnsafeMutablePointer<UInt8>.allocate(capacity: GIFLZWDecoder.maxCodes)
+        let firstOf = UnsafeMutablePointer<UInt8>.allocate(capacity: GIFLZWDecoder.maxCodes)
+        /// A string is at most ``maxCodes`` bytes, plus the first byte of a code being defined.
+        let stack = UnsafeMutablePointer<UInt8>.allocate(capacity: GIFLZWDecoder.maxCodes + 1)
+
+        init() {
+            prefix.initialize(repeating: 0, count: GIFLZWDecoder.maxCodes)
+            suffix.initialize(repeating: 0, count: GIFLZWDecoder.maxCodes)
+            firstOf.initialize(repeating: 0, count: GIFLZWDecoder.maxCodes)
+            stack.initialize(repeating: 0, count: GIFLZWDecoder.maxCodes + 1)
+        }
+
+        deinit {
+            prefix.deallocate()
+            suffix.deallocate()
+            firstOf.deallocate()
+            stack.deallocate()
+        }
+    }
 
     /// The working memory of one decoder (dictionary and string stack), in bytes.
     static let workingMemory = maxCodes * (2 + 1 + 1 + 1)
@@ -60,15 +84,11 @@ struct GIFLZWDecoder {
         clearCode = 1 << minimumCodeSize
         codeSize = minimumCodeSize + 1
         nextCode = clearCode + 2
-        prefix = [UInt16](repeating: 0, count: GIFLZWDecoder.maxCodes)
-        suffix = [UInt8](repeating: 0, count: GIFLZWDecoder.maxCodes)
-        firstOf = [UInt8](repeating: 0, count: GIFLZWDecoder.maxCodes)
+        tables = Tables()
         for code in 0..<min(clearCode, GIFLZWDecoder.maxCodes) {
-            suffix[code] = UInt8(truncatingIfNeeded: code)
-            firstOf[code] = UInt8(truncatingIfNeeded: code)
+            tables.suffix[code] = UInt8(truncatingIfNeeded: code)
+            tables.firstOf[code] = UInt8(truncatingIfNeeded: code)
         }
-        stack = []
-        stack.reserveCapacity(GIFLZWDecoder.maxCodes)
     }
 
     /// Fills `row` with `count` indices.
@@ -76,10 +96,13 @@ struct GIFLZWDecoder {
     ///   rest of the row is then left as it was.
     mutating func readRow(into row: UnsafeMutablePointer<UInt8>, count: Int) throws(AlcedoError) -> Bool {
         var filled = 0
+        let stack = tables.stack
         while filled < count {
-            if let byte = stack.popLast() {
-                row[filled] = byte
-                filled += 1
+            if stackCount > 0 {
+                let n = min(stackCount, count - filled)
+                for i in 0..<n { row[filled + i] = stack[stackCount - 1 - i] }
+                stackCount -= n
+                filled += n
                 continue
             }
             if finished { return false }
@@ -142,10 +165,12 @@ struct GIFLZWDecoder {
             finished = true
             return
         }
+        let prefix = tables.prefix, suffix = tables.suffix, firstOf = tables.firstOf, stack = tables.stack
         var string: Int
         if previous == -1 {
             guard code < clearCode else { throw invalid(code) }
-            stack.append(suffix[code])
+            stack[stackCount] = suffix[code]
+            stackCount += 1
             firstByte = suffix[code]
             previous = code
             return
@@ -153,17 +178,20 @@ struct GIFLZWDecoder {
             string = code
         } else if code == nextCode && nextCode < GIFLZWDecoder.maxCodes {
             // The code being defined: the previous string plus its own first byte.
-            stack.append(firstOf[previous])
+            stack[stackCount] = firstOf[previous]
+            stackCount += 1
             string = previous
         } else {
             throw invalid(code)
         }
         let first = firstOf[string]
         while string >= clearCode {
-            stack.append(suffix[string])
+            stack[stackCount] = suffix[string]
+            stackCount += 1
             string = Int(prefix[string])
         }
-        stack.append(suffix[string])
+        stack[stackCount] = suffix[string]
+        stackCount += 1
         firstByte = first
         if nextCode < GIFLZWDecoder.maxCodes {
             prefix[nextCode] = UInt16(previous)
