@@ -48,19 +48,22 @@ struct BoxShrinker {
         sums.update(repeating: 0, count: outWidth * outHeight * 4)
     }
 
-    /// Adds a whole RGBA row of the picture (`width` pixels) at row `y`.
+    /// Adds a whole RGBA row of the picture (`width` pixels) at row `y`, read in place.
     func add(row pixels: UnsafePointer<UInt8>, y: Int) {
-        row.update(from: pixels, count: width * 4)
-        add(y: y, x: 0, dx: 1, count: width)
+        add(pixels, y: y, x: 0, dx: 1, count: width)
     }
 
     /// Adds the `count` pixels of ``row``, at image columns `x`, `x + dx`… of row `y`.
     func add(y: Int, x: Int, dx: Int, count: Int) {
+        add(UnsafePointer(row), y: y, x: x, dx: dx, count: count)
+    }
+
+    private func add(_ pixels: UnsafePointer<UInt8>, y: Int, x: Int, dx: Int, count: Int) {
         let line = sums + (y / factor) * outWidth * 4
         var column = x
         for i in 0..<count {
             let cell = line + (column / factor) * 4
-            let p = row + i * 4
+            let p = pixels + i * 4
             let alpha = UInt64(p[3])
             cell[0] &+= UInt64(p[0]) * alpha
             cell[1] &+= UInt64(p[1]) * alpha

@@ -33,12 +33,19 @@ extension WebPDecoder {
         }
         var compositor = WebPAnimationCompositor(width: width, height: height,
                                                  scaledWidth: scaled.width, scaledHeight: scaled.height)
-        // The frame buffer: as large as the largest frame drawn.
+        // The frame buffer: as large as the largest frame drawn. The frames' own pixels, which
+        // libwebp decodes whole even when it scales them, count against the byte limit too: a
+        // scaled canvas bounds the memory, this bounds the work.
         var largestFrame = 0
+        var decodedBytes = 0
         for index in 0..<frameCount {
             guard let header = container.frame(at: index) else { throw missingFrame(container, index: index) }
             let area = compositor.area(x: header.x, y: header.y, frameWidth: header.width, frameHeight: header.height)
             largestFrame = max(largestFrame, area.width * area.height * 4)
+            decodedBytes += header.width * header.height * 4
+            if decodedBytes > options.limits.maxTotalBytes {
+                throw .decodingError(reason: .animationTooLarge(format: .webp, bytes: decodedBytes, limit: options.limits.maxTotalBytes))
+            }
         }
         try options.limits.checkWorkingMemory(largestFrame, what: "the frame buffer of an animation", format: .webp)
 

@@ -125,6 +125,21 @@ struct WebPAnimationDecodingTests {
         }
     }
 
+    /// Scaled frames bound the memory, not the work: libwebp decodes each frame whole before
+    /// scaling it, so the frames' own pixels count against the byte limit (4 frames of
+    /// 768, 120, 80 and 64 pixels: 4,128 bytes, while the scaled frames kept take 3,072).
+    @Test("with a target size, the frames' full-size pixels still count against the byte limit")
+    func scaledAnimationCountsTheDecodedFrames() throws {
+        let data = try WebPTestSupport.generated("animated.webp")
+        let reason = WebPTestSupport.decodingError { () throws(AlcedoError) in
+            try decoder.decode(data, options: DecodingOptions(targetSize: PixelSize(width: 16, height: 16),
+                                                              limits: DecodingLimits(maxTotalBytes: 4_000)))
+        }
+        #expect(reason == .animationTooLarge(format: .webp, bytes: 4_128, limit: 4_000))
+        let enough = DecodingOptions(targetSize: PixelSize(width: 16, height: 16), limits: DecodingLimits(maxTotalBytes: 4_128))
+        #expect(try decoder.decode(data, options: enough).frames.count == 4)
+    }
+
     @Test("an animation of one frame with a target size decodes like a still, scaled")
     func oneFrameAnimationIsAStill() throws {
         let data = HostileJPEGWebPTests.Generate.tinyFramesOnCanvas(width: 16_383, height: 6_103, offsets: [(0, 0)])
