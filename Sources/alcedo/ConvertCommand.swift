@@ -68,6 +68,8 @@ struct ConvertCommand: ParsableCommand {
             options.contentMode = .aspectFit
         }
 
+        if case .pam = target, bounds == nil, frameIndex == 0, try streamPAM(data, options: options) { return }
+
         var image: AlcedoImage
         var finalSize: PixelSize?
         do {
@@ -101,6 +103,39 @@ struct ConvertCommand: ParsableCommand {
             }
             try writeFile(encoded, to: output)
         }
+    }
+
+    /// A JPEG written as PAM without a whole-picture buffer: the header, then each strip of
+    /// rows as it is decoded. `false` when that cannot be done (not a JPEG, or a picture that
+    /// must be turned), leaving the ordinary decode to do it.
+    private func streamPAM(_ data: Data, options: DecodingOptions) throws(CLIFailure) -> Bool {
+        guard ImageFormat.sniff(data) == .jpeg, let decoder = ImageCodecRegistry.shared.decoder(for: .jpeg) as? JPEGDecoder else {
+            return false
+        }
+        var file: AtomicFileWriter?
+        var openFailure: CLIFailure?
+        let streamed: Bool
+        do {
+            streamed = try decoder.decodeRows(data, options: options, start: { size in
+                do throws(CLIFailure) {
+                    let writer = try AtomicFileWriter(path: output)
+                    PAMWriter.header(width: size.width, height: size.height).withUnsafeBytes { writer.write($0) }
+                    file = writer
+                } catch {
+                    openFailure = error
+                }
+            }, rows: { strip, _, _ in
+                guard let file else { return false }
+                file.write(UnsafeRawBufferPointer(strip))
+                return true
+            })
+        } catch {
+            throw CLIFailure(path: input, error: error)
+        }
+        if let openFailure { throw openFailure }
+        guard streamed else { return false }
+        try file?.commit()
+        return true
     }
 
     private enum OutputTarget {

@@ -109,6 +109,48 @@ public struct JPEGDecoder: ImageDecoding {
         }
     }
 
+    /// Decodes `data` a strip of rows at a time, top to bottom, without ever holding the whole
+    /// picture: the memory used is one strip (32 rows) and libjpeg's own state. For writers
+    /// that can take rows as they come (`alcedo convert --format pam` uses it).
+    ///
+    /// The rows are RGBA8, through ``DecodingOptions/colorManagement`` and scaled by
+    /// ``DecodingOptions/targetSize`` as ``decode(_:options:)`` would (the DCT-scaled size,
+    /// no resampling after it). The limits and the decoding deadline apply as there.
+    ///
+    /// - Parameters:
+    ///   - start: called once, before the first strip, with the size of the rows to come.
+    ///   - rows: called with each strip (`rowCount` rows of `width * 4` bytes) and the index of
+    ///     its first row; return `false` to stop decoding there.
+    /// - Returns: `false`, having decoded nothing and called neither closure, when the rows
+    ///   cannot come in order: the file states an EXIF orientation other than `.up` and
+    ///   ``DecodingOptions/appliesOrientation`` is set. Use ``decode(_:options:)`` then.
+    ///   `true` otherwise, also when `rows` stopped the decode.
+    /// - Throws: what ``decode(_:options:)`` throws.
+    public func decodeRows(
+        _ data: Data, options: DecodingOptions = .default,
+        start: (PixelSize) -> Void,
+        rows: (_ strip: UnsafeBufferPointer<UInt8>, _ firstRow: Int, _ rowCount: Int) -> Bool
+    ) throws(AlcedoError) -> Bool {
+        let deadline = options.limits.startDeadline(format: .jpeg)
+        return try JPEGDecompression.withHeader(of: data) { (decompression, header) throws(AlcedoError) -> Bool in
+            guard !options.appliesOrientation || header.orientation == .up else { return false }
+            try options.limits.check(width: header.width, height: header.height, format: .jpeg)
+            try options.limits.checkWorkingMemory(header.coefficientBytes, what: "the coefficient buffer of a progressive or multi-scan file",
+                                                  format: .jpeg)
+            decompression.setLimits(options.limits, deadline: deadline)
+            let denominator = Self.scaleDenominator(width: header.width, height: header.height, options: options)
+            let plan = decompression.colorPlan(header, mode: options.colorManagement)
+            let (width, height) = try decompression.start(scaleDenominator: denominator,
+                                                          allowTruncated: options.allowTruncated)
+            start(PixelSize(width: width, height: height))
+            try decompression.readStrips(width: width, height: height, stripRows: 32) { strip, firstRow, count in
+                plan.apply(to: strip)
+                return rows(UnsafeBufferPointer(strip), firstRow, count)
+            }
+            return true
+        }
+    }
+
     /// The DCT scaling denominator (1, 2, 4 or 8) for a picture whose upright size is
     /// `width` x `height`: the largest whose output (libjpeg rounds each side up) is still at
     /// least `minimumScale` times the full size on both sides.
@@ -281,6 +323,25 @@ struct JPEGDecompression {
         }
         guard status == ALCEDO_JPEG_OK else { throw error(for: status, inHeader: false) }
         return pixels
+    }
+
+    /// Decodes the rows `stripRows` at a time into one strip buffer, handing each to `body`
+    /// with the index of its first row and its row count, until the last row or until `body`
+    /// returns `false`.
+    func readStrips(width: Int, height: Int, stripRows: Int,
+                    _ body: (UnsafeMutableBufferPointer<UInt8>, Int, Int) -> Bool) throws(AlcedoError) {
+        let stride = width * 4
+        let strip = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: stride * stripRows)
+        defer { strip.deallocate() }
+        var row = 0
+        while row < height {
+            var read: Int32 = 0
+            let status = alcedo_jpeg_read_rows(handle, strip.baseAddress!, stride, Int32(stripRows), &read)
+            guard status == ALCEDO_JPEG_OK else { throw error(for: status, inHeader: false) }
+            guard read > 0 else { throw error(for: ALCEDO_JPEG_CORRUPT, inHeader: false) }
+            guard body(UnsafeMutableBufferPointer(rebasing: strip[0..<(stride * Int(read))]), row, Int(read)) else { return }
+            row += Int(read)
+        }
     }
 
     /// Decodes every row, 16 at a time, and places each strip where `orientation` puts it in

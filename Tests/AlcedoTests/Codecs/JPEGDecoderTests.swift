@@ -405,3 +405,64 @@ struct JPEGScalingTests {
         #expect(denominator(1, 1, PixelSize(width: 1, height: 1)) == 1)
     }
 }
+
+@Suite("JPEG decoder, strip by strip")
+struct JPEGRowDecodingTests {
+    /// Every strip of `decodeRows` joined, with the size `start` gave and the strips' first rows.
+    static func rows(_ data: Data, options: DecodingOptions) throws -> (size: PixelSize?, pixels: [UInt8], firstRows: [Int], streamed: Bool) {
+        var size: PixelSize?
+        var pixels: [UInt8] = []
+        var firstRows: [Int] = []
+        let streamed = try JPEGDecoder().decodeRows(data, options: options, start: { size = $0 }, rows: { strip, first, count in
+            #expect(strip.count == count * (size?.width ?? 0) * 4)
+            pixels.append(contentsOf: strip)
+            firstRows.append(first)
+            return true
+        })
+        return (size, pixels, firstRows, streamed)
+    }
+
+    @Test("the strips joined equal the whole decode: plain, CMYK, P3 and gray files, full size and DCT-scaled",
+          arguments: ["libjpeg-turbo/testorig.jpg", "color-generated/cmyk-plain-profile.jpg", "color-generated/ycck-inverted.jpg",
+                      "color-generated/p3.jpg", "color-generated/gray-18.jpg"])
+    func stripsEqualWholeDecode(_ name: String) throws {
+        let data = try Fixtures.data(name)
+        for options in [DecodingOptions.default, DecodingOptions(targetSize: PixelSize(width: 40, height: 40), contentMode: .aspectFit)] {
+            let whole = try JPEGDecoder().decode(data, options: options)
+            let streamed = try Self.rows(data, options: options)
+            #expect(streamed.streamed)
+            #expect(streamed.size == whole.size)
+            #expect(streamed.pixels == whole.frames[0].pixels, "\(name)")
+            #expect(streamed.firstRows.first == 0)
+            #expect(streamed.firstRows == streamed.firstRows.sorted())
+        }
+    }
+
+    @Test("a file that must be turned is left to decode(): nothing is called; with orientation off it streams as stored")
+    func orientedFile() throws {
+        let data = try Fixtures.data("jpeg-generated/orientation-6.jpg")
+        let turned = try Self.rows(data, options: .default)
+        #expect(!turned.streamed)
+        #expect(turned.size == nil && turned.pixels.isEmpty)
+        let stored = try Self.rows(data, options: DecodingOptions(appliesOrientation: false))
+        #expect(stored.streamed)
+        #expect(stored.pixels == (try JPEGDecoder().decode(data, options: DecodingOptions(appliesOrientation: false))).frames[0].pixels)
+    }
+
+    @Test("returning false stops the decode after that strip; limits and truncation throw as decode() does")
+    func stopsAndThrows() throws {
+        let data = try Fixtures.data("libjpeg-turbo/testorig.jpg")
+        var strips = 0
+        let streamed = try JPEGDecoder().decodeRows(data, start: { _ in }, rows: { _, _, _ in strips += 1; return false })
+        #expect(streamed && strips == 1)
+
+        var limits = DecodingLimits.default
+        limits.maxPixelCount = 100
+        #expect(throws: AlcedoError.self) {
+            _ = try JPEGDecoder().decodeRows(data, options: DecodingOptions(limits: limits), start: { _ in }, rows: { _, _, _ in true })
+        }
+        #expect(throws: AlcedoError.self) {
+            _ = try JPEGDecoder().decodeRows(data.prefix(data.count / 2), start: { _ in }, rows: { _, _, _ in true })
+        }
+    }
+}
