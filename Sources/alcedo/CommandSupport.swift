@@ -31,6 +31,18 @@ enum Console {
 
 /// Reads a whole regular file, turning failures into the system's one-line reason.
 func readFile(_ path: String) throws(CLIFailure) -> Data {
+    try checkRegularFile(path)
+    do {
+        return try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
+    } catch {
+        let reason = access(path, R_OK) != 0 ? String(cString: strerror(errno)) : "\(error)"
+        throw CLIFailure(path: path, reason: "cannot read: \(reason)")
+    }
+}
+
+/// Throws the reason `path` cannot be read as an image file: missing, unreadable, a folder or
+/// not a regular file.
+func checkRegularFile(_ path: String) throws(CLIFailure) {
     var info = stat()
     guard stat(path, &info) == 0 else {
         throw CLIFailure(path: path, reason: "cannot read: \(String(cString: strerror(errno)))")
@@ -39,12 +51,33 @@ func readFile(_ path: String) throws(CLIFailure) -> Data {
         let what = (info.st_mode & S_IFMT) == S_IFDIR ? "is a folder" : "is not a regular file"
         throw CLIFailure(path: path, reason: "cannot read: \(what)")
     }
-    do {
-        return try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
-    } catch {
-        let reason = access(path, R_OK) != 0 ? String(cString: strerror(errno)) : "\(error)"
-        throw CLIFailure(path: path, reason: "cannot read: \(reason)")
+}
+
+/// A regular file open for reading, closed when the value goes away.
+final class InputFile {
+    let path: String
+    let fd: Int32
+
+    init(path: String) throws(CLIFailure) {
+        try checkRegularFile(path)
+        self.path = path
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CLIFailure(path: path, reason: "cannot read: \(String(cString: strerror(errno)))") }
     }
+
+    /// The format the first bytes of the file show (``ImageFormat/unknown`` when unreadable).
+    func sniff() -> ImageFormat {
+        var head = [UInt8](repeating: 0, count: 64)
+        let count = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? head.withUnsafeBytes { ImageFormat.sniff(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) } : .unknown
+    }
+
+    /// Moves back to the start, for a second pass.
+    func rewind() throws(CLIFailure) {
+        guard lseek(fd, 0, SEEK_SET) == 0 else { throw CLIFailure(path: path, reason: "cannot read: \(String(cString: strerror(errno)))") }
+    }
+
+    deinit { close(fd) }
 }
 
 /// Writes `data` atomically: a temporary file in the same folder, then a rename, so a reader

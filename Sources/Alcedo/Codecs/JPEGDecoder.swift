@@ -67,7 +67,17 @@ public struct JPEGDecoder: ImageDecoding {
     /// - Throws: ``AlcedoError/decodingError(reason:)`` when the data is empty, is not a JPEG
     ///   or its header is broken, truncated or unsupported.
     public func info(for data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
-        try JPEGDecompression.withHeader(of: data) { (_, header) throws(AlcedoError) -> ImageInfo in
+        try info(from: .data(data), options: options)
+    }
+
+    /// ``info(for:options:)`` of the JPEG file open at `fileDescriptor`, read from its current
+    /// offset through a 64 KB buffer; the descriptor is left open (at an unspecified offset).
+    public func info(fileDescriptor: Int32, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
+        try info(from: .fileDescriptor(fileDescriptor), options: options)
+    }
+
+    private func info(from source: JPEGDecompression.Source, options: DecodingOptions) throws(AlcedoError) -> ImageInfo {
+        try JPEGDecompression.withHeader(of: source) { (_, header) throws(AlcedoError) -> ImageInfo in
             let orientation = header.orientation
             let upright = header.uprightSize(appliesOrientation: options.appliesOrientation)
             var info = ImageInfo(format: .jpeg, width: upright.width, height: upright.height, orientation: orientation)
@@ -82,8 +92,20 @@ public struct JPEGDecoder: ImageDecoding {
     /// corrupt and unsupported files.
     /// - Throws: ``AlcedoError/decodingError(reason:)``.
     public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
+        try decode(from: .data(data), options: options)
+    }
+
+    /// ``decode(_:options:)`` of the JPEG file open at `fileDescriptor`, read from its current
+    /// offset through a 64 KB buffer: the file is never held in memory whole (a 24 MP photo is
+    /// about 7 MB; its thumbnail decoded at 1/8 needs a fraction of that). The descriptor is
+    /// left open (at an unspecified offset).
+    public func decode(fileDescriptor: Int32, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
+        try decode(from: .fileDescriptor(fileDescriptor), options: options)
+    }
+
+    private func decode(from source: JPEGDecompression.Source, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
         let deadline = options.limits.startDeadline(format: .jpeg)
-        return try JPEGDecompression.withHeader(of: data) { (decompression, header) throws(AlcedoError) -> AlcedoImage in
+        return try JPEGDecompression.withHeader(of: source) { (decompression, header) throws(AlcedoError) -> AlcedoImage in
             try options.limits.check(width: header.width, height: header.height, format: .jpeg)
             try options.limits.checkWorkingMemory(header.coefficientBytes, what: "the coefficient buffer of a progressive or multi-scan file",
                                                   format: .jpeg)
@@ -131,8 +153,27 @@ public struct JPEGDecoder: ImageDecoding {
         start: (PixelSize) -> Void,
         rows: (_ strip: UnsafeBufferPointer<UInt8>, _ firstRow: Int, _ rowCount: Int) -> Bool
     ) throws(AlcedoError) -> Bool {
+        try decodeRows(from: .data(data), options: options, start: start, rows: rows)
+    }
+
+    /// ``decodeRows(_:options:start:rows:)`` of the JPEG file open at `fileDescriptor`, read
+    /// from its current offset through a 64 KB buffer: neither the file nor the picture is held
+    /// whole. The descriptor is left open (at an unspecified offset).
+    public func decodeRows(
+        fileDescriptor: Int32, options: DecodingOptions = .default,
+        start: (PixelSize) -> Void,
+        rows: (_ strip: UnsafeBufferPointer<UInt8>, _ firstRow: Int, _ rowCount: Int) -> Bool
+    ) throws(AlcedoError) -> Bool {
+        try decodeRows(from: .fileDescriptor(fileDescriptor), options: options, start: start, rows: rows)
+    }
+
+    private func decodeRows(
+        from source: JPEGDecompression.Source, options: DecodingOptions,
+        start: (PixelSize) -> Void,
+        rows: (_ strip: UnsafeBufferPointer<UInt8>, _ firstRow: Int, _ rowCount: Int) -> Bool
+    ) throws(AlcedoError) -> Bool {
         let deadline = options.limits.startDeadline(format: .jpeg)
-        return try JPEGDecompression.withHeader(of: data) { (decompression, header) throws(AlcedoError) -> Bool in
+        return try JPEGDecompression.withHeader(of: source) { (decompression, header) throws(AlcedoError) -> Bool in
             guard !options.appliesOrientation || header.orientation == .up else { return false }
             try options.limits.check(width: header.width, height: header.height, format: .jpeg)
             try options.limits.checkWorkingMemory(header.coefficientBytes, what: "the coefficient buffer of a progressive or multi-scan file",
@@ -245,34 +286,62 @@ struct JPEGDecompression {
         var limits = DecodingLimits.default
     }
 
-    /// Reads the header of `data` and calls `body` with the decompression and the header,
-    /// while the bytes of `data` stay pinned for libjpeg.
+    /// Where the compressed bytes come from.
+    enum Source {
+        /// Bytes in memory, pinned for the duration of the decode.
+        case data(Data)
+        /// A file open for reading, read from its current offset through a 64 KB buffer.
+        case fileDescriptor(Int32)
+    }
+
+    /// Reads the header from `source` and calls `body` with the decompression and the header,
+    /// while the bytes (or the descriptor) stay valid for libjpeg.
     static func withHeader<T>(
-        of data: Data, _ body: (JPEGDecompression, JPEGHeader) throws(AlcedoError) -> T
+        of source: Source, _ body: (JPEGDecompression, JPEGHeader) throws(AlcedoError) -> T
     ) throws(AlcedoError) -> T {
-        guard !data.isEmpty else { throw .decodingError(reason: .emptyData) }
+        switch source {
+        case .data(let data):
+            guard !data.isEmpty else { throw .decodingError(reason: .emptyData) }
+            return try withDecoder { handle throws(AlcedoError) -> T in
+                let result = data.withUnsafeBytes { raw -> Result<T, AlcedoError> in
+                    guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+                        return .failure(.decodingError(reason: .emptyData))
+                    }
+                    return withHeader(handle: handle, body) { alcedo_jpeg_read_header(handle, base, raw.count, $0) }
+                }
+                return try result.get()
+            }
+        case .fileDescriptor(let fd):
+            return try withDecoder { handle throws(AlcedoError) -> T in
+                try withHeader(handle: handle, body) { alcedo_jpeg_read_header_fd(handle, fd, $0) }.get()
+            }
+        }
+    }
+
+    private static func withDecoder<T>(_ body: (OpaquePointer) throws(AlcedoError) -> T) throws(AlcedoError) -> T {
         guard let handle = alcedo_jpeg_decoder_create() else {
             throw .decodingError(reason: .corrupt(format: .jpeg, message: "out of memory creating the decoder"))
         }
         defer { alcedo_jpeg_decoder_destroy(handle) }
+        return try body(handle)
+    }
+
+    private static func withHeader<T>(
+        handle: OpaquePointer, _ body: (JPEGDecompression, JPEGHeader) throws(AlcedoError) -> T,
+        reading read: (UnsafeMutablePointer<alcedo_jpeg_header>) -> alcedo_jpeg_status
+    ) -> Result<T, AlcedoError> {
         let decompression = JPEGDecompression(handle: handle)
-        let result = data.withUnsafeBytes { raw -> Result<T, AlcedoError> in
-            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
-                return .failure(.decodingError(reason: .emptyData))
-            }
-            var cHeader = alcedo_jpeg_header()
-            let status = alcedo_jpeg_read_header(handle, base, raw.count, &cHeader)
-            guard status == ALCEDO_JPEG_OK else {
-                return .failure(decompression.error(for: status, inHeader: true))
-            }
-            let header = JPEGHeader(cHeader, handle: handle)
-            do throws(AlcedoError) {
-                return .success(try body(decompression, header))
-            } catch {
-                return .failure(error)
-            }
+        var cHeader = alcedo_jpeg_header()
+        let status = read(&cHeader)
+        guard status == ALCEDO_JPEG_OK else {
+            return .failure(decompression.error(for: status, inHeader: true))
         }
-        return try result.get()
+        let header = JPEGHeader(cHeader, handle: handle)
+        do throws(AlcedoError) {
+            return .success(try body(decompression, header))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Bounds the rest of the decode: the CPU time `deadline` has left, and libjpeg's working
