@@ -38,8 +38,9 @@ public struct ImageServerConfiguration: Sendable {
     /// Serve WebP to clients that accept it when the URL names no format (default `true`).
     public var autoWebP = true
     /// Serve AVIF to clients that accept it when the URL names no format, preferred over WebP
-    /// (default `false`, as imgproxy's `IMGPROXY_AUTO_AVIF`: encoding AV1 costs several times
-    /// WebP's CPU). See ``FormatNegotiation`` for which sources and results it applies to.
+    /// (default `false`, as imgproxy's `IMGPROXY_AUTO_AVIF`: the AV1 encode is the costliest step
+    /// of a request, and its cost grows fast as ``avifSpeed`` goes down). See ``FormatNegotiation``
+    /// for which sources and results it applies to.
     public var autoAVIF = false
     /// The quality used when the URL sets none and ``formatQuality`` has no entry for the
     /// output format (default 80, as imgproxy's `IMGPROXY_QUALITY`).

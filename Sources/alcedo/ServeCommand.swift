@@ -57,7 +57,7 @@ struct ServeCommand: AsyncParsableCommand {
                                valueName: "bool"))
     var autoWebp: Bool?
     @Flag(inversion: .prefixedNo,
-          help: "Serve AVIF (preferred over WebP) to clients that accept it when the URL names no format (default off: AV1 encoding is slow).")
+          help: "Serve AVIF (preferred over WebP) to clients that accept it when the URL names no format (default off: AV1 encoding is the costliest step).")
     var autoAvif: Bool?
     @Option(help: ArgumentHelp("Default quality per format when the URL sets none, as FORMAT=Q,... (default webp=79,avif=63; others 80).",
                                valueName: "list"))

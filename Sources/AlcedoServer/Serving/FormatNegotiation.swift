@@ -53,16 +53,16 @@ public struct AcceptedImageFormats: Sendable, Hashable {
 /// - A JPEG, PNG or still WebP source becomes AVIF when ``autoAVIF`` is on and the client
 ///   accepts AVIF; else WebP when ``autoWebP`` is on and the client accepts WebP; else it
 ///   keeps its format (a WebP source stays WebP).
-/// - An animated result is never negotiated to AVIF (AV1 sequences are slow to encode and
-///   less widely shown than animated WebP, as imgproxy decides too): an animated WebP stays
-///   WebP, an animated PNG becomes WebP when accepted, else PNG.
+/// - An animated result is never negotiated to AVIF, as imgproxy decides too: `image/avif` in
+///   `Accept` does not promise AV1 sequences (browsers shipped still AVIF before animated AVIF).
+///   An animated WebP stays WebP, an animated PNG becomes WebP when accepted, else PNG.
 /// - A GIF stays GIF. An AVIF source is AVIF when negotiated, else PNG, as are other formats
 ///   Alcedo does not write.
 public struct FormatNegotiation: Sendable, Hashable {
     /// Negotiate WebP with clients that accept it (default `true`, `--auto-webp`).
     public var autoWebP: Bool
     /// Negotiate AVIF with clients that accept it, preferred over WebP (default `false`,
-    /// `--auto-avif`, as imgproxy: AV1 encoding costs several times WebP's CPU).
+    /// `--auto-avif`, as imgproxy: the AV1 encode is the costliest step of a request).
     public var autoAVIF: Bool
 
     /// A negotiation with WebP on and AVIF off by default.
