@@ -5,9 +5,10 @@
 /// 1. The first frame is reduced to a copy whose longest side is at most ``analysisSide``
 ///    (256) pixels, by averaging blocks of pixels (at most 4x4 samples per block), alpha
 ///    premultiplied so that transparent areas count as empty.
-/// 2. Each pixel of the copy gets a score: edge energy (the luminance gradient, above a small
-///    noise floor, so flat areas and JPEG noise score nothing), plus saturated colour, plus a
-///    bonus for skin tones.
+/// 2. Each pixel of the copy gets a score: edge energy (the luminance gradient between blocks,
+///    and the spread of luminance inside a block, for detail finer than a block; each above a
+///    small noise floor, so flat areas and JPEG noise score nothing), plus saturated colour,
+///    plus a bonus for skin tones.
 /// 3. An integral image of the scores gives the total score of any window in O(1), so every
 ///    position of the crop window on the copy (at most 257 x 257 of them) is scored.
 /// 4. When the best window is not clearly better than the centred one (within 5% of the range
@@ -30,7 +31,7 @@ public enum SmartCrop {
 
         let factor = max(1, (max(w, h) + analysisSide - 1) / analysisSide)
         let sw = max(1, w / factor), sh = max(1, h / factor)
-        let scores = scoreMap(image.frames[0].pixels, width: w, factor: factor, sw: sw, sh: sh)
+        let scores = scoreMap(image.frames[0].pixels, width: w, height: h, factor: factor, sw: sw, sh: sh)
 
         // Integral image: sums[(y) * (sw + 1) + x] is the sum of scores above and left of (x, y).
         let stride = sw + 1
@@ -97,31 +98,40 @@ public enum SmartCrop {
         return (fullOrigin(chosen.x, ww, cw, w, free: freeX), fullOrigin(chosen.y, wh, ch, h, free: freeY))
     }
 
-    /// The score of each pixel of the reduced copy (`sw` x `sh`, blocks of `factor` pixels).
-    static func scoreMap(_ pixels: [UInt8], width: Int, factor: Int, sw: Int, sh: Int) -> [Float] {
+    /// The score of each pixel of the reduced copy (`sw` x `sh`, blocks of `factor` pixels;
+    /// a side shorter than `factor`, as in a 1 x 10,000 image, repeats its last pixel).
+    static func scoreMap(_ pixels: [UInt8], width: Int, height: Int, factor: Int, sw: Int, sh: Int) -> [Float] {
         // Premultiplied block averages, at most 4x4 samples per block.
         let step = max(1, factor / 4)
         let samples = Float(((factor + step - 1) / step) * ((factor + step - 1) / step))
         var red = [Float](repeating: 0, count: sw * sh)
-        var green = red, blue = red
+        var green = red, blue = red, texture = red
         pixels.withUnsafeBufferPointer { p in
             for sy in 0..<sh {
                 for sx in 0..<sw {
                     var r = 0, g = 0, b = 0
+                    var lumaSum: Float = 0, lumaSquares: Float = 0
                     for dy in Swift.stride(from: 0, to: factor, by: step) {
-                        var index = ((sy * factor + dy) * width + sx * factor) * 4
-                        for _ in Swift.stride(from: 0, to: factor, by: step) {
+                        let row = min(sy * factor + dy, height - 1) * width
+                        for dx in Swift.stride(from: 0, to: factor, by: step) {
+                            let index = (row + min(sx * factor + dx, width - 1)) * 4
                             let a = Int(p[index + 3])
-                            r += Int(p[index]) * a
-                            g += Int(p[index + 1]) * a
-                            b += Int(p[index + 2]) * a
-                            index += step * 4
+                            let pr = Int(p[index]) * a, pg = Int(p[index + 1]) * a, pb = Int(p[index + 2]) * a
+                            r += pr
+                            g += pg
+                            b += pb
+                            let luma = (0.299 * Float(pr) + 0.587 * Float(pg) + 0.114 * Float(pb)) / 255
+                            lumaSum += luma
+                            lumaSquares += luma * luma
                         }
                     }
                     let i = sy * sw + sx
                     red[i] = Float(r) / (255 * samples)
                     green[i] = Float(g) / (255 * samples)
                     blue[i] = Float(b) / (255 * samples)
+                    // Detail finer than a block, which its average hides: the spread of its samples.
+                    let mean = lumaSum / samples
+                    texture[i] = (max(0, lumaSquares / samples - mean * mean)).squareRoot()
                 }
             }
         }
@@ -136,7 +146,7 @@ public enum SmartCrop {
                 let i = y * sw + x
                 // Edge energy: central differences of luminance, above a noise floor.
                 let gradient = abs(luma[y * sw + right] - luma[y * sw + left]) + abs(luma[down * sw + x] - luma[up * sw + x])
-                var score = max(0, gradient - 6)
+                var score = max(0, gradient - 6) + max(0, texture[i] - 6)
                 // Saturated colour draws attention.
                 let r = red[i], g = green[i], b = blue[i]
                 let chroma = max(r, g, b) - min(r, g, b)

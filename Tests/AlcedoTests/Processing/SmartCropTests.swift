@@ -46,6 +46,16 @@ struct SmartCropTests {
         #expect(SmartCrop.origin(of: PixelSize(width: 10, height: 10), in: transparent) == (15, 0))
     }
 
+    @Test func thinImagesStayInBounds() {
+        // Sides shorter than the reduction factor (1 x 3000 reduces by 12 to 1 x 250).
+        let tall = Self.scene(width: 1, height: 3000, x: 0, y: 2500, side: 100)
+        let origin = SmartCrop.origin(of: PixelSize(width: 1, height: 200), in: tall)
+        #expect(origin.x == 0 && origin.y >= 2400 && origin.y <= 2500, "\(origin)")
+        let wide = Self.scene(width: 5000, height: 3, x: 200, y: 0, side: 100)
+        let across = SmartCrop.origin(of: PixelSize(width: 400, height: 3), in: wide)
+        #expect(across.y == 0 && across.x <= 200 && across.x + 400 >= 300, "\(across)")
+    }
+
     @Test func theProcessorCutsWhereTheOriginSays() throws {
         let image = Self.scene(width: 600, height: 200, x: 450, y: 60, side: 80)
         let processor = SmartCroppingImageProcessor(size: PixelSize(width: 200, height: 400))
