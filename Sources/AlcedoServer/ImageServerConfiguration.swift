@@ -85,9 +85,9 @@ public struct ImageServerConfiguration: Sendable {
     }
 
     /// The quality a result in `format` gets when its URL sets none: ``formatQuality``, else
-    /// ``defaultQuality``.
+    /// ``defaultQuality``, kept within 1...100.
     public func quality(for format: ImageFormat) -> Int {
-        formatQuality[format] ?? defaultQuality
+        min(100, max(1, formatQuality[format] ?? defaultQuality))
     }
 
     /// The format negotiation ``autoWebP`` and ``autoAVIF`` make.

@@ -90,6 +90,23 @@ struct AVIFServingTests {
         #expect(tunedReply.header("ETag") != defaultReply.header("ETag"))
     }
 
+    @Test func configuredQualitiesOutOfRangeAreKeptWithin1To100() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/p.png", .ok(TestImages.png(width: 40, height: 30), contentType: "image/png"))
+        let harness = try await ServerHarness.start {
+            $0.formatQuality[.avif] = 0
+            $0.defaultQuality = 500
+        }
+        defer { Task { await harness.stop() } }
+        #expect(harness.service.configuration.quality(for: .avif) == 1)
+        #expect(harness.service.configuration.quality(for: .jpeg) == 100)
+        let low = try await harness.request(harness.path(origin.url("/p.png"), "", ext: "avif"))
+        let high = try await harness.request(harness.path(origin.url("/p.png"), "", ext: "jpg"))
+        #expect(low.status == 200 && low.format == .avif, "\(low.text)")
+        #expect(high.status == 200 && high.format == .jpeg, "\(high.text)")
+    }
+
     @Test func alphaSurvivesAndMaxBytesLowersTheQuality() async throws {
         let origin = try await TestHTTPServer.start()
         defer { origin.stop() }

@@ -50,7 +50,7 @@ struct FormatQualities: Sendable, Hashable {
     var fallback: Int
     var perFormat: [ImageFormat: Int]
 
-    func quality(for format: ImageFormat) -> Int { perFormat[format] ?? fallback }
+    func quality(for format: ImageFormat) -> Int { min(100, max(1, perFormat[format] ?? fallback)) }
 
     /// `80;avif63;webp79`: the fallback, then each format's own, in name order.
     var identifier: String {
