@@ -10,7 +10,7 @@
 ///    small noise floor, so flat areas and JPEG noise score nothing), plus saturated colour,
 ///    plus a bonus for skin tones.
 /// 3. An integral image of the scores gives the total score of any window in O(1), so every
-///    position of the crop window on the copy (at most 257 x 257 of them) is scored.
+///    position of the crop window on the copy (at most 256 x 256 of them) is scored.
 /// 4. When the best window is not clearly better than the centred one (within 5% of the range
 ///    of scores), or the image has nothing that stands out (a uniform or evenly textured
 ///    picture), the crop is centred. Otherwise, among the windows within 5% of the best, the
