@@ -6,7 +6,8 @@ import Foundation
 // Prints one JSON line per case: median milliseconds and bytes of WebP (q79, the server's WebP
 // default) and of AVIF (q63, its AVIF default) at encoder speeds 6 to 10, and JPEG q80 for scale.
 // Cases: PHOTO fitted in 512x512 (a typical served size), in 2048x2048 (cost per megapixel), and
-// ANIMATION's frames fitted in 256x256 (an animated result).
+// ANIMATION's frames fitted in 256x256 (an animated result). Last, the cost of smart gravity's
+// analysis (SmartCrop) against resizing PHOTO to 400x300.
 
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
@@ -61,3 +62,15 @@ for side in [512, 2048] {
 }
 let animation = try registry.decode(Data(contentsOf: URL(fileURLWithPath: arguments.last!)))
 try report("animation256", animation.resized(to: animation.size.fitting(in: PixelSize(width: 256, height: 256))))
+
+// Smart gravity's analysis (`g:sm`) next to the resize a served `fill` already does: on the
+// full-size photo (a `crop` before resizing) and on a 400x300 result (a `fill` crop).
+let resize = measure { photo.resized(to: PixelSize(width: 400, height: 300)) }.ms
+for size in [photo.size, PixelSize(width: 400, height: 300)] {
+    let image = size == photo.size ? photo : photo.resized(to: size)
+    let square = PixelSize(width: size.height, height: size.height)
+    let smart = measure { SmartCrop.origin(of: square, in: image) }.ms
+    let result: [String: Any] = ["case": "smartcrop\(size.width)x\(size.height)", "smartcrop.ms": smart,
+                                 "resize400.ms": resize, "smartcrop/resize400": (smart / resize * 100).rounded() / 100]
+    print(String(decoding: try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys]), as: UTF8.self))
+}
