@@ -10,7 +10,8 @@ import Foundation
 ///   ``EncodingOptions/lossless`` writes 4:4:4 with quantizer 0 and the identity matrix: the
 ///   RGB samples come back exactly.
 /// - **Speed**: ``speed`` 0 (slowest, smallest) ... 10 (fastest); default 8, which is what
-///   image servers use for on-the-fly encoding.
+///   image servers use for on-the-fly encoding. An animation asked for at speed 7 is encoded
+///   at speed 8: libaom 3.6 (Debian 12's) crashes on AV1 sequences at speed 7.
 /// - **Alpha**: an image with any pixel not fully opaque gets an alpha plane; an opaque one none.
 /// - **Animation**: every frame with its duration (milliseconds timescale). libavif 0.11
 ///   writes no repetition count: players loop the sequence forever.
@@ -41,7 +42,7 @@ public struct AVIFEncoder: ImageEncoding {
         guard let encoder = lib.avifEncoderCreate!() else { throw Self.failure("libavif could not create an encoder") }
         defer { lib.avifEncoderDestroy!(encoder) }
         encoder.pointee.maxThreads = 1
-        encoder.pointee.speed = Int32(speed)
+        encoder.pointee.speed = Int32(Self.effectiveSpeed(speed, frames: image.frames.count))
         encoder.pointee.timescale = 1000
         let quantizer = options.lossless ? 0 : Int32(((100 - options.quality) * 63 + 50) / 100)
         encoder.pointee.minQuantizer = quantizer
@@ -86,6 +87,13 @@ public struct AVIFEncoder: ImageEncoding {
         let status = lib.avifEncoderFinish!(encoder, &output)
         guard status == AVIF_RESULT_OK, let bytes = output.data else { throw Self.failure(status, encoder, lib: lib) }
         return Data(bytes: bytes, count: output.size)
+    }
+
+    /// The speed given to libavif: `speed`, except 8 for a sequence asked at 7 (libaom 3.6
+    /// dereferences a null pointer encoding more than one frame at speed 7, whatever the size
+    /// or quality).
+    static func effectiveSpeed(_ speed: Int, frames: Int) -> Int {
+        frames > 1 && speed == 7 ? 8 : speed
     }
 
     private static func failure(_ message: String) -> AlcedoError {
