@@ -81,8 +81,9 @@ public final class ImageService: Sendable {
         let variantKey = canonical.signedPart + "|" + encoding.identifier
 
         // A conditional request answered from what is known of the source, without processing.
-        var known = sources[parsed.sourceURL]
-        if known == nil { known = await sourceInfoFromDisk(parsed.sourceURL) }
+        let conditional = request.headers[.ifNoneMatch] != nil || request.headers[.ifModifiedSince] != nil
+        var known = conditional ? sources[parsed.sourceURL] : nil
+        if conditional, known == nil { known = await sourceInfoFromDisk(parsed.sourceURL) }
         if let info = known, let format = Self.predictedFormat(encoding, source: info, page: parsed.options.page) {
             let etag = etag(for: canonical, validator: info.validator, format: format)
             if notModified(request, etag: etag, lastModified: info.lastModified) {
@@ -100,8 +101,8 @@ public final class ImageService: Sendable {
         }
         var headers = cachingHeaders(etag: result.etag, lastModified: result.lastModified, negotiated: requested == nil)
         headers[.contentType] = result.format.mimeType
-        headers[.contentLength] = String(result.body.count)
-        let body: ResponseBody = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: result.body))
+        headers[.contentLength] = String(result.body.readableBytes)
+        let body: ResponseBody = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: result.body)
         return Response(status: .ok, headers: headers, body: body)
     }
 
@@ -150,7 +151,7 @@ public final class ImageService: Sendable {
         case .none: tier = "source"
         }
         let lifetime: Duration = .seconds(60)
-        return EncodedResult(body: body, format: format, etag: etag(for: canonical, validator: info.validator, format: format),
+        return EncodedResult(body: ByteBuffer(bytes: body), format: format, etag: etag(for: canonical, validator: info.validator, format: format),
                              lastModified: info.lastModified, tier: tier, expires: .now + lifetime)
     }
 

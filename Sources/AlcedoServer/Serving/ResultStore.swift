@@ -1,10 +1,12 @@
 import Alcedo
 import Foundation
+import NIOCore
 import Synchronization
 
 /// An encoded result, ready to send.
 struct EncodedResult: Sendable {
-    let body: Data
+    /// The response body, kept as the buffer every response shares (no copy per response).
+    let body: ByteBuffer
     let format: ImageFormat
     let etag: String
     let lastModified: String?
@@ -38,7 +40,7 @@ final class ResultStore: Sendable {
             guard let entry = state.entries[key] else { return nil }
             if entry.result.expires <= .now {
                 state.entries[key] = nil
-                state.bytes -= entry.result.body.count
+                state.bytes -= entry.result.body.readableBytes
                 return nil
             }
             state.tick += 1
@@ -67,15 +69,15 @@ final class ResultStore: Sendable {
     }
 
     private func store(_ result: EncodedResult, for key: String) {
-        guard result.body.count <= capacity / 4 else { return }
+        guard result.body.readableBytes <= capacity / 4 else { return }
         state.withLock { state in
-            if let old = state.entries[key] { state.bytes -= old.result.body.count }
+            if let old = state.entries[key] { state.bytes -= old.result.body.readableBytes }
             state.tick += 1
             state.entries[key] = (result, state.tick)
-            state.bytes += result.body.count
+            state.bytes += result.body.readableBytes
             while state.bytes > capacity, let oldest = state.entries.min(by: { $0.value.tick < $1.value.tick }) {
                 state.entries[oldest.key] = nil
-                state.bytes -= oldest.value.result.body.count
+                state.bytes -= oldest.value.result.body.readableBytes
             }
         }
     }
