@@ -14,8 +14,9 @@ import Foundation
 ///   as stored. ``AlcedoImage/orientation`` stays `.up` (libheif does not report which
 ///   transforms it applied).
 /// - **Colour**: an ICC profile (`prof`/`rICC`) goes through ``DecodingOptions/colorManagement``.
-/// - **Limits**: the size in the header is checked against ``DecodingOptions/limits``
-///   before anything is decoded. libheif decodes into its own buffer, which is copied once.
+/// - **Limits**: every size the file declares (the primary item's `ispe` and, for a grid, the
+///   output size of its `ImageGrid`, which libheif allocates before decoding the first tile) is
+///   checked against ``DecodingOptions/limits`` before libheif reads the file. libheif decodes into its own buffer, which is copied once.
 ///   ``DecodingOptions/targetSize`` is ignored (no scaled decode).
 public struct HEIFDecoder: ImageDecoding {
     /// The format this value is registered for: ``ImageFormat/heic`` (default) or ``ImageFormat/heif``.
@@ -44,6 +45,10 @@ public struct HEIFDecoder: ImageDecoding {
     ///   `.truncated`, `.unsupportedFeature` or `.tooManyPixels`.
     public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
         let format = self.format
+        // A grid's canvas is sized by its ImageGrid, which libheif allocates before the first tile.
+        for size in HEIFDeclaredSizes(data)?.all ?? [] {
+            try options.limits.check(width: size.width, height: size.height, format: format)
+        }
         return try HEIFSession.with(data, format: format) { handle throws(AlcedoError) in
             let (width, height) = HEIFSession.size(of: handle, appliesOrientation: options.appliesOrientation)
             try options.limits.check(width: heif_image_handle_get_ispe_width(handle) > 0 ? Int(heif_image_handle_get_ispe_width(handle)) : width,

@@ -1,0 +1,226 @@
+import Foundation
+
+/// The sizes a HEIF file declares for its primary image, read from its ISO-BMFF boxes
+/// (ISO/IEC 23008-12) before libheif sees the file, so that ``DecodingLimits`` are checked
+/// against every size that decides how much libheif allocates.
+///
+/// libheif sizes the output of a `grid` item (how phones store HEIC) from the `ImageGrid`
+/// descriptor in the item's data, not from its `ispe` property, and allocates that whole
+/// canvas before it decodes the first tile; the two can disagree in a hostile file. It also
+/// refuses an `ispe` over 32768 per side with an allocation error of its own, which would hide
+/// the limit Alcedo's caller set. Reading both sizes here makes the answer `.tooManyPixels` in
+/// both cases, with nothing allocated.
+///
+/// Only what the check needs is read: `meta` → `pitm`, `iinf`/`infe` (the primary item's
+/// type), `iprp` (`ipco` + `ipma`: its `ispe`), and for a grid `iloc` + `idat` or the file
+/// (the first 8 or 12 bytes of its `ImageGrid`). Anything malformed yields `nil` for that
+/// size: libheif then reports the error.
+struct HEIFDeclaredSizes: Equatable, Sendable {
+    /// The primary item's `ispe` size, if it has one.
+    var spatialExtent: Size?
+    /// The output size of the primary item's `ImageGrid`, if the primary item is a `grid`.
+    var gridOutput: Size?
+
+    struct Size: Equatable, Sendable {
+        var width: Int
+        var height: Int
+    }
+
+    /// Every declared size, for checking against the limits.
+    var all: [Size] { [spatialExtent, gridOutput].compactMap { $0 } }
+
+    /// Reads the declared sizes of `data`'s primary item; `nil` when the file has no
+    /// readable `meta` box or primary item.
+    init?(_ data: Data) {
+        guard let sizes = data.withUnsafeBytes({ HEIFBoxReader(bytes: $0).declaredSizes() }) else { return nil }
+        self = sizes
+    }
+
+    init(spatialExtent: Size?, gridOutput: Size?) {
+        self.spatialExtent = spatialExtent
+        self.gridOutput = gridOutput
+    }
+}
+
+/// A bounds-checked reader of ISO-BMFF boxes over a file's bytes.
+private struct HEIFBoxReader {
+    let bytes: UnsafeRawBufferPointer
+
+    struct Box {
+        var type: String
+        /// The payload (after the size and type, and the 64-bit size when there is one).
+        var payload: Range<Int>
+    }
+
+    func u8(_ at: Int) -> Int? {
+        at >= 0 && at < bytes.count ? Int(bytes[at]) : nil
+    }
+
+    /// A big-endian unsigned number of `count` bytes (0...8) at `at`.
+    func number(_ at: Int, count: Int) -> Int? {
+        guard count >= 0, count <= 8, at >= 0, at <= bytes.count - count else { return nil }
+        var value: UInt64 = 0
+        for index in 0..<count { value = value << 8 | UInt64(bytes[at + index]) }
+        return value <= UInt64(Int.max) ? Int(value) : nil
+    }
+
+    func fourCC(_ at: Int) -> String? {
+        guard at >= 0, at <= bytes.count - 4 else { return nil }
+        return String(decoding: bytes[at..<at + 4], as: UTF8.self)
+    }
+
+    /// The boxes in `range`, stopping at the first one that does not fit.
+    func children(of range: Range<Int>) -> [Box] {
+        var result = [Box]()
+        var position = range.lowerBound
+        while position + 8 <= range.upperBound {
+            guard var size = number(position, count: 4), let type = fourCC(position + 4) else { break }
+            var header = 8
+            if size == 1 {
+                guard let large = number(position + 8, count: 8) else { break }
+                size = large
+                header = 16
+            } else if size == 0 {
+                size = range.upperBound - position
+            }
+            guard size >= header, size <= range.upperBound - position else { break }
+            result.append(Box(type: type, payload: position + header..<position + size))
+            position += size
+        }
+        return result
+    }
+
+    func declaredSizes() -> HEIFDeclaredSizes? {
+        guard let meta = children(of: 0..<bytes.count).first(where: { $0.type == "meta" }),
+              meta.payload.count >= 4 else { return nil }
+        let boxes = children(of: meta.payload.lowerBound + 4..<meta.payload.upperBound)  // FullBox header
+        guard let pitm = boxes.first(where: { $0.type == "pitm" }), let version = u8(pitm.payload.lowerBound),
+              let primary = number(pitm.payload.lowerBound + 4, count: version == 0 ? 2 : 4) else { return nil }
+        var sizes = HEIFDeclaredSizes(spatialExtent: spatialExtent(of: primary, in: boxes), gridOutput: nil)
+        if itemType(of: primary, in: boxes) == "grid", let grid = itemPrefix(of: primary, count: 12, in: boxes) {
+            sizes.gridOutput = Self.imageGridOutput(grid)
+        }
+        return sizes
+    }
+
+    /// The `item_type` of `item` from its `infe` (version 2 or 3) in `iinf`.
+    func itemType(of item: Int, in boxes: [Box]) -> String? {
+        guard let iinf = boxes.first(where: { $0.type == "iinf" }), let version = u8(iinf.payload.lowerBound) else { return nil }
+        let entries = iinf.payload.lowerBound + 4 + (version == 0 ? 2 : 4)
+        guard entries <= iinf.payload.upperBound else { return nil }
+        for infe in children(of: entries..<iinf.payload.upperBound) where infe.type == "infe" {
+            let start = infe.payload.lowerBound
+            guard let infeVersion = u8(start), infeVersion >= 2 else { continue }
+            let idCount = infeVersion == 2 ? 2 : 4
+            guard start + 4 + idCount + 6 <= infe.payload.upperBound,
+                  number(start + 4, count: idCount) == item else { continue }
+            return fourCC(start + 4 + idCount + 2)
+        }
+        return nil
+    }
+
+    /// The `ispe` property associated with `item` through `ipma`.
+    func spatialExtent(of item: Int, in boxes: [Box]) -> HEIFDeclaredSizes.Size? {
+        guard let iprp = boxes.first(where: { $0.type == "iprp" }) else { return nil }
+        let iprpBoxes = children(of: iprp.payload)
+        guard let ipco = iprpBoxes.first(where: { $0.type == "ipco" }) else { return nil }
+        let properties = children(of: ipco.payload)
+        for ipma in iprpBoxes where ipma.type == "ipma" {
+            let start = ipma.payload.lowerBound
+            guard let version = u8(start), let flags = number(start + 1, count: 3),
+                  let entryCount = number(start + 4, count: 4) else { continue }
+            let idCount = version < 1 ? 2 : 4, indexCount = flags & 1 != 0 ? 2 : 1
+            var position = start + 8
+            for _ in 0..<min(entryCount, ipma.payload.count) {
+                guard let id = number(position, count: idCount), let associations = u8(position + idCount) else { break }
+                position += idCount + 1
+                for _ in 0..<associations {
+                    guard position + indexCount <= ipma.payload.upperBound,
+                          let raw = number(position, count: indexCount) else { return nil }
+                    position += indexCount
+                    let index = raw & (indexCount == 2 ? 0x7FFF : 0x7F)
+                    guard id == item, index >= 1, index <= properties.count else { continue }
+                    let property = properties[index - 1]
+                    if property.type == "ispe", let width = number(property.payload.lowerBound + 4, count: 4),
+                       let height = number(property.payload.lowerBound + 8, count: 4),
+                       property.payload.lowerBound + 12 <= property.payload.upperBound {
+                        return HEIFDeclaredSizes.Size(width: width, height: height)
+                    }
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Up to `count` first bytes of `item`'s data, located by `iloc` (versions 0-2; in the
+    /// file or, with construction method 1, in `idat`).
+    func itemPrefix(of item: Int, count: Int, in boxes: [Box]) -> [UInt8]? {
+        guard let iloc = boxes.first(where: { $0.type == "iloc" }) else { return nil }
+        let start = iloc.payload.lowerBound
+        guard let version = u8(start), version <= 2, let sizes = number(start + 4, count: 2) else { return nil }
+        let offsetSize = sizes >> 12, lengthSize = sizes >> 8 & 15, baseSize = sizes >> 4 & 15
+        let indexSize = version >= 1 ? sizes & 15 : 0
+        let idCount = version < 2 ? 2 : 4
+        guard [offsetSize, lengthSize, baseSize, indexSize].allSatisfy({ [0, 4, 8].contains($0) }),
+              let itemCount = number(start + 6, count: idCount) else { return nil }
+        var position = start + 6 + idCount
+        for _ in 0..<min(itemCount, iloc.payload.count) {
+            guard let id = number(position, count: idCount) else { return nil }
+            position += idCount
+            var method = 0
+            if version >= 1 {
+                guard let value = number(position, count: 2) else { return nil }
+                method = value & 15
+                position += 2
+            }
+            position += 2  // data_reference_index
+            guard let base = number(position, count: baseSize), let extentCount = number(position + baseSize, count: 2) else { return nil }
+            position += baseSize + 2
+            var extents = [(offset: Int, length: Int)]()
+            for _ in 0..<extentCount {
+                position += indexSize
+                guard let offset = number(position, count: offsetSize),
+                      let length = number(position + offsetSize, count: lengthSize) else { return nil }
+                position += offsetSize + lengthSize
+                extents.append((offset, length))
+            }
+            guard id == item else { continue }
+            let origin: Int
+            let available: Range<Int>
+            switch method {
+            case 0:
+                origin = 0
+                available = 0..<bytes.count
+            case 1:
+                guard let idat = boxes.first(where: { $0.type == "idat" }) else { return nil }
+                origin = idat.payload.lowerBound
+                available = idat.payload
+            default:
+                return nil
+            }
+            var prefix = [UInt8]()
+            for extent in extents where prefix.count < count {
+                let (from, overflow) = origin.addingReportingOverflow(base)
+                let (at, overflow2) = from.addingReportingOverflow(extent.offset)
+                // A length of 0 means "to the end of the source".
+                let length = extent.length == 0 ? available.upperBound - at : extent.length
+                guard !overflow, !overflow2, at >= available.lowerBound, length >= 0, at <= available.upperBound - length else { return nil }
+                prefix += bytes[at..<at + min(length, count - prefix.count)]
+            }
+            return prefix
+        }
+        return nil
+    }
+
+    /// The output size of an `ImageGrid` (version, flags, rows - 1, columns - 1, then 16 or,
+    /// with flags bit 0, 32-bit width and height).
+    static func imageGridOutput(_ grid: [UInt8]) -> HEIFDeclaredSizes.Size? {
+        guard grid.count >= 8 else { return nil }
+        if grid[1] & 1 != 0 {
+            guard grid.count >= 12 else { return nil }
+            let value = { (at: Int) in grid[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+            return HEIFDeclaredSizes.Size(width: value(4), height: value(8))
+        }
+        return HEIFDeclaredSizes.Size(width: Int(grid[4]) << 8 | Int(grid[5]), height: Int(grid[6]) << 8 | Int(grid[7]))
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import Alcedo
+
+/// HEIC grid images and `irot`/`imir`/`clap` transforms: the files of
+/// `Fixtures/avif-heif-generated` made by `make_heic_boxes.py` (HEVC tiles from heif-enc in
+/// boxes written by the script), against the source pictures; their comparison with
+/// heif-convert's decodes is in `HEIFDecoderTests.matchesHeifConvert`.
+@Suite("HEIC grids and transforms")
+struct HEICGridTransformTests {
+    static func decode(_ name: String, options: DecodingOptions = .default) throws -> AlcedoImage {
+        try HEIFDecoder().decode(AVIFHEIFFixtures.data(name), options: options)
+    }
+
+    static func expectTooManyPixels(_ name: String, limits: DecodingLimits = .default) throws {
+        let data = try AVIFHEIFFixtures.data(name)
+        do throws(AlcedoError) {
+            _ = try HEIFDecoder().decode(data, options: DecodingOptions(limits: limits))
+            Issue.record("\(name) passed the limits")
+        } catch {
+            guard case .decodingError(.tooManyPixels) = error else { Issue.record("\(name): expected tooManyPixels, got \(error)"); return }
+        }
+    }
+
+    @Test("the grid's tiles land where they were in the source picture; a cropped grid is its top-left part")
+    func tilesInPlace() throws {
+        let source = try PNGDecoder().decode(AVIFHEIFFixtures.data("grid-source.png"), options: DecodingOptions(colorManagement: .ignore))
+        let grid = try Self.decode("grid-2x2.heic")
+        #expect(grid.width == 128 && grid.height == 128)
+        #expect(AVIFHEIFFixtures.maxDifference(grid.pixels, source.pixels) <= 4)
+        for (x, y) in [(32, 32), (96, 32), (32, 96), (96, 96)] {  // one point in every tile
+            let (got, want) = (grid.pixel(x: x, y: y), source.pixel(x: x, y: y))
+            #expect(abs(Int(got.red) - Int(want.red)) <= 4 && abs(Int(got.green) - Int(want.green)) <= 4
+                    && abs(Int(got.blue) - Int(want.blue)) <= 4, "tile at (\(x), \(y))")
+        }
+        let cropped = try Self.decode("grid-cropped.heic")
+        #expect(cropped.width == 120 && cropped.height == 100)
+        var top = [UInt8]()
+        for y in 0..<100 { top += grid.pixels[(y * 128 * 4)..<(y * 128 + 120) * 4] }
+        #expect(AVIFHEIFFixtures.maxDifference(cropped.pixels, top) <= 2)
+    }
+
+    @Test("irot turns anti-clockwise, imir axis 0 flips top to bottom and 1 left to right, as libheif and heif-convert do",
+          arguments: [("irot1", ImageOrientation.left), ("irot2", .down), ("irot3", .right), ("imir0", .downMirrored), ("imir1", .upMirrored)])
+    func transforms(_ name: String, _ orientation: ImageOrientation) throws {
+        let stored = try Self.decode("\(name).heic", options: DecodingOptions(appliesOrientation: false))
+        let source = try PNGDecoder().decode(AVIFHEIFFixtures.data("transform-source.png"), options: DecodingOptions(colorManagement: .ignore))
+        // With orientation off the picture is the stored one, whatever the transform.
+        #expect(stored.width == 96 && stored.height == 64)
+        #expect(AVIFHEIFFixtures.maxDifference(stored.pixels, source.pixels) <= 6)
+        let image = try Self.decode("\(name).heic")
+        let expected = orientation.apply(to: stored.pixels, width: stored.width, height: stored.height)
+        #expect(image.width == expected.width && image.height == expected.height)
+        #expect(AVIFHEIFFixtures.maxDifference(image.pixels, expected.pixels) <= 2)
+    }
+
+    @Test("the red marker of the stored top-left corner goes where the transform says")
+    func marker() throws {
+        func isMarker(_ image: AlcedoImage, _ x: Int, _ y: Int) -> Bool {
+            let pixel = image.pixel(x: x, y: y)
+            return pixel.red > 200 && pixel.green < 60 && pixel.blue < 60
+        }
+        #expect(isMarker(try Self.decode("irot1.heic"), 4, 91))   // 64x96, bottom-left
+        #expect(isMarker(try Self.decode("irot2.heic"), 91, 59))  // 96x64, bottom-right
+        #expect(isMarker(try Self.decode("irot3.heic"), 59, 4))   // 64x96, top-right
+        #expect(isMarker(try Self.decode("imir0.heic"), 4, 59))   // bottom-left
+        #expect(isMarker(try Self.decode("imir1.heic"), 91, 4))   // top-right
+        #expect(isMarker(try Self.decode("irot1.heic", options: DecodingOptions(appliesOrientation: false)), 4, 4))
+        // The turned grid: irot 1 then imir 0 moves the top-left (red) tile to the top-left
+        // corner again, and the top-right (green) tile to the bottom-left.
+        let grid = try Self.decode("grid-irot1-imir0.heic")
+        #expect(grid.width == 100 && grid.height == 120)
+        #expect(grid.pixel(x: 10, y: 10).red > 200 && grid.pixel(x: 10, y: 110).green > 150 && grid.pixel(x: 10, y: 110).red < 80)
+    }
+
+    @Test("info reports the turned size for irot 1 and 3, the stored one with orientation off, and the grid's output size")
+    func info() throws {
+        let sizes: [(String, Int, Int)] = [("irot1", 64, 96), ("irot2", 96, 64), ("irot3", 64, 96), ("imir0", 96, 64),
+                                           ("clap", 80, 48), ("grid-2x2", 128, 128), ("grid-cropped", 120, 100),
+                                           ("grid-irot1-imir0", 100, 120)]
+        for (name, width, height) in sizes {
+            let info = try HEIFDecoder().info(for: AVIFHEIFFixtures.data("\(name).heic"))
+            #expect(info.width == width && info.height == height && info.format == .heic, "\(name)")
+            #expect(!info.hasAlpha)
+        }
+        let stored = try HEIFDecoder().info(for: AVIFHEIFFixtures.data("irot1.heic"), options: DecodingOptions(appliesOrientation: false))
+        #expect(stored.width == 96 && stored.height == 64)
+        let storedGrid = try HEIFDecoder().info(for: AVIFHEIFFixtures.data("grid-irot1-imir0.heic"),
+                                                options: DecodingOptions(appliesOrientation: false))
+        #expect(storedGrid.width == 120 && storedGrid.height == 100)
+    }
+
+    @Test("the boxes are read for the sizes the file declares: ispe and the grid's ImageGrid")
+    func declaredSizes() throws {
+        typealias Size = HEIFDeclaredSizes.Size
+        let cases: [(String, Size?, Size?)] = [
+            ("grid-2x2.heic", Size(width: 128, height: 128), Size(width: 128, height: 128)),
+            ("grid-cropped.heic", Size(width: 120, height: 100), Size(width: 120, height: 100)),
+            ("grid-huge.heic", Size(width: 60000, height: 60000), Size(width: 60000, height: 60000)),
+            ("grid-lying.heic", Size(width: 128, height: 128), Size(width: 30000, height: 30000)),
+            ("irot1.heic", Size(width: 96, height: 64), nil),
+            ("still.heic", Size(width: 40, height: 24), Size(width: 40, height: 24)),  // heif-enc wraps pictures under 64 pixels in a 1x1 grid
+        ]
+        for (name, ispe, grid) in cases {
+            let sizes = HEIFDeclaredSizes(try AVIFHEIFFixtures.data(name))
+            #expect(sizes == HEIFDeclaredSizes(spatialExtent: ispe, gridOutput: grid), "\(name)")
+        }
+        #expect(HEIFDeclaredSizes(Data([0, 0, 0, 8, 0x6D, 0x65, 0x74])) == nil)
+    }
+
+    @Test("limits are checked against the grid's declared output before libheif allocates it")
+    func limits() throws {
+        // ispe and ImageGrid say 60000x60000 (libheif itself would refuse it with an error of its own).
+        try Self.expectTooManyPixels("grid-huge.heic")
+        // ispe says 128x128 but ImageGrid 30000x30000, and the first tile is broken: were libheif
+        // started, it would allocate the grid and then report the broken tile.
+        try Self.expectTooManyPixels("grid-lying.heic")
+        try Self.expectTooManyPixels("grid-2x2.heic", limits: DecodingLimits(maxPixelCount: 128 * 128 - 1))
+        let exact = try Self.decode("grid-cropped.heic", options: DecodingOptions(limits: DecodingLimits(maxPixelCount: 120 * 100)))
+        #expect(exact.width == 120)
+    }
+
+    @Test("prefixes and bit flips of grid, transformed and hostile files give typed errors, never a crash")
+    func hostileInput() throws {
+        for name in ["grid-2x2.heic", "grid-irot1-imir0.heic", "irot1.heic", "clap.heic", "grid-huge.heic", "grid-lying.heic"] {
+            AVIFHEIFFixtures.sweep(try AVIFHEIFFixtures.data(name), seed: 0x6121D) { bytes in
+                _ = try? HEIFDecoder().decode(bytes)
+                _ = try? HEIFDecoder().info(for: bytes)
+                _ = HEIFDeclaredSizes(bytes)
+            }
+        }
+    }
+}
