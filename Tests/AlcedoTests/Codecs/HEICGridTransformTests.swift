@@ -25,14 +25,17 @@ struct HEICGridTransformTests {
     @Test("the grid's tiles land where they were in the source picture; a cropped grid is its top-left part")
     func tilesInPlace() throws {
         let source = try PNGDecoder().decode(AVIFHEIFFixtures.data("grid-source.png"), options: DecodingOptions(colorManagement: .ignore))
-        let grid = try Self.decode("grid-2x2.heic")
-        #expect(grid.width == 128 && grid.height == 128)
-        #expect(AVIFHEIFFixtures.maxDifference(grid.pixels, source.pixels) <= 4)
-        for (x, y) in [(32, 32), (96, 32), (32, 96), (96, 96)] {  // one point in every tile
-            let (got, want) = (grid.pixel(x: x, y: y), source.pixel(x: x, y: y))
-            #expect(abs(Int(got.red) - Int(want.red)) <= 4 && abs(Int(got.green) - Int(want.green)) <= 4
-                    && abs(Int(got.blue) - Int(want.blue)) <= 4, "tile at (\(x), \(y))")
+        for name in ["grid-2x2.heic", "grid-10bit.heic"] {
+            let grid = try Self.decode(name)
+            #expect(grid.width == 128 && grid.height == 128)
+            #expect(AVIFHEIFFixtures.maxDifference(grid.pixels, source.pixels) <= 4, "\(name)")
+            for (x, y) in [(32, 32), (96, 32), (32, 96), (96, 96)] {  // one point in every tile
+                let (got, want) = (grid.pixel(x: x, y: y), source.pixel(x: x, y: y))
+                #expect(abs(Int(got.red) - Int(want.red)) <= 4 && abs(Int(got.green) - Int(want.green)) <= 4
+                        && abs(Int(got.blue) - Int(want.blue)) <= 4, "\(name): tile at (\(x), \(y))")
+            }
         }
+        let grid = try Self.decode("grid-2x2.heic")
         let cropped = try Self.decode("grid-cropped.heic")
         #expect(cropped.width == 120 && cropped.height == 100)
         var top = [UInt8]()

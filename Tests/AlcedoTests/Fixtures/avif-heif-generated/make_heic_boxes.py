@@ -16,6 +16,8 @@ applies irot/imir/clap):
   `idat`); each tile is a different colour with a different gradient, so a tile in the wrong
   place is obvious. `grid-source.png` is the picture that was tiled.
 - `grid-cropped.heic`: the same tiles, output 120x100 (right and bottom tiles cropped).
+- `grid-10bit.heic`: the 2x2 grid with 10-bit tiles (`pixi` 10,10,10), encoded from a 16-bit
+  copy of the source picture.
 - `grid-irot1-imir0.heic`: the cropped grid with `irot` 1 (90 degrees anti-clockwise) then `imir`
   axis 0 on the grid item.
 - `irot1.heic`, `irot2.heic`, `irot3.heic`, `imir0.heic`, `imir1.heic`, `clap.heic`: one
@@ -28,7 +30,7 @@ applies irot/imir/clap):
   libheif start (libheif allocates the whole output before decoding the first tile) reports
   a corrupt tile, while one that checks the grid's declared size first refuses it. No reference.
 """
-import os, struct, subprocess, tempfile
+import os, struct, subprocess, tempfile, zlib
 import numpy as np
 from PIL import Image
 
@@ -116,8 +118,8 @@ def ispe(width, height):
     return full_box("ispe", 0, 0, struct.pack(">II", width, height))
 
 
-def pixi():
-    return full_box("pixi", 0, 0, bytes([3, 8, 8, 8]))
+def pixi(bits=8):
+    return full_box("pixi", 0, 0, bytes([3, bits, bits, bits]))
 
 
 def irot(angle):
@@ -193,9 +195,25 @@ def heic(items, primary, references=()):
     return ftyp + meta(mdat_start) + box("mdat", mdat_payload)
 
 
-def encode_picture(pixels, name, quality="95"):
-    Image.fromarray(pixels, "RGB").save(f"{TMP}/{name}.png")
-    run("heif-enc", "-q", quality, "-o", f"{TMP}/{name}.heic", f"{TMP}/{name}.png")
+def save_rgb16_png(pixels, path):
+    """A 16-bit RGB PNG (Pillow writes 16 bits for gray only); heif-enc -b 10 needs deep input."""
+    deep = pixels.astype(">u2") * 257
+    rows = b"".join(b"\0" + row.tobytes() for row in deep)  # filter type 0 on every row
+
+    def chunk(kind, payload):
+        return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload))
+
+    header = struct.pack(">IIBBBBB", pixels.shape[1], pixels.shape[0], 16, 2, 0, 0, 0)
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b""))
+
+
+def encode_picture(pixels, name, quality="95", bits=8):
+    if bits > 8:
+        save_rgb16_png(pixels, f"{TMP}/{name}.png")
+    else:
+        Image.fromarray(pixels, "RGB").save(f"{TMP}/{name}.png")
+    run("heif-enc", "-q", quality, "-b", str(bits), "-o", f"{TMP}/{name}.heic", f"{TMP}/{name}.png")
     return read_single_item(f"{TMP}/{name}.heic")
 
 
@@ -220,22 +238,27 @@ for index, (r, g, b) in enumerate(tile_colours):
     source[ty * T:(ty + 1) * T, tx * T:(tx + 1) * T] = np.clip(tile, 0, 255)
 Image.fromarray(source, "RGB").save("grid-source.png")
 
-tiles = [encode_picture(np.ascontiguousarray(source[ty * T:(ty + 1) * T, tx * T:(tx + 1) * T]), f"tile{ty}{tx}")
-         for ty in range(2) for tx in range(2)]
+def encode_tiles(bits):
+    return [encode_picture(np.ascontiguousarray(source[ty * T:(ty + 1) * T, tx * T:(tx + 1) * T]), f"tile{ty}{tx}-{bits}", bits=bits)
+            for ty in range(2) for tx in range(2)]
 
 
-def grid_file(width, height, grid_props=(), ispe_size=None, broken_first_tile=False):
+tiles, tiles10 = encode_tiles(8), encode_tiles(10)
+
+
+def grid_file(width, height, grid_props=(), ispe_size=None, broken_first_tile=False, bits=8):
     items = [{"id": 1, "type": "grid", "in_idat": True, "data": image_grid(2, 2, width, height),
-              "props": [ispe(*(ispe_size or (width, height))), pixi(), *grid_props]}]
-    for index, (hvcc, size, coded) in enumerate(tiles):
+              "props": [ispe(*(ispe_size or (width, height))), pixi(bits), *grid_props]}]
+    for index, (hvcc, size, coded) in enumerate(tiles if bits == 8 else tiles10):
         data = bytes(len(coded)) if broken_first_tile and index == 0 else coded
         items.append({"id": index + 2, "type": "hvc1", "in_idat": False, "data": data, "hidden": True,
-                      "props": [hvcc, ispe(*size), pixi()]})
+                      "props": [hvcc, ispe(*size), pixi(bits)]})
     return heic(items, primary=1, references=[(1, [2, 3, 4, 5])])
 
 
 write("grid-2x2.heic", grid_file(128, 128))
 write("grid-cropped.heic", grid_file(120, 100))
+write("grid-10bit.heic", grid_file(128, 128, bits=10))
 write("grid-irot1-imir0.heic", grid_file(120, 100, grid_props=[irot(1), imir(0)]))
 write("grid-huge.heic", grid_file(60000, 60000), reference=False)
 write("grid-lying.heic", grid_file(30000, 30000, ispe_size=(128, 128), broken_first_tile=True), reference=False)
