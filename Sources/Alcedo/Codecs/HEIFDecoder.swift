@@ -16,7 +16,9 @@ import Foundation
 /// - **Colour**: an ICC profile (`prof`/`rICC`) goes through ``DecodingOptions/colorManagement``.
 /// - **Limits**: every size the file declares (the primary item's `ispe` and, for a grid, the
 ///   output size of its `ImageGrid`, which libheif allocates before decoding the first tile) is
-///   checked against ``DecodingOptions/limits`` before libheif reads the file. libheif decodes into its own buffer, which is copied once.
+///   checked against ``DecodingOptions/limits`` before libheif reads the file. Derived images
+///   whose `dimg` references loop back (which overflow libheif 1.15's stack) are refused.
+///   libheif decodes into its own buffer, which is copied once.
 ///   ``DecodingOptions/targetSize`` is ignored (no scaled decode).
 public struct HEIFDecoder: ImageDecoding {
     /// The format this value is registered for: ``ImageFormat/heic`` (default) or ``ImageFormat/heif``.
@@ -29,7 +31,8 @@ public struct HEIFDecoder: ImageDecoding {
 
     /// Reads size, alpha and the colour profile of the primary image without decoding it.
     public func info(for data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
-        try HEIFSession.with(data, format: format) { handle throws(AlcedoError) in
+        try HEIFPreflight.check(data, limits: nil, format: format)
+        return try HEIFSession.with(data, format: format) { handle throws(AlcedoError) in
             let (width, height) = HEIFSession.size(of: handle, appliesOrientation: options.appliesOrientation)
             var info = ImageInfo(format: format, width: width, height: height,
                                  hasAlpha: heif_image_handle_has_alpha_channel(handle) != 0)
@@ -46,9 +49,7 @@ public struct HEIFDecoder: ImageDecoding {
     public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
         let format = self.format
         // A grid's canvas is sized by its ImageGrid, which libheif allocates before the first tile.
-        for size in HEIFDeclaredSizes(data)?.all ?? [] {
-            try options.limits.check(width: size.width, height: size.height, format: format)
-        }
+        try HEIFPreflight.check(data, limits: options.limits, format: format)
         return try HEIFSession.with(data, format: format) { handle throws(AlcedoError) in
             let (width, height) = HEIFSession.size(of: handle, appliesOrientation: options.appliesOrientation)
             try options.limits.check(width: heif_image_handle_get_ispe_width(handle) > 0 ? Int(heif_image_handle_get_ispe_width(handle)) : width,

@@ -123,9 +123,31 @@ struct HEICGridTransformTests {
         #expect(exact.width == 120)
     }
 
+    @Test("grids whose dimg references loop back are refused before libheif recurses through them")
+    func cycles() throws {
+        let data = try AVIFHEIFFixtures.data("grid-cycle.heic")
+        func failure(_ body: () throws(AlcedoError) -> Void) -> AlcedoError? {
+            do throws(AlcedoError) { try body() } catch { return error }
+            return nil
+        }
+        let errors = [failure { () throws(AlcedoError) in _ = try HEIFDecoder().decode(data) },
+                      failure { () throws(AlcedoError) in _ = try HEIFDecoder().info(for: data) }]
+        for error in errors {
+            guard case .decodingError(.invalidHeader(_, let message))? = error else { Issue.record("expected invalidHeader, got \(String(describing: error))"); continue }
+            #expect(message.contains("depends on itself"))
+        }
+        #expect(HEIFPreflight.derivationProblem([1: [2], 2: [1]]) == .cycle(item: 1))
+        #expect(HEIFPreflight.derivationProblem([1: [1, 3]]) == .cycle(item: 1))
+        #expect(HEIFPreflight.derivationProblem([5: [2, 3, 2, 3], 9: [5]]) == nil)  // a tile used twice, an iden over a grid
+        let chain = Dictionary(uniqueKeysWithValues: (1...9).map { ($0, [$0 + 1]) })  // 9 derived items, 10 deep
+        #expect(HEIFPreflight.derivationProblem(chain) == .tooDeep)
+        #expect(HEIFPreflight.derivationProblem(chain.filter { $0.key > 1 }) == nil)
+    }
+
     @Test("prefixes and bit flips of grid, transformed and hostile files give typed errors, never a crash")
     func hostileInput() throws {
-        for name in ["grid-2x2.heic", "grid-irot1-imir0.heic", "irot1.heic", "clap.heic", "grid-huge.heic", "grid-lying.heic"] {
+        for name in ["grid-2x2.heic", "grid-irot1-imir0.heic", "irot1.heic", "clap.heic", "grid-huge.heic", "grid-lying.heic",
+                     "grid-cycle.heic"] {
             AVIFHEIFFixtures.sweep(try AVIFHEIFFixtures.data(name), seed: 0x6121D) { bytes in
                 _ = try? HEIFDecoder().decode(bytes)
                 _ = try? HEIFDecoder().info(for: bytes)

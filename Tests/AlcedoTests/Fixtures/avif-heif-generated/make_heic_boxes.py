@@ -29,6 +29,8 @@ applies irot/imir/clap):
   declares 30000x30000; its first tile's coded bytes are zeros, so a decoder that lets
   libheif start (libheif allocates the whole output before decoding the first tile) reports
   a corrupt tile, while one that checks the grid's declared size first refuses it. No reference.
+- `grid-cycle.heic` (hostile): two 1x1 grids whose `dimg` references name each other; libheif
+  1.15 recurses between them until its stack overflows (heif-convert dies of SIGSEGV). No reference.
 """
 import os, struct, subprocess, tempfile, zlib
 import numpy as np
@@ -262,6 +264,10 @@ write("grid-10bit.heic", grid_file(128, 128, bits=10))
 write("grid-irot1-imir0.heic", grid_file(120, 100, grid_props=[irot(1), imir(0)]))
 write("grid-huge.heic", grid_file(60000, 60000), reference=False)
 write("grid-lying.heic", grid_file(30000, 30000, ispe_size=(128, 128), broken_first_tile=True), reference=False)
+cycle = [{"id": 1, "type": "grid", "in_idat": True, "data": image_grid(1, 1, 64, 64), "props": [ispe(64, 64), pixi()]},
+         {"id": 2, "type": "grid", "in_idat": True, "data": image_grid(1, 1, 64, 64), "props": [ispe(64, 64), pixi()],
+          "hidden": True}]
+write("grid-cycle.heic", heic(cycle, primary=1, references=[(1, [2]), (2, [1])]), reference=False)
 
 h, w = 64, 96  # heif-enc 1.15 wraps pictures under 64 pixels in a 1x1 grid
 y, x = np.mgrid[0:h, 0:w]

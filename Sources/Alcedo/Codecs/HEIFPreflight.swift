@@ -42,6 +42,77 @@ struct HEIFDeclaredSizes: Equatable, Sendable {
     }
 }
 
+/// Checks made on a HEIF file's boxes before libheif reads it, for what libheif 1.15 does not
+/// guard against itself.
+///
+/// - **Sizes**: every size in ``HEIFDeclaredSizes`` is checked against the limits.
+/// - **Derived images**: libheif decodes a `grid` (or `iden`, `iovl`) item by decoding the
+///   items its `dimg` references name, recursively and without a depth bound, so references
+///   that loop back (a grid whose tile is the grid, or two grids naming each other) overflow
+///   its stack and end the process. Such files are refused, as are chains of derived images
+///   deeper than ``maxDerivationDepth``.
+enum HEIFPreflight {
+    /// The longest chain of `dimg` references accepted (8; real files use 1, a grid of tiles,
+    /// or 2, an `iden` over a grid).
+    static let maxDerivationDepth = 8
+
+    /// Throws `.invalidHeader` for `dimg` references that form a cycle, `.unsupportedFeature`
+    /// for derived images nested deeper than ``maxDerivationDepth``, and, when `limits` is
+    /// given, `.tooManyPixels` for a declared size over them. A file whose boxes cannot be read
+    /// passes: libheif reports what is wrong with it.
+    static func check(_ data: Data, limits: DecodingLimits?, format: ImageFormat) throws(AlcedoError) {
+        let references = data.withUnsafeBytes { raw -> [Int: [Int]] in
+            let reader = HEIFBoxReader(bytes: raw)
+            return reader.metaBoxes().map { reader.derivedImageReferences(in: $0) } ?? [:]
+        }
+        switch derivationProblem(references) {
+        case .cycle(let item)?:
+            throw .decodingError(reason: .invalidHeader(format: format, message:
+                "derived image item \(item) depends on itself through its dimg references"))
+        case .tooDeep?:
+            throw .decodingError(reason: .unsupportedFeature(format: format, message:
+                "derived images are nested more than \(maxDerivationDepth) deep"))
+        case nil:
+            break
+        }
+        guard let limits else { return }
+        for size in HEIFDeclaredSizes(data)?.all ?? [] {
+            try limits.check(width: size.width, height: size.height, format: format)
+        }
+    }
+
+    enum DerivationProblem: Equatable {
+        case cycle(item: Int)
+        case tooDeep
+    }
+
+    /// Walks the `dimg` graph (item → the items it is derived from) from every item; the walk
+    /// never goes deeper than ``maxDerivationDepth`` + 1, so hostile graphs cost no stack.
+    static func derivationProblem(_ references: [Int: [Int]]) -> DerivationProblem? {
+        var finished = Set<Int>(), path = Set<Int>()
+        func visit(_ item: Int, level: Int) -> DerivationProblem? {
+            if finished.contains(item) { return nil }
+            if path.contains(item) { return .cycle(item: item) }
+            guard let sources = references[item], !sources.isEmpty else {
+                finished.insert(item)
+                return nil
+            }
+            if level >= maxDerivationDepth { return .tooDeep }
+            path.insert(item)
+            for source in sources {
+                if let problem = visit(source, level: level + 1) { return problem }
+            }
+            path.remove(item)
+            finished.insert(item)
+            return nil
+        }
+        for item in references.keys.sorted() {
+            if let problem = visit(item, level: 0) { return problem }
+        }
+        return nil
+    }
+}
+
 /// A bounds-checked reader of ISO-BMFF boxes over a file's bytes.
 private struct HEIFBoxReader {
     let bytes: UnsafeRawBufferPointer
@@ -90,10 +161,34 @@ private struct HEIFBoxReader {
         return result
     }
 
-    func declaredSizes() -> HEIFDeclaredSizes? {
+    /// The boxes in the top-level `meta` box.
+    func metaBoxes() -> [Box]? {
         guard let meta = children(of: 0..<bytes.count).first(where: { $0.type == "meta" }),
               meta.payload.count >= 4 else { return nil }
-        let boxes = children(of: meta.payload.lowerBound + 4..<meta.payload.upperBound)  // FullBox header
+        return children(of: meta.payload.lowerBound + 4..<meta.payload.upperBound)  // FullBox header
+    }
+
+    /// The `dimg` references of `iref`: each derived item and the items it is made from.
+    func derivedImageReferences(in boxes: [Box]) -> [Int: [Int]] {
+        guard let iref = boxes.first(where: { $0.type == "iref" }), let version = u8(iref.payload.lowerBound),
+              iref.payload.count >= 4 else { return [:] }
+        let idCount = version == 0 ? 2 : 4
+        var references = [Int: [Int]]()
+        for reference in children(of: iref.payload.lowerBound + 4..<iref.payload.upperBound) where reference.type == "dimg" {
+            var position = reference.payload.lowerBound
+            guard let from = number(position, count: idCount), let count = number(position + idCount, count: 2) else { continue }
+            position += idCount + 2
+            for _ in 0..<count {
+                guard position + idCount <= reference.payload.upperBound, let to = number(position, count: idCount) else { break }
+                references[from, default: []].append(to)
+                position += idCount
+            }
+        }
+        return references
+    }
+
+    func declaredSizes() -> HEIFDeclaredSizes? {
+        guard let boxes = metaBoxes() else { return nil }
         guard let pitm = boxes.first(where: { $0.type == "pitm" }), let version = u8(pitm.payload.lowerBound),
               let primary = number(pitm.payload.lowerBound + 4, count: version == 0 ? 2 : 4) else { return nil }
         var sizes = HEIFDeclaredSizes(spatialExtent: spatialExtent(of: primary, in: boxes), gridOutput: nil)
