@@ -17,7 +17,8 @@ import Foundation
 /// - **Limits**: every size the file declares (the primary item's `ispe` and, for a grid, the
 ///   output size of its `ImageGrid`, which libheif allocates before decoding the first tile) is
 ///   checked against ``DecodingOptions/limits`` before libheif reads the file. Derived images
-///   whose `dimg` references loop back (which overflow libheif 1.15's stack) are refused.
+///   whose `dimg` references loop back (which overflow libheif 1.15's stack) and grids whose
+///   tiles leave part of the output unwritten (uninitialised in libheif's canvas) are refused.
 ///   libheif decodes into its own buffer, which is copied once.
 ///   ``DecodingOptions/targetSize`` is ignored (no scaled decode).
 public struct HEIFDecoder: ImageDecoding {

@@ -46,6 +46,8 @@ struct HEIFDeclaredSizes: Equatable, Sendable {
 /// guard against itself.
 ///
 /// - **Sizes**: every size in ``HEIFDeclaredSizes`` is checked against the limits.
+/// - **Grid coverage**: a grid whose tiles would not cover its output is refused: libheif 1.15
+///   would hand back the uncovered part of its canvas uninitialised (earlier heap contents).
 /// - **Derived images**: libheif decodes a `grid` (or `iden`, `iovl`) item by decoding the
 ///   items its `dimg` references name, recursively and without a depth bound, so references
 ///   that loop back (a grid whose tile is the grid, or two grids naming each other) overflow
@@ -56,9 +58,10 @@ enum HEIFPreflight {
     /// or 2, an `iden` over a grid).
     static let maxDerivationDepth = 8
 
-    /// Throws `.invalidHeader` for `dimg` references that form a cycle, `.unsupportedFeature`
-    /// for derived images nested deeper than ``maxDerivationDepth``, and, when `limits` is
-    /// given, `.tooManyPixels` for a declared size over them. A file whose boxes cannot be read
+    /// Throws `.invalidHeader` for `dimg` references that form a cycle,
+    /// `.unsupportedFeature` for derived images nested deeper than ``maxDerivationDepth``,
+    /// `.tooManyPixels` for a declared size over `limits` (when given), then `.invalidHeader`
+    /// for grid tiles that do not cover the grid's output. A file whose boxes cannot be read
     /// passes: libheif reports what is wrong with it.
     static func check(_ data: Data, limits: DecodingLimits?, format: ImageFormat) throws(AlcedoError) {
         let references = data.withUnsafeBytes { raw -> [Int: [Int]] in
@@ -75,9 +78,13 @@ enum HEIFPreflight {
         case nil:
             break
         }
-        guard let limits else { return }
-        for size in HEIFDeclaredSizes(data)?.all ?? [] {
-            try limits.check(width: size.width, height: size.height, format: format)
+        if let limits {
+            for size in HEIFDeclaredSizes(data)?.all ?? [] {
+                try limits.check(width: size.width, height: size.height, format: format)
+            }
+        }
+        if let problem = data.withUnsafeBytes({ HEIFBoxReader(bytes: $0).gridCoverageProblem() }) {
+            throw .decodingError(reason: .invalidHeader(format: format, message: problem))
         }
     }
 
@@ -187,11 +194,15 @@ private struct HEIFBoxReader {
         return references
     }
 
+    /// The `pitm` item.
+    func primaryItem(in boxes: [Box]) -> Int? {
+        guard let pitm = boxes.first(where: { $0.type == "pitm" }), let version = u8(pitm.payload.lowerBound) else { return nil }
+        return number(pitm.payload.lowerBound + 4, count: version == 0 ? 2 : 4)
+    }
+
     func declaredSizes() -> HEIFDeclaredSizes? {
-        guard let boxes = metaBoxes() else { return nil }
-        guard let pitm = boxes.first(where: { $0.type == "pitm" }), let version = u8(pitm.payload.lowerBound),
-              let primary = number(pitm.payload.lowerBound + 4, count: version == 0 ? 2 : 4) else { return nil }
-        var sizes = HEIFDeclaredSizes(spatialExtent: spatialExtent(of: primary, in: boxes), gridOutput: nil)
+        guard let boxes = metaBoxes(), let primary = primaryItem(in: boxes) else { return nil }
+        var sizes = HEIFDeclaredSizes(spatialExtent: spatialExtent(properties(of: primary, in: boxes)), gridOutput: nil)
         if itemType(of: primary, in: boxes) == "grid", let grid = itemPrefix(of: primary, count: 12, in: boxes) {
             sizes.gridOutput = Self.imageGridOutput(grid)
         }
@@ -214,12 +225,13 @@ private struct HEIFBoxReader {
         return nil
     }
 
-    /// The `ispe` property associated with `item` through `ipma`.
-    func spatialExtent(of item: Int, in boxes: [Box]) -> HEIFDeclaredSizes.Size? {
-        guard let iprp = boxes.first(where: { $0.type == "iprp" }) else { return nil }
+    /// The properties associated with `item` through `ipma`, in order.
+    func properties(of item: Int, in boxes: [Box]) -> [Box] {
+        guard let iprp = boxes.first(where: { $0.type == "iprp" }) else { return [] }
         let iprpBoxes = children(of: iprp.payload)
-        guard let ipco = iprpBoxes.first(where: { $0.type == "ipco" }) else { return nil }
+        guard let ipco = iprpBoxes.first(where: { $0.type == "ipco" }) else { return [] }
         let properties = children(of: ipco.payload)
+        var result = [Box]()
         for ipma in iprpBoxes where ipma.type == "ipma" {
             let start = ipma.payload.lowerBound
             guard let version = u8(start), let flags = number(start + 1, count: 3),
@@ -231,18 +243,55 @@ private struct HEIFBoxReader {
                 position += idCount + 1
                 for _ in 0..<associations {
                     guard position + indexCount <= ipma.payload.upperBound,
-                          let raw = number(position, count: indexCount) else { return nil }
+                          let raw = number(position, count: indexCount) else { return result }
                     position += indexCount
                     let index = raw & (indexCount == 2 ? 0x7FFF : 0x7F)
-                    guard id == item, index >= 1, index <= properties.count else { continue }
-                    let property = properties[index - 1]
-                    if property.type == "ispe", let width = number(property.payload.lowerBound + 4, count: 4),
-                       let height = number(property.payload.lowerBound + 8, count: 4),
-                       property.payload.lowerBound + 12 <= property.payload.upperBound {
-                        return HEIFDeclaredSizes.Size(width: width, height: height)
-                    }
+                    if id == item, index >= 1, index <= properties.count { result.append(properties[index - 1]) }
                 }
             }
+        }
+        return result
+    }
+
+    /// The first `ispe` among `properties`.
+    func spatialExtent(_ properties: [Box]) -> HEIFDeclaredSizes.Size? {
+        for property in properties where property.type == "ispe" && property.payload.count >= 12 {
+            if let width = number(property.payload.lowerBound + 4, count: 4), let height = number(property.payload.lowerBound + 8, count: 4) {
+                return HEIFDeclaredSizes.Size(width: width, height: height)
+            }
+        }
+        return nil
+    }
+
+    /// Why the tiles of the primary `grid` item would leave part of its output unwritten
+    /// (libheif 1.15 then returns whatever its freshly allocated canvas held there), or `nil`.
+    /// libheif places each tile by its `ispe` size and pastes what the decoder made of it, so
+    /// the tiles must share one `ispe` size, cover the output, and decode (HEVC tiles: the size
+    /// in their `hvcC`'s sequence parameter set, less its conformance window) to at least that size.
+    func gridCoverageProblem() -> String? {
+        guard let boxes = metaBoxes(), let primary = primaryItem(in: boxes), itemType(of: primary, in: boxes) == "grid",
+              let descriptor = itemPrefix(of: primary, count: 12, in: boxes),
+              let output = Self.imageGridOutput(descriptor) else { return nil }
+        let rows = Int(descriptor[2]) + 1, columns = Int(descriptor[3]) + 1
+        let tiles = derivedImageReferences(in: boxes)[primary] ?? []
+        guard tiles.count == rows * columns else { return nil }  // libheif refuses this itself
+        var tileSize: HEIFDeclaredSizes.Size?
+        for tile in Set(tiles).sorted() {
+            let properties = properties(of: tile, in: boxes)
+            guard let extent = spatialExtent(properties) else { return "grid tile \(tile) has no ispe size" }
+            if let size = tileSize, size != extent {
+                return "grid tiles differ in size (\(size.width)x\(size.height) and \(extent.width)x\(extent.height))"
+            }
+            tileSize = extent
+            if itemType(of: tile, in: boxes) == "hvc1", let hvcC = properties.first(where: { $0.type == "hvcC" }),
+               let coded = HEVCSequenceParameters.outputSize(hvcC: Array(bytes[hvcC.payload])),
+               coded.width < extent.width || coded.height < extent.height {
+                return "grid tile \(tile) decodes to \(coded.width)x\(coded.height), less than its ispe \(extent.width)x\(extent.height)"
+            }
+        }
+        guard let tile = tileSize else { return nil }
+        if columns * tile.width < output.width || rows * tile.height < output.height {
+            return "\(columns)x\(rows) tiles of \(tile.width)x\(tile.height) do not cover the grid's \(output.width)x\(output.height) output"
         }
         return nil
     }

@@ -144,10 +144,38 @@ struct HEICGridTransformTests {
         #expect(HEIFPreflight.derivationProblem(chain.filter { $0.key > 1 }) == nil)
     }
 
+    @Test("grids whose tiles leave part of the output unwritten (libheif would return uninitialised memory there) are refused",
+          arguments: [("grid-uncovered.heic", "2x2 tiles of 64x64 do not cover the grid's 200x200 output"),
+                      ("grid-tile-gap.heic", "decodes to 64x64, less than its ispe 100x100")])
+    func uncoveredGrids(_ name: String, _ expected: String) throws {
+        let data = try AVIFHEIFFixtures.data(name)
+        do throws(AlcedoError) {
+            let image = try HEIFDecoder().decode(data)
+            Issue.record("\(name) decoded to \(image.width)x\(image.height)")
+        } catch {
+            guard case .decodingError(.invalidHeader(_, let message)) = error else { Issue.record("expected invalidHeader, got \(error)"); return }
+            #expect(message.contains(expected), "\(message)")
+        }
+    }
+
+    @Test("the HEVC sequence parameter set reader: coded size less the conformance window, escapes removed")
+    func sequenceParameters() {
+        // hvcC with one SPS (from a 64x64 heif-enc tile): 8-bit 4:2:0, 64x64, no conformance window.
+        let sps: [UInt8] = [0x42, 0x01, 0x01, 0x03, 0x70, 0x00, 0x00, 0x03, 0x00, 0x90, 0x00, 0x00, 0x03, 0x00, 0x00, 0x03,
+                            0x00, 0x1e, 0xa0, 0x20, 0x81, 0x05, 0x96, 0xea, 0x49, 0x29, 0xae, 0x6e, 0x04, 0x04, 0x0c, 0x08,
+                            0x00, 0x00, 0x03, 0x00, 0x08, 0x00, 0x00, 0x03, 0x00, 0x08, 0x40]
+        let hvcC = [UInt8](repeating: 0, count: 22) + [1, 0x21, 0, 1, 0, UInt8(sps.count)] + sps
+        let size = HEVCSequenceParameters.outputSize(hvcC: hvcC)
+        #expect(size?.width == 64 && size?.height == 64)
+        #expect(HEVCSequenceParameters.unescaped([0, 0, 3, 1, 0, 0, 3, 0, 3][...]) == [0, 0, 1, 0, 0, 0, 3])
+        #expect(HEVCSequenceParameters.outputSize(hvcC: Array(hvcC.prefix(40))) == nil)
+        #expect(HEVCSequenceParameters.outputSize(hvcC: [UInt8](repeating: 0, count: 23)) == nil)
+    }
+
     @Test("prefixes and bit flips of grid, transformed and hostile files give typed errors, never a crash")
     func hostileInput() throws {
         for name in ["grid-2x2.heic", "grid-irot1-imir0.heic", "irot1.heic", "clap.heic", "grid-huge.heic", "grid-lying.heic",
-                     "grid-cycle.heic"] {
+                     "grid-cycle.heic", "grid-uncovered.heic", "grid-tile-gap.heic"] {
             AVIFHEIFFixtures.sweep(try AVIFHEIFFixtures.data(name), seed: 0x6121D) { bytes in
                 _ = try? HEIFDecoder().decode(bytes)
                 _ = try? HEIFDecoder().info(for: bytes)

@@ -29,6 +29,10 @@ applies irot/imir/clap):
   declares 30000x30000; its first tile's coded bytes are zeros, so a decoder that lets
   libheif start (libheif allocates the whole output before decoding the first tile) reports
   a corrupt tile, while one that checks the grid's declared size first refuses it. No reference.
+- `grid-uncovered.heic` (hostile): the 2x2 tiles of 64x64 under a 200x200 output; libheif
+  1.15 leaves the uncovered part of its canvas uninitialised. No reference.
+- `grid-tile-gap.heic` (hostile): tiles coded 64x64 whose `ispe` says 100x100, output 200x200;
+  libheif places them 100 pixels apart and leaves the gaps uninitialised. No reference.
 - `grid-cycle.heic` (hostile): two 1x1 grids whose `dimg` references name each other; libheif
   1.15 recurses between them until its stack overflows (heif-convert dies of SIGSEGV). No reference.
 """
@@ -248,13 +252,13 @@ def encode_tiles(bits):
 tiles, tiles10 = encode_tiles(8), encode_tiles(10)
 
 
-def grid_file(width, height, grid_props=(), ispe_size=None, broken_first_tile=False, bits=8):
+def grid_file(width, height, grid_props=(), ispe_size=None, broken_first_tile=False, bits=8, tile_ispe=None):
     items = [{"id": 1, "type": "grid", "in_idat": True, "data": image_grid(2, 2, width, height),
               "props": [ispe(*(ispe_size or (width, height))), pixi(bits), *grid_props]}]
     for index, (hvcc, size, coded) in enumerate(tiles if bits == 8 else tiles10):
         data = bytes(len(coded)) if broken_first_tile and index == 0 else coded
         items.append({"id": index + 2, "type": "hvc1", "in_idat": False, "data": data, "hidden": True,
-                      "props": [hvcc, ispe(*size), pixi(bits)]})
+                      "props": [hvcc, ispe(*(tile_ispe or size)), pixi(bits)]})
     return heic(items, primary=1, references=[(1, [2, 3, 4, 5])])
 
 
@@ -264,6 +268,8 @@ write("grid-10bit.heic", grid_file(128, 128, bits=10))
 write("grid-irot1-imir0.heic", grid_file(120, 100, grid_props=[irot(1), imir(0)]))
 write("grid-huge.heic", grid_file(60000, 60000), reference=False)
 write("grid-lying.heic", grid_file(30000, 30000, ispe_size=(128, 128), broken_first_tile=True), reference=False)
+write("grid-uncovered.heic", grid_file(200, 200), reference=False)
+write("grid-tile-gap.heic", grid_file(200, 200, tile_ispe=(100, 100)), reference=False)
 cycle = [{"id": 1, "type": "grid", "in_idat": True, "data": image_grid(1, 1, 64, 64), "props": [ispe(64, 64), pixi()]},
          {"id": 2, "type": "grid", "in_idat": True, "data": image_grid(1, 1, 64, 64), "props": [ispe(64, 64), pixi()],
           "hidden": True}]
