@@ -48,6 +48,7 @@ struct HEIFDeclaredSizes: Equatable, Sendable {
 /// - **Sizes**: every size in ``HEIFDeclaredSizes`` is checked against the limits.
 /// - **Grid coverage**: a grid whose tiles would not cover its output is refused: libheif 1.15
 ///   would hand back the uncovered part of its canvas uninitialised (earlier heap contents).
+/// - **Item count**: more than ``maxItemCount`` items are refused before libheif parses them.
 /// - **Derived images**: libheif decodes a `grid` (or `iden`, `iovl`) item by decoding the
 ///   items its `dimg` references name, recursively and without a depth bound, so references
 ///   that loop back (a grid whose tile is the grid, or two grids naming each other) overflow
@@ -58,15 +59,28 @@ enum HEIFPreflight {
     /// or 2, an `iden` over a grid).
     static let maxDerivationDepth = 8
 
-    /// Throws `.invalidHeader` for `dimg` references that form a cycle,
+    /// The most items (`infe` entries: tiles, thumbnails, metadata) a file may have: 4096. A
+    /// phone's grid has about 50 and a 100 MP image in 256x256 tiles 1600; libheif 1.15 reads
+    /// the item boxes in time growing with the square of their count (0.8 s for 4096 items,
+    /// 17 s for 19600 on this project's machines), before any limit could stop it.
+    static let maxItemCount = 4096
+
+    /// Throws `.unsupportedFeature` for more than `maxItemCount` items (default
+    /// ``maxItemCount``), `.invalidHeader` for `dimg` references that form a cycle,
     /// `.unsupportedFeature` for derived images nested deeper than ``maxDerivationDepth``,
     /// `.tooManyPixels` for a declared size over `limits` (when given), then `.invalidHeader`
     /// for grid tiles that do not cover the grid's output. A file whose boxes cannot be read
     /// passes: libheif reports what is wrong with it.
-    static func check(_ data: Data, limits: DecodingLimits?, format: ImageFormat) throws(AlcedoError) {
-        let references = data.withUnsafeBytes { raw -> [Int: [Int]] in
+    static func check(_ data: Data, limits: DecodingLimits?, format: ImageFormat,
+                      maxItemCount: Int = HEIFPreflight.maxItemCount) throws(AlcedoError) {
+        let (itemCount, references) = data.withUnsafeBytes { raw -> (Int, [Int: [Int]]) in
             let reader = HEIFBoxReader(bytes: raw)
-            return reader.metaBoxes().map { reader.derivedImageReferences(in: $0) } ?? [:]
+            guard let boxes = reader.metaBoxes() else { return (0, [:]) }
+            return (reader.itemTypes(in: boxes).count, reader.derivedImageReferences(in: boxes))
+        }
+        if itemCount > maxItemCount {
+            throw .decodingError(reason: .unsupportedFeature(format: format, message:
+                "the file has \(itemCount) items, more than the \(maxItemCount) accepted"))
         }
         switch derivationProblem(references) {
         case .cycle(let item)?:
@@ -202,51 +216,53 @@ private struct HEIFBoxReader {
 
     func declaredSizes() -> HEIFDeclaredSizes? {
         guard let boxes = metaBoxes(), let primary = primaryItem(in: boxes) else { return nil }
-        var sizes = HEIFDeclaredSizes(spatialExtent: spatialExtent(properties(of: primary, in: boxes)), gridOutput: nil)
-        if itemType(of: primary, in: boxes) == "grid", let grid = itemPrefix(of: primary, count: 12, in: boxes) {
+        var sizes = HEIFDeclaredSizes(spatialExtent: spatialExtent(propertyAssociations(in: boxes)[primary] ?? []), gridOutput: nil)
+        if itemTypes(in: boxes)[primary] == "grid", let grid = itemPrefix(of: primary, count: 12, in: boxes) {
             sizes.gridOutput = Self.imageGridOutput(grid)
         }
         return sizes
     }
 
-    /// The `item_type` of `item` from its `infe` (version 2 or 3) in `iinf`.
-    func itemType(of item: Int, in boxes: [Box]) -> String? {
-        guard let iinf = boxes.first(where: { $0.type == "iinf" }), let version = u8(iinf.payload.lowerBound) else { return nil }
+    /// The `item_type` of every item, from the `infe` boxes (versions 2 and 3) in `iinf`.
+    func itemTypes(in boxes: [Box]) -> [Int: String] {
+        guard let iinf = boxes.first(where: { $0.type == "iinf" }), let version = u8(iinf.payload.lowerBound) else { return [:] }
         let entries = iinf.payload.lowerBound + 4 + (version == 0 ? 2 : 4)
-        guard entries <= iinf.payload.upperBound else { return nil }
+        guard entries <= iinf.payload.upperBound else { return [:] }
+        var types = [Int: String]()
         for infe in children(of: entries..<iinf.payload.upperBound) where infe.type == "infe" {
             let start = infe.payload.lowerBound
             guard let infeVersion = u8(start), infeVersion >= 2 else { continue }
             let idCount = infeVersion == 2 ? 2 : 4
-            guard start + 4 + idCount + 6 <= infe.payload.upperBound,
-                  number(start + 4, count: idCount) == item else { continue }
-            return fourCC(start + 4 + idCount + 2)
+            guard start + 4 + idCount + 6 <= infe.payload.upperBound, let item = number(start + 4, count: idCount),
+                  types[item] == nil, let type = fourCC(start + 4 + idCount + 2) else { continue }
+            types[item] = type
         }
-        return nil
+        return types
     }
 
-    /// The properties associated with `item` through `ipma`, in order.
-    func properties(of item: Int, in boxes: [Box]) -> [Box] {
-        guard let iprp = boxes.first(where: { $0.type == "iprp" }) else { return [] }
+    /// The properties associated with each item through `ipma`, in order (one pass over the
+    /// boxes, so that a file with many items costs time in proportion to its size).
+    func propertyAssociations(in boxes: [Box]) -> [Int: [Box]] {
+        guard let iprp = boxes.first(where: { $0.type == "iprp" }) else { return [:] }
         let iprpBoxes = children(of: iprp.payload)
-        guard let ipco = iprpBoxes.first(where: { $0.type == "ipco" }) else { return [] }
+        guard let ipco = iprpBoxes.first(where: { $0.type == "ipco" }) else { return [:] }
         let properties = children(of: ipco.payload)
-        var result = [Box]()
+        var result = [Int: [Box]]()
         for ipma in iprpBoxes where ipma.type == "ipma" {
             let start = ipma.payload.lowerBound
             guard let version = u8(start), let flags = number(start + 1, count: 3),
                   let entryCount = number(start + 4, count: 4) else { continue }
             let idCount = version < 1 ? 2 : 4, indexCount = flags & 1 != 0 ? 2 : 1
             var position = start + 8
-            for _ in 0..<min(entryCount, ipma.payload.count) {
+            entries: for _ in 0..<min(entryCount, ipma.payload.count) {
                 guard let id = number(position, count: idCount), let associations = u8(position + idCount) else { break }
                 position += idCount + 1
                 for _ in 0..<associations {
                     guard position + indexCount <= ipma.payload.upperBound,
-                          let raw = number(position, count: indexCount) else { return result }
+                          let raw = number(position, count: indexCount) else { break entries }
                     position += indexCount
                     let index = raw & (indexCount == 2 ? 0x7FFF : 0x7F)
-                    if id == item, index >= 1, index <= properties.count { result.append(properties[index - 1]) }
+                    if index >= 1, index <= properties.count { result[id, default: []].append(properties[index - 1]) }
                 }
             }
         }
@@ -269,23 +285,28 @@ private struct HEIFBoxReader {
     /// the tiles must share one `ispe` size, cover the output, and decode (HEVC tiles: the size
     /// in their `hvcC`'s sequence parameter set, less its conformance window) to at least that size.
     func gridCoverageProblem() -> String? {
-        guard let boxes = metaBoxes(), let primary = primaryItem(in: boxes), itemType(of: primary, in: boxes) == "grid",
-              let descriptor = itemPrefix(of: primary, count: 12, in: boxes),
+        guard let boxes = metaBoxes(), let primary = primaryItem(in: boxes) else { return nil }
+        let types = itemTypes(in: boxes)
+        guard types[primary] == "grid", let descriptor = itemPrefix(of: primary, count: 12, in: boxes),
               let output = Self.imageGridOutput(descriptor) else { return nil }
         let rows = Int(descriptor[2]) + 1, columns = Int(descriptor[3]) + 1
         let tiles = derivedImageReferences(in: boxes)[primary] ?? []
         guard tiles.count == rows * columns else { return nil }  // libheif refuses this itself
+        let associations = propertyAssociations(in: boxes)
         var tileSize: HEIFDeclaredSizes.Size?
+        var codedSizes = [Int: (width: Int, height: Int)?]()  // by hvcC box, usually one for all tiles
         for tile in Set(tiles).sorted() {
-            let properties = properties(of: tile, in: boxes)
+            let properties = associations[tile] ?? []
             guard let extent = spatialExtent(properties) else { return "grid tile \(tile) has no ispe size" }
             if let size = tileSize, size != extent {
                 return "grid tiles differ in size (\(size.width)x\(size.height) and \(extent.width)x\(extent.height))"
             }
             tileSize = extent
-            if itemType(of: tile, in: boxes) == "hvc1", let hvcC = properties.first(where: { $0.type == "hvcC" }),
-               let coded = HEVCSequenceParameters.outputSize(hvcC: Array(bytes[hvcC.payload])),
-               coded.width < extent.width || coded.height < extent.height {
+            guard types[tile] == "hvc1", let hvcC = properties.first(where: { $0.type == "hvcC" }) else { continue }
+            if codedSizes[hvcC.payload.lowerBound] == nil {
+                codedSizes[hvcC.payload.lowerBound] = .some(HEVCSequenceParameters.outputSize(hvcC: Array(bytes[hvcC.payload])))
+            }
+            if let coded = codedSizes[hvcC.payload.lowerBound] ?? nil, coded.width < extent.width || coded.height < extent.height {
                 return "grid tile \(tile) decodes to \(coded.width)x\(coded.height), less than its ispe \(extent.width)x\(extent.height)"
             }
         }

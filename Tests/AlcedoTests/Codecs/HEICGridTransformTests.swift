@@ -158,6 +158,20 @@ struct HEICGridTransformTests {
         }
     }
 
+    @Test("files with more items than accepted are refused before libheif parses them")
+    func itemCount() throws {
+        let data = try AVIFHEIFFixtures.data("grid-2x2.heic")  // a grid and its four tiles
+        try HEIFPreflight.check(data, limits: .default, format: .heic, maxItemCount: 5)
+        do throws(AlcedoError) {
+            try HEIFPreflight.check(data, limits: .default, format: .heic, maxItemCount: 4)
+            Issue.record("five items passed a limit of four")
+        } catch {
+            guard case .decodingError(.unsupportedFeature(_, let message)) = error else { Issue.record("\(error)"); return }
+            #expect(message.contains("5 items"))
+        }
+        #expect(HEIFPreflight.maxItemCount == 4096)
+    }
+
     @Test("the HEVC sequence parameter set reader: coded size less the conformance window, escapes removed")
     func sequenceParameters() {
         // hvcC with one SPS (from a 64x64 heif-enc tile): 8-bit 4:2:0, 64x64, no conformance window.
