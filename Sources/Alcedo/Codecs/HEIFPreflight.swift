@@ -341,6 +341,9 @@ private struct HEIFBoxReader {
             position += 2  // data_reference_index
             guard let base = number(position, count: baseSize), let extentCount = number(position + baseSize, count: 2) else { return nil }
             position += baseSize + 2
+            // libheif 1.15 accepts at most 32 extents an item; with zero-sized fields a larger
+            // count would make this loop spin without reading anything.
+            guard extentCount <= 32 else { return nil }
             var extents = [(offset: Int, length: Int)]()
             for _ in 0..<extentCount {
                 position += indexSize
