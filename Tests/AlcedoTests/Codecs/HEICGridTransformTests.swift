@@ -172,6 +172,25 @@ struct HEICGridTransformTests {
         #expect(HEIFPreflight.maxItemCount == 4096)
     }
 
+    @Test("iloc: zero-sized fields mean offset 0 and the whole idat; more than 32 extents are not read")
+    func ilocExtents() {
+        func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+            let size = UInt32(8 + payload.count)
+            return [UInt8(size >> 24), UInt8(size >> 16 & 255), UInt8(size >> 8 & 255), UInt8(size & 255)] + Array(type.utf8) + payload
+        }
+        func file(extentCount: UInt8) -> Data {
+            let infe = box("infe", [2, 0, 0, 0, 0, 1, 0, 0] + Array("grid".utf8) + [0])
+            // iloc version 1: offset, length, base offset and index sizes 0; one item, method 1 (idat).
+            let iloc = box("iloc", [1, 0, 0, 0, 0x00, 0x00, 0, 1, 0, 1, 0, 1, 0, 0, 0, extentCount])
+            let meta = box("meta", [0, 0, 0, 0] + box("pitm", [0, 0, 0, 0, 0, 1]) + box("iinf", [0, 0, 0, 0, 0, 1] + infe)
+                           + iloc + box("idat", [0, 0, 1, 1, 0x01, 0x2C, 0x00, 0xC8]))
+            return Data(box("ftyp", Array("heicmif1".utf8)) + meta)
+        }
+        #expect(HEIFDeclaredSizes(file(extentCount: 1))?.gridOutput == HEIFDeclaredSizes.Size(width: 300, height: 200))
+        #expect(HEIFDeclaredSizes(file(extentCount: 32))?.gridOutput == HEIFDeclaredSizes.Size(width: 300, height: 200))
+        #expect(HEIFDeclaredSizes(file(extentCount: 33))?.gridOutput == nil)
+    }
+
     @Test("the HEVC sequence parameter set reader: coded size less the conformance window, escapes removed")
     func sequenceParameters() {
         // hvcC with one SPS (from a 64x64 heif-enc tile): 8-bit 4:2:0, 64x64, no conformance window.
