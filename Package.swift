@@ -47,14 +47,9 @@ let package = Package(
             name: "CLCMS2", pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"])]
         ),
-        .systemLibrary(
-            name: "CAVIF", pkgConfig: "libavif",
-            providers: [.apt(["libavif-dev"])]
-        ),
-        .systemLibrary(
-            name: "CHEIF", pkgConfig: "libheif",
-            providers: [.apt(["libheif-dev"])]
-        ),
+        // libavif and libheif are loaded with dlopen on first use (see their headers).
+        .target(name: "CAVIF", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+        .target(name: "CHEIF", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         .target(
             name: "Alcedo",
             dependencies: [

@@ -30,6 +30,7 @@ if [ "${ALCEDO_WITH_TOOLS:-0}" = "1" ]; then
   command -v jpgicc >/dev/null 2>&1 || missing+=(liblcms2-utils)
   command -v avifdec >/dev/null 2>&1 || missing+=(libavif-bin)
   command -v heif-convert >/dev/null 2>&1 || missing+=(libheif-examples)
+  command -v readelf >/dev/null 2>&1 || missing+=(binutils)
 fi
 
 # Benchmark peers only (libvips-tools is large): vipsthumbnail and GNU time for peak memory.

@@ -37,8 +37,20 @@ public struct ImageServerConfiguration: Sendable {
     public var presets: [String: [String]] = [:]
     /// Serve WebP to clients that accept it when the URL names no format (default `true`).
     public var autoWebP = true
-    /// The quality used when the URL sets none (default 80, as imgproxy).
+    /// Serve AVIF to clients that accept it when the URL names no format, preferred over WebP
+    /// (default `false`, as imgproxy's `IMGPROXY_AUTO_AVIF`: the AV1 encode is the costliest step
+    /// of a request, and its cost grows fast as ``avifSpeed`` goes down). See ``FormatNegotiation``
+    /// for which sources and results it applies to.
+    public var autoAVIF = false
+    /// The quality used when the URL sets none and ``formatQuality`` has no entry for the
+    /// output format (default 80, as imgproxy's `IMGPROXY_QUALITY`).
     public var defaultQuality = 80
+    /// The quality of a format when the URL sets none (default WebP 79 and AVIF 63, as
+    /// imgproxy's `IMGPROXY_FORMAT_QUALITY`); formats not listed use ``defaultQuality``.
+    public var formatQuality: [ImageFormat: Int] = [.webp: 79, .avif: 63]
+    /// The AV1 encoder's speed for AVIF results, 0 (slowest, smallest) to 10 (fastest)
+    /// (default 8, as imgproxy's `IMGPROXY_AVIF_SPEED`).
+    public var avifSpeed = 8
     /// Encoded results kept in memory for repeated requests, in bytes (default 64 MiB).
     public var resultCacheBytes = 64 << 20
     /// Decoded images kept in Alcedo's memory cache, in bytes (default 0: none). Repeats are
@@ -70,6 +82,35 @@ public struct ImageServerConfiguration: Sendable {
             }
         }
         presets[name] = options
+    }
+
+    /// The quality a result in `format` gets when its URL sets none: ``formatQuality``, else
+    /// ``defaultQuality``, kept within 1...100.
+    public func quality(for format: ImageFormat) -> Int {
+        min(100, max(1, formatQuality[format] ?? defaultQuality))
+    }
+
+    /// The format negotiation ``autoWebP`` and ``autoAVIF`` make.
+    public var negotiation: FormatNegotiation {
+        FormatNegotiation(autoWebP: autoWebP, autoAVIF: autoAVIF)
+    }
+
+    /// Parses imgproxy's `IMGPROXY_FORMAT_QUALITY` form, `avif=63,webp=79`, into ``formatQuality``
+    /// (the formats named replace their entries; the others stay).
+    /// - Throws: ``ServerConfigurationError/invalidValue(_:message:)`` for an unknown format or
+    ///   a quality outside 1...100.
+    public mutating func setFormatQuality(_ text: String) throws(ServerConfigurationError) {
+        for item in text.split(separator: ",") {
+            let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, let format = ImageFormat(fileExtension: pair[0]),
+                  [.jpeg, .png, .webp, .gif, .avif].contains(format) else {
+                throw .invalidValue("format quality", message: "\"\(item)\" is not FORMAT=QUALITY with FORMAT jpeg, png, webp, gif or avif")
+            }
+            guard let quality = Int(pair[1]), (1...100).contains(quality) else {
+                throw .invalidValue("format quality", message: "\"\(pair[1])\" is not a quality in 1...100")
+            }
+            formatQuality[format] = quality
+        }
     }
 
     /// The decoding limits the source limits make: ``maxSourceResolution`` over all frames.

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <unistd.h>
 #include <jpeglib.h>
 #include <jerror.h>
 #include "alcedo_jpeg.h"
@@ -161,6 +163,7 @@ struct alcedo_jpeg_decoder {
     uint64_t image_blocks;    /* blocks of all components (the unit of ALCEDO_JPEG_MAX_SCAN_PASSES) */
     int keep_cmyk;    /* the caller converts CMYK itself (colour management): leave it as stored */
     struct stream_source *stream; /* incremental decoding: the suspending source (NULL otherwise) */
+    struct file_source *file;     /* reading from a file descriptor (NULL otherwise) */
     /* Incremental decoding: libjpeg's coef_bits as the last scan completed left them (before
        the next scan's header updates them), for that scan's output pass; and its number. */
     int scan_bits[MAX_COMPONENTS][DCTSIZE2];
@@ -269,6 +272,7 @@ void alcedo_jpeg_decoder_destroy(alcedo_jpeg_decoder *decoder) {
     if (decoder == NULL) return;
     if (decoder->created) jpeg_destroy_decompress(&decoder->cinfo);
     free_stream_source(decoder->stream);
+    free(decoder->file);
     free(decoder);
 }
 
@@ -333,6 +337,95 @@ enum alcedo_jpeg_status alcedo_jpeg_read_header(alcedo_jpeg_decoder *decoder, co
     jpeg_save_markers(cinfo, JPEG_APP0 + 2, 0xFFFF); /* ICC_PROFILE segments */
     if (jpeg_read_header(cinfo, TRUE) != JPEG_HEADER_OK) {
         snprintf(decoder->error.message, JMSG_LENGTH_MAX, "no image in the data");
+        return ALCEDO_JPEG_CORRUPT;
+    }
+
+    fill_header(decoder, header);
+    decoder->error.in_header = 0;
+    decoder->stage = STAGE_HEADER;
+    return ALCEDO_JPEG_OK;
+}
+
+/* A source reading a file descriptor through a buffer of FILE_SOURCE_BUFFER bytes, so that
+   the file is never held in memory whole. At the end of the file it does what jpeg_mem_src
+   does at the end of its data: a warning and a fake EOI marker (so truncation is detected the
+   same way); a read error is ALCEDO_JPEG_CORRUPT with the system's reason. */
+#define FILE_SOURCE_BUFFER 65536
+
+struct file_source {
+    struct jpeg_source_mgr pub;
+    int fd;
+    JOCTET buffer[FILE_SOURCE_BUFFER];
+};
+
+static void file_init_source(j_decompress_ptr cinfo) { (void)cinfo; }
+
+static boolean file_fill_input_buffer(j_decompress_ptr cinfo) {
+    struct file_source *source = (struct file_source *)cinfo->src;
+    ssize_t count;
+    do {
+        count = read(source->fd, source->buffer, FILE_SOURCE_BUFFER);
+    } while (count < 0 && errno == EINTR);
+    if (count < 0) {
+        alcedo_jpeg_error *error = (alcedo_jpeg_error *)cinfo->err;
+        snprintf(error->message, JMSG_LENGTH_MAX, "reading the file failed: %s", strerror(errno));
+        error->status = ALCEDO_JPEG_CORRUPT;
+        longjmp(error->jump, 1);
+    }
+    if (count == 0) {
+        static const JOCTET fake_eoi[2] = { 0xFF, JPEG_EOI };
+        WARNMS(cinfo, JWRN_JPEG_EOF);
+        source->pub.next_input_byte = fake_eoi;
+        source->pub.bytes_in_buffer = 2;
+        return TRUE;
+    }
+    source->pub.next_input_byte = source->buffer;
+    source->pub.bytes_in_buffer = (size_t)count;
+    return TRUE;
+}
+
+static void file_skip_input_data(j_decompress_ptr cinfo, long count) {
+    struct jpeg_source_mgr *source = cinfo->src;
+    if (count <= 0) return;
+    while (count > (long)source->bytes_in_buffer) {
+        count -= (long)source->bytes_in_buffer;
+        (void)file_fill_input_buffer(cinfo);
+    }
+    source->next_input_byte += count;
+    source->bytes_in_buffer -= (size_t)count;
+}
+
+static void file_term_source(j_decompress_ptr cinfo) { (void)cinfo; }
+
+enum alcedo_jpeg_status alcedo_jpeg_read_header_fd(alcedo_jpeg_decoder *decoder, int fd, alcedo_jpeg_header *header) {
+    if (decoder == NULL || header == NULL) return ALCEDO_JPEG_MISUSE;
+    if (decoder->stage != STAGE_NEW || decoder->stream != NULL || decoder->file != NULL) {
+        return misuse(decoder, "the header was already read");
+    }
+    if (fd < 0) return misuse(decoder, "no file");
+    memset(header, 0, sizeof *header);
+    struct file_source *source = calloc(1, sizeof *source);
+    if (source == NULL) {
+        snprintf(decoder->error.message, JMSG_LENGTH_MAX, "out of memory");
+        return ALCEDO_JPEG_NO_MEMORY;
+    }
+    source->fd = fd;
+    source->pub.init_source = file_init_source;
+    source->pub.fill_input_buffer = file_fill_input_buffer;
+    source->pub.skip_input_data = file_skip_input_data;
+    source->pub.resync_to_restart = jpeg_resync_to_restart;
+    source->pub.term_source = file_term_source;
+    decoder->file = source;
+    decoder->stage = STAGE_FAILED;
+    if (setjmp(decoder->error.jump)) return decoder->error.status;
+
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    decoder->error.in_header = 1;
+    cinfo->src = &source->pub;
+    jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(cinfo, JPEG_APP0 + 2, 0xFFFF); /* ICC_PROFILE segments */
+    if (jpeg_read_header(cinfo, TRUE) != JPEG_HEADER_OK) {
+        snprintf(decoder->error.message, JMSG_LENGTH_MAX, "no image in the file");
         return ALCEDO_JPEG_CORRUPT;
     }
 

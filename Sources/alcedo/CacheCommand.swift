@@ -56,6 +56,7 @@ private func fail(_ error: AlcedoError) -> ExitCode {
 extension CacheCommand {
     struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "stats",
             abstract: "Entry count, total size and limits of a cache folder, and keys and memory of the shared Redis tier.")
 
         @OptionGroup var options: CacheFolderOptions
@@ -114,6 +115,7 @@ extension CacheCommand {
 
     struct Clean: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "clean",
             abstract: "Remove expired entries, entries over --size-limit (least recently used first), invalid files and stale temporary files.")
 
         @OptionGroup var options: CacheFolderOptions
@@ -150,6 +152,7 @@ extension CacheCommand {
 
     struct Clear: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "clear",
             abstract: "Remove every entry of a cache folder (other files are left alone).")
 
         @OptionGroup var options: CacheFolderOptions
@@ -171,6 +174,7 @@ extension CacheCommand {
 
     struct Path: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "path",
             abstract: "The path of a key's file in a cache folder.")
 
         @Argument(help: "The cache key (for a downloaded image, its URL).")

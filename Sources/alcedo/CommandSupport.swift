@@ -1,6 +1,9 @@
 import Alcedo
 import ArgumentParser
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Output helpers shared by the subcommands: one line per failure on stderr, JSON lines on stdout.
 enum Console {
@@ -28,6 +31,18 @@ enum Console {
 
 /// Reads a whole regular file, turning failures into the system's one-line reason.
 func readFile(_ path: String) throws(CLIFailure) -> Data {
+    try checkRegularFile(path)
+    do {
+        return try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
+    } catch {
+        let reason = access(path, R_OK) != 0 ? String(cString: strerror(errno)) : "\(error)"
+        throw CLIFailure(path: path, reason: "cannot read: \(reason)")
+    }
+}
+
+/// Throws the reason `path` cannot be read as an image file: missing, unreadable, a folder or
+/// not a regular file.
+func checkRegularFile(_ path: String) throws(CLIFailure) {
     var info = stat()
     guard stat(path, &info) == 0 else {
         throw CLIFailure(path: path, reason: "cannot read: \(String(cString: strerror(errno)))")
@@ -36,12 +51,33 @@ func readFile(_ path: String) throws(CLIFailure) -> Data {
         let what = (info.st_mode & S_IFMT) == S_IFDIR ? "is a folder" : "is not a regular file"
         throw CLIFailure(path: path, reason: "cannot read: \(what)")
     }
-    do {
-        return try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
-    } catch {
-        let reason = access(path, R_OK) != 0 ? String(cString: strerror(errno)) : "\(error)"
-        throw CLIFailure(path: path, reason: "cannot read: \(reason)")
+}
+
+/// A regular file open for reading, closed when the value goes away.
+final class InputFile {
+    let path: String
+    let fd: Int32
+
+    init(path: String) throws(CLIFailure) {
+        try checkRegularFile(path)
+        self.path = path
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CLIFailure(path: path, reason: "cannot read: \(String(cString: strerror(errno)))") }
     }
+
+    /// The format the first bytes of the file show (``ImageFormat/unknown`` when unreadable).
+    func sniff() -> ImageFormat {
+        var head = [UInt8](repeating: 0, count: 64)
+        let count = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? head.withUnsafeBytes { ImageFormat.sniff(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) } : .unknown
+    }
+
+    /// Moves back to the start, for a second pass.
+    func rewind() throws(CLIFailure) {
+        guard lseek(fd, 0, SEEK_SET) == 0 else { throw CLIFailure(path: path, reason: "cannot read: \(String(cString: strerror(errno)))") }
+    }
+
+    deinit { close(fd) }
 }
 
 /// Writes `data` atomically: a temporary file in the same folder, then a rename, so a reader
@@ -53,31 +89,62 @@ func writeFile(_ data: Data, to path: String) throws(CLIFailure) {
 /// Writes `parts` one after the other into one file, atomically (see ``writeFile(_:to:)``),
 /// straight from their own storage: nothing is joined into a second buffer first.
 func writeFile(_ parts: [any ContiguousBytes], to path: String) throws(CLIFailure) {
-    let url = URL(fileURLWithPath: path)
-    let temporary = url.deletingLastPathComponent()
-        .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp").path
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw CLIFailure(path: path, reason: "cannot write: \(String(cString: strerror(errno)))") }
-    var failure: Int32 = 0
-    for part in parts where failure == 0 {
-        part.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += written
+    let file = try AtomicFileWriter(path: path)
+    for part in parts {
+        part.withUnsafeBytes { file.write($0) }
+    }
+    try file.commit()
+}
+
+/// A file written piece by piece and put in place only when complete: the pieces go to a
+/// temporary file in the same folder, renamed over `path` by ``commit()``. Dropped without a
+/// commit (or after a write failed), the temporary file is removed and `path` is untouched.
+final class AtomicFileWriter {
+    let path: String
+    private let temporary: String
+    private var fd: Int32
+    private var failure: Int32 = 0
+
+    init(path: String) throws(CLIFailure) {
+        self.path = path
+        let url = URL(fileURLWithPath: path)
+        temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp").path
+        fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw CLIFailure(path: path, reason: "cannot write: \(String(cString: strerror(errno)))") }
+    }
+
+    /// Appends `bytes`; after a failure, nothing more is written and ``commit()`` reports it.
+    func write(_ bytes: UnsafeRawBufferPointer) {
+        guard failure == 0, fd >= 0, let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(fd, base + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                failure = errno
+                return
             }
+            offset += written
         }
     }
-    if close(fd) != 0 && failure == 0 { failure = errno }
-    if failure == 0 && rename(temporary, path) != 0 { failure = errno }
-    if failure != 0 {
-        unlink(temporary)
-        throw CLIFailure(path: path, reason: "cannot write: \(String(cString: strerror(failure)))")
+
+    /// Closes the file and renames it to ``path``.
+    func commit() throws(CLIFailure) {
+        if close(fd) != 0 && failure == 0 { failure = errno }
+        fd = -1
+        if failure == 0 && rename(temporary, path) != 0 { failure = errno }
+        if failure != 0 {
+            unlink(temporary)
+            throw CLIFailure(path: path, reason: "cannot write: \(String(cString: strerror(failure)))")
+        }
+    }
+
+    deinit {
+        if fd >= 0 {
+            close(fd)
+            unlink(temporary)
+        }
     }
 }
 

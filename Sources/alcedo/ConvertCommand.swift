@@ -56,7 +56,6 @@ struct ConvertCommand: ParsableCommand {
 
     private func convert() throws(CLIFailure) {
         let target = try outputTarget()
-        let data = try readFile(input)
 
         // Still outputs need one frame only; skip decoding the rest when it is the first.
         let frameIndex = frame ?? 0
@@ -70,15 +69,34 @@ struct ConvertCommand: ParsableCommand {
 
         var image: AlcedoImage
         var finalSize: PixelSize?
+        let file = try InputFile(path: input)
         do {
-            if let bounds {
-                // The exact output size comes from the stored size: a decoder-side scale may round.
-                let info = try ImageCodecRegistry.shared.info(for: data, options: options)
-                finalSize = PixelSize(width: info.width, height: info.height).fitting(in: bounds)
+            if file.sniff() == .jpeg {
+                // A JPEG is read from the file through a small buffer, never held whole.
+                let jpeg = JPEGDecoder()
+                if case .pam = target, bounds == nil, frameIndex == 0, try streamPAM(file, jpeg, options: options) { return }
+                if let bounds {
+                    try file.rewind()
+                    let info = try jpeg.info(fileDescriptor: file.fd, options: options)
+                    finalSize = PixelSize(width: info.width, height: info.height).fitting(in: bounds)
+                }
+                try file.rewind()
+                image = try jpeg.decode(fileDescriptor: file.fd, options: options)
+            } else {
+                let data = try readFile(input)
+                if let bounds {
+                    // The exact output size comes from the stored size: a decoder-side scale may round.
+                    let info = try ImageCodecRegistry.shared.info(for: data, options: options)
+                    finalSize = PixelSize(width: info.width, height: info.height).fitting(in: bounds)
+                }
+                image = try ImageCodecRegistry.shared.decode(data, options: options)
             }
-            image = try ImageCodecRegistry.shared.decode(data, options: options)
-        } catch {
+        } catch let error as AlcedoError {
             throw CLIFailure(path: input, error: error)
+        } catch let error as CLIFailure {
+            throw error
+        } catch {
+            throw CLIFailure(path: input, reason: "\(error)")
         }
         if needsOneFrame {
             guard frameIndex < image.frames.count else {
@@ -101,6 +119,31 @@ struct ConvertCommand: ParsableCommand {
             }
             try writeFile(encoded, to: output)
         }
+    }
+
+    /// A JPEG written as PAM without a whole-picture buffer: the header, then each strip of
+    /// rows as it is decoded. `false` when the picture must be turned (its rows cannot come
+    /// in order), leaving the ordinary decode to do it.
+    private func streamPAM(_ file: InputFile, _ decoder: JPEGDecoder, options: DecodingOptions) throws -> Bool {
+        var writer: AtomicFileWriter?
+        var openFailure: CLIFailure?
+        let streamed = try decoder.decodeRows(fileDescriptor: file.fd, options: options, start: { size in
+            do throws(CLIFailure) {
+                let opened = try AtomicFileWriter(path: output)
+                PAMWriter.header(width: size.width, height: size.height).withUnsafeBytes { opened.write($0) }
+                writer = opened
+            } catch {
+                openFailure = error
+            }
+        }, rows: { strip, _, _ in
+            guard let writer else { return false }
+            writer.write(UnsafeRawBufferPointer(strip))
+            return true
+        })
+        if let openFailure { throw openFailure }
+        guard streamed else { return false }
+        try writer?.commit()
+        return true
     }
 
     private enum OutputTarget {

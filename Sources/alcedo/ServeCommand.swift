@@ -11,7 +11,7 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve resized, re-encoded, cached images over HTTP with imgproxy's URL format.",
         discussion: """
             URLs: /SIGNATURE/OPTIONS/plain/PERCENT-ENCODED-URL[@EXT] or /SIGNATURE/OPTIONS/BASE64URL[.EXT], \
-            with imgproxy's processing options (rs:fill:300:200, q:80, f:webp, …); /health, /metrics and \
+            with imgproxy's processing options (rs:fill:300:200, q:80, f:webp, f:avif, g:sm, …); /health, /metrics and \
             /info/SIGNATURE/OPTIONS/SOURCE as well. Without --key, the signature segment is "insecure". \
             Every option can also be set by an environment variable ALCEDO_<OPTION> (for example \
             ALCEDO_PORT=9000, ALCEDO_ALLOW_PRIVATE_NETWORKS=1; lists separated by commas); a flag wins \
@@ -56,6 +56,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Serve WebP to clients that accept it when the URL names no format (default true).",
                                valueName: "bool"))
     var autoWebp: Bool?
+    @Flag(inversion: .prefixedNo,
+          help: "Serve AVIF (preferred over WebP) to clients that accept it when the URL names no format (default off: AV1 encoding is the costliest step).")
+    var autoAvif: Bool?
+    @Option(help: ArgumentHelp("Default quality per format when the URL sets none, as FORMAT=Q,... (default webp=79,avif=63; others 80).",
+                               valueName: "list"))
+    var formatQuality: String?
+    @Option(help: ArgumentHelp("The AV1 encoder speed for AVIF results, 0 (slowest, smallest) to 10 (default 8).", valueName: "0-10"))
+    var avifSpeed: Int?
     @Option(help: ArgumentHelp("Encoded results kept in memory for repeated requests, in bytes (default 67108864: 64 MiB; 0 keeps none).",
                                valueName: "bytes"))
     var resultCacheBytes: Int?
@@ -139,6 +147,12 @@ struct ServeCommand: AsyncParsableCommand {
         c.queueLength = try queue ?? env.int("QUEUE") ?? c.queueLength
         c.ttl = try ttl ?? env.int("TTL") ?? c.ttl
         c.autoWebP = try autoWebp ?? env.bool("AUTO_WEBP") ?? c.autoWebP
+        c.autoAVIF = try autoAvif ?? env.bool("AUTO_AVIF") ?? c.autoAVIF
+        if let text = formatQuality ?? env.string("FORMAT_QUALITY") { try c.setFormatQuality(text) }
+        c.avifSpeed = try avifSpeed ?? env.int("AVIF_SPEED") ?? c.avifSpeed
+        guard (0...10).contains(c.avifSpeed) else {
+            throw ServerConfigurationError.invalidValue("--avif-speed", message: "must be in 0...10, got \(c.avifSpeed)")
+        }
         c.resultCacheBytes = try resultCacheBytes ?? env.int("RESULT_CACHE_BYTES") ?? c.resultCacheBytes
         c.memoryCacheBytes = try memoryCacheBytes ?? env.int("MEMORY_CACHE_BYTES") ?? c.memoryCacheBytes
         guard c.resultCacheBytes >= 0, c.memoryCacheBytes >= 0 else {

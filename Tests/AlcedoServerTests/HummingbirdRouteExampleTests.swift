@@ -45,6 +45,8 @@ struct HummingbirdRouteExampleTests {
         var configuration = ImageServerConfiguration()
         configuration.allowPrivateNetworks = true
         configuration.cacheDirectory = folder
+        // AVIF for clients that list it in Accept (off by default).
+        configuration.autoAVIF = true
         let proxy = ImageService(configuration: configuration)
         let manager = ImageManager(downloader: ImageDownloader(name: "example"),
                                    cache: ImageCache(name: "example", cacheDirectoryURL: folder))
@@ -71,6 +73,14 @@ struct HummingbirdRouteExampleTests {
         #expect(proxied.status == .ok)
         let proxiedBytes = try await proxied.body.collect(upTo: 1 << 20)
         #expect(try ImageCodecRegistry.shared.decode(Data(proxiedBytes.readableBytesView)).size == PixelSize(width: 50, height: 50))
+        // Negotiated from Accept: AVIF, with Vary.
+        var negotiated = HTTPClientRequest(url: "http://127.0.0.1:\(port)/images/insecure/rs:fill:50:50/plain/\(source)")
+        negotiated.headers.add(name: "Accept", value: "image/avif,image/webp,*/*")
+        let avif = try await client.execute(negotiated, timeout: .seconds(30))
+        #expect(avif.status == .ok)
+        #expect(avif.headers.first(name: "Content-Type") == "image/avif" && avif.headers.first(name: "Vary") == "Accept")
+        let avifBytes = try await avif.body.collect(upTo: 1 << 20)
+        #expect(ImageFormat.sniff(Data(avifBytes.readableBytesView)) == .avif)
         await manager.downloader.shutdown()
         await proxy.shutdown()
     }

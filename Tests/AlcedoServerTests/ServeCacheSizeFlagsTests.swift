@@ -9,19 +9,9 @@ struct ServeCacheSizeFlagsTests {
         let origin = try await TestHTTPServer.start()
         defer { origin.stop() }
         origin.route("/a.jpg", .ok(TestImages.jpeg(width: 64, height: 48), contentType: "image/jpeg"))
-        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-serve-sizes-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: cache) }
-        let process = Process()
-        process.executableURL = ServeCommandTests.executable
-        process.arguments = ["serve", "--port", "0", "--cache-dir", cache.path, "--allow-private-networks"] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
-        let line = try #require(try await ServeCommandTests.readLine(out.fileHandleForReading), "no line on stdout")
-        let base = String(try #require(line.wholeMatch(of: /listening on (http:\/\/.+)/)).1)
+        let server = try await ServeProcess.start(arguments, environment: environment)
+        defer { server.stop() }
+        let base = server.baseURL
         let client = OneShotClient()
         let path = "/insecure/w:32/plain/" + origin.url("/a.jpg").absoluteString + "@jpg"
         for _ in 0..<2 { #expect(try await client.get(base + path).status == 200) }

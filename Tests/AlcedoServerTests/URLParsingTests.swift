@@ -90,9 +90,10 @@ struct URLParsingTests {
         let names = ["rs", "resize", "s", "w", "h", "dpr", "el", "ex", "g", "c", "q", "f", "ext", "bg", "bl", "sh", "rot", "ar",
                      "sm", "mb", "cb", "pg", "round_corner", "border", "tint", "rt", "zz", "", "plain"]
         let args = ["", "0", "1", "-1", "90", "fit", "fill", "fill-down", "force", "auto", "ce", "noea", "fp", "0.5", "ff0000",
-                    "00ff0080", "webp", "png", "jpg", "t", "x", "%", "99999999", "1e3", "..", "255"]
+                    "00ff0080", "webp", "png", "jpg", "avif", "sm", "t", "x", "%", "99999999", "1e3", "..", "255"]
         let tails = ["plain/http://a.test/x.jpg", "plain/https%3A%2F%2Fa.test%2Fy@png", "aHR0cDovL2EudGVzdC94",
-                     "aHR0cDovL2Eu/dGVzdC94.webp", "plain/", "plain/file:///etc/passwd", "%%%", "plain/http://a.test/x@"]
+                     "aHR0cDovL2Eu/dGVzdC94.webp", "aHR0cDovL2EudGVzdC94.avif", "plain/http://a.test/x@avif", "plain/",
+                     "plain/file:///etc/passwd", "%%%", "plain/http://a.test/x@"]
         var accepted = 0
         for _ in 0..<4000 {
             var path = "/" + ["insecure", "_", "sig", ""].randomElement(using: &random)!

@@ -63,9 +63,29 @@ public struct AVIFDecoder: ImageDecoding {
     }
 }
 
+/// libavif, loaded on first use (see `CAVIF.h`): a process that never reads or writes AVIF
+/// does not pay for loading it and the AV1 libraries it brings.
+enum AVIFLibrary {
+    private static let table: Result<alcedo_avif_api, DynamicLibraryFailure> = {
+        guard let table = alcedo_avif_load() else {
+            return .failure(DynamicLibraryFailure(message: alcedo_avif_load_error().map { String(cString: $0) } ?? "libavif could not be loaded"))
+        }
+        return .success(table.pointee)
+    }()
+
+    /// The function table, or the error `failure` makes of the reason libavif could not be loaded.
+    static func functions(orThrow failure: (String) -> AlcedoError) throws(AlcedoError) -> alcedo_avif_api {
+        switch table {
+        case .success(let functions): return functions
+        case .failure(let reason): throw failure(reason.message)
+        }
+    }
+}
+
 /// One libavif decoder over the bytes of a file, alive for the duration of a closure.
 struct AVIFSession {
     private let decoder: UnsafeMutablePointer<avifDecoder>
+    private let lib: alcedo_avif_api
 
     struct Header {
         let storedWidth: Int
@@ -84,10 +104,11 @@ struct AVIFSession {
     static func with<T>(_ data: Data, limits: DecodingLimits,
                         _ body: (AVIFSession) throws(AlcedoError) -> T) throws(AlcedoError) -> T {
         guard !data.isEmpty else { throw .decodingError(reason: .emptyData) }
-        guard let decoder = avifDecoderCreate() else {
+        let lib = try AVIFLibrary.functions { .decodingError(reason: .unsupportedFeature(format: .avif, message: $0)) }
+        guard let decoder = lib.avifDecoderCreate!() else {
             throw .decodingError(reason: .corrupt(format: .avif, message: "libavif could not create a decoder"))
         }
-        defer { avifDecoderDestroy(decoder) }
+        defer { lib.avifDecoderDestroy!(decoder) }
         decoder.pointee.maxThreads = 1
         decoder.pointee.strictFlags = avifStrictFlags(AVIF_STRICT_DISABLED.rawValue)
         decoder.pointee.ignoreXMP = 1
@@ -97,11 +118,11 @@ struct AVIFSession {
         decoder.pointee.imageCountLimit = max(decoder.pointee.imageCountLimit, UInt32(clamping: limits.maxFrameCount))
         let result = data.withUnsafeBytes { raw -> Result<T, AlcedoError> in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .failure(.decodingError(reason: .emptyData)) }
-            var status = avifDecoderSetIOMemory(decoder, base, raw.count)
-            if status == AVIF_RESULT_OK { status = avifDecoderParse(decoder) }
-            guard status == AVIF_RESULT_OK else { return .failure(AVIFSession.error(status, decoder: decoder, inHeader: true)) }
+            var status = lib.avifDecoderSetIOMemory!(decoder, base, raw.count)
+            if status == AVIF_RESULT_OK { status = lib.avifDecoderParse!(decoder) }
+            guard status == AVIF_RESULT_OK else { return .failure(AVIFSession.error(status, decoder: decoder, lib: lib, inHeader: true)) }
             do throws(AlcedoError) {
-                return .success(try body(AVIFSession(decoder: decoder)))
+                return .success(try body(AVIFSession(decoder: decoder, lib: lib)))
             } catch {
                 return .failure(error)
             }
@@ -132,7 +153,7 @@ struct AVIFSession {
         if count > 1 {
             for index in 0..<count {
                 var timing = avifImageTiming()
-                let ok = avifDecoderNthImageTiming(decoder, UInt32(index), &timing) == AVIF_RESULT_OK
+                let ok = lib.avifDecoderNthImageTiming!(decoder, UInt32(index), &timing) == AVIF_RESULT_OK
                 durations.append(AlcedoImage.normalizedFrameDuration(ok ? timing.duration : nil))
             }
         } else {
@@ -147,13 +168,13 @@ struct AVIFSession {
 
     /// Decodes the next frame into RGBA8.
     func nextFrame(index: Int) throws(AlcedoError) -> [UInt8] {
-        let status = avifDecoderNextImage(decoder)
+        let status = lib.avifDecoderNextImage!(decoder)
         guard status == AVIF_RESULT_OK, let image = decoder.pointee.image else {
-            throw Self.error(status, decoder: decoder, inHeader: false, frame: index)
+            throw Self.error(status, decoder: decoder, lib: lib, inHeader: false, frame: index)
         }
         let width = Int(image.pointee.width), height = Int(image.pointee.height)
         var rgb = avifRGBImage()
-        avifRGBImageSetDefaults(&rgb, image)
+        lib.avifRGBImageSetDefaults!(&rgb, image)
         rgb.format = AVIF_RGB_FORMAT_RGBA
         rgb.depth = 8
         rgb.alphaPremultiplied = 0
@@ -161,15 +182,15 @@ struct AVIFSession {
         var conversion = AVIF_RESULT_OK
         let pixels = [UInt8](unsafeUninitializedCapacity: width * height * 4) { buffer, initialized in
             rgb.pixels = buffer.baseAddress
-            conversion = avifImageYUVToRGB(image, &rgb)
+            conversion = lib.avifImageYUVToRGB!(image, &rgb)
             initialized = conversion == AVIF_RESULT_OK ? buffer.count : 0
         }
-        guard conversion == AVIF_RESULT_OK else { throw Self.error(conversion, decoder: decoder, inHeader: false, frame: index) }
+        guard conversion == AVIF_RESULT_OK else { throw Self.error(conversion, decoder: decoder, lib: lib, inHeader: false, frame: index) }
         return pixels
     }
 
-    static func error(_ status: avifResult, decoder: UnsafeMutablePointer<avifDecoder>, inHeader: Bool, frame: Int? = nil) -> AlcedoError {
-        var message = String(cString: avifResultToString(status))
+    static func error(_ status: avifResult, decoder: UnsafeMutablePointer<avifDecoder>, lib: alcedo_avif_api, inHeader: Bool, frame: Int? = nil) -> AlcedoError {
+        var message = lib.avifResultToString!(status).map { String(cString: $0) } ?? "libavif error \(status.rawValue)"
         let detail = withUnsafeBytes(of: decoder.pointee.diag.error) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }

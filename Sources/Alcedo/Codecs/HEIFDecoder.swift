@@ -33,12 +33,12 @@ public struct HEIFDecoder: ImageDecoding {
     /// Reads size, alpha and the colour profile of the primary image without decoding it.
     public func info(for data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
         try HEIFPreflight.check(data, limits: nil, format: format)
-        return try HEIFSession.with(data, format: format) { handle throws(AlcedoError) in
-            let (width, height) = HEIFSession.size(of: handle, appliesOrientation: options.appliesOrientation)
+        return try HEIFSession.with(data, format: format) { handle, lib throws(AlcedoError) in
+            let (width, height) = HEIFSession.size(of: handle, lib: lib, appliesOrientation: options.appliesOrientation)
             var info = ImageInfo(format: format, width: width, height: height,
-                                 hasAlpha: heif_image_handle_has_alpha_channel(handle) != 0)
+                                 hasAlpha: lib.heif_image_handle_has_alpha_channel!(handle) != 0)
             if options.colorManagement != .ignore {
-                info.colorProfile = HEIFSession.iccProfile(of: handle).flatMap { ImageColorProfile(iccData: $0) }
+                info.colorProfile = HEIFSession.iccProfile(of: handle, lib: lib).flatMap { ImageColorProfile(iccData: $0) }
             }
             return info
         }
@@ -51,28 +51,28 @@ public struct HEIFDecoder: ImageDecoding {
         let format = self.format
         // A grid's canvas is sized by its ImageGrid, which libheif allocates before the first tile.
         try HEIFPreflight.check(data, limits: options.limits, format: format)
-        return try HEIFSession.with(data, format: format) { handle throws(AlcedoError) in
-            let (width, height) = HEIFSession.size(of: handle, appliesOrientation: options.appliesOrientation)
-            try options.limits.check(width: heif_image_handle_get_ispe_width(handle) > 0 ? Int(heif_image_handle_get_ispe_width(handle)) : width,
-                                     height: heif_image_handle_get_ispe_height(handle) > 0 ? Int(heif_image_handle_get_ispe_height(handle)) : height,
+        return try HEIFSession.with(data, format: format) { handle, lib throws(AlcedoError) in
+            let (width, height) = HEIFSession.size(of: handle, lib: lib, appliesOrientation: options.appliesOrientation)
+            try options.limits.check(width: lib.heif_image_handle_get_ispe_width!(handle) > 0 ? Int(lib.heif_image_handle_get_ispe_width!(handle)) : width,
+                                     height: lib.heif_image_handle_get_ispe_height!(handle) > 0 ? Int(lib.heif_image_handle_get_ispe_height!(handle)) : height,
                                      format: format)
             try options.limits.check(width: width, height: height, format: format)
-            let plan = ColorPlan.forRGBA(iccData: HEIFSession.iccProfile(of: handle), mode: options.colorManagement, format: format)
-            guard let decodingOptions = heif_decoding_options_alloc() else {
+            let plan = ColorPlan.forRGBA(iccData: HEIFSession.iccProfile(of: handle, lib: lib), mode: options.colorManagement, format: format)
+            guard let decodingOptions = lib.heif_decoding_options_alloc!() else {
                 throw .decodingError(reason: .corrupt(format: format, message: "libheif could not allocate decoding options"))
             }
-            defer { heif_decoding_options_free(decodingOptions) }
+            defer { lib.heif_decoding_options_free!(decodingOptions) }
             decodingOptions.pointee.ignore_transformations = options.appliesOrientation ? 0 : 1
             decodingOptions.pointee.convert_hdr_to_8bit = 1
             var image: OpaquePointer?
-            let status = heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, decodingOptions)
+            let status = lib.heif_decode_image!(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, decodingOptions)
             guard status.code == heif_error_Ok, let image else { throw HEIFSession.error(status, format: format, inHeader: false) }
-            defer { heif_image_release(image) }
-            let outWidth = Int(heif_image_get_width(image, heif_channel_interleaved))
-            let outHeight = Int(heif_image_get_height(image, heif_channel_interleaved))
+            defer { lib.heif_image_release!(image) }
+            let outWidth = Int(lib.heif_image_get_width!(image, heif_channel_interleaved))
+            let outHeight = Int(lib.heif_image_get_height!(image, heif_channel_interleaved))
             try options.limits.check(width: outWidth, height: outHeight, format: format)
             var stride: Int32 = 0
-            guard let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride),
+            guard let plane = lib.heif_image_get_plane_readonly!(image, heif_channel_interleaved, &stride),
                   Int(stride) >= outWidth * 4 else {
                 throw .decodingError(reason: .corrupt(format: format, message: "libheif returned no RGBA plane"))
             }
@@ -90,24 +90,49 @@ public struct HEIFDecoder: ImageDecoding {
     }
 }
 
+/// libheif, loaded on first use (see `CHEIF.h`): a process that never decodes HEIF does not
+/// pay for loading it and the HEVC and AV1 libraries it brings.
+enum HEIFLibrary {
+    private static let table: Result<alcedo_heif_api, DynamicLibraryFailure> = {
+        guard let table = alcedo_heif_load() else {
+            return .failure(DynamicLibraryFailure(message: alcedo_heif_load_error().map { String(cString: $0) } ?? "libheif could not be loaded"))
+        }
+        return .success(table.pointee)
+    }()
+
+    /// The function table, or `.unsupportedFeature` naming why libheif could not be loaded.
+    static func functions(format: ImageFormat) throws(AlcedoError) -> alcedo_heif_api {
+        switch table {
+        case .success(let functions): return functions
+        case .failure(let failure): throw .decodingError(reason: .unsupportedFeature(format: format, message: failure.message))
+        }
+    }
+}
+
+/// Why a codec library loaded on first use could not be loaded.
+struct DynamicLibraryFailure: Error {
+    let message: String
+}
+
 /// One libheif context over the bytes of a file, alive for the duration of a closure.
 enum HEIFSession {
     static func with<T>(_ data: Data, format: ImageFormat,
-                        _ body: (OpaquePointer) throws(AlcedoError) -> T) throws(AlcedoError) -> T {
+                        _ body: (OpaquePointer, alcedo_heif_api) throws(AlcedoError) -> T) throws(AlcedoError) -> T {
         guard !data.isEmpty else { throw .decodingError(reason: .emptyData) }
-        guard let context = heif_context_alloc() else {
+        let lib = try HEIFLibrary.functions(format: format)
+        guard let context = lib.heif_context_alloc!() else {
             throw .decodingError(reason: .corrupt(format: format, message: "libheif could not allocate a context"))
         }
-        defer { heif_context_free(context) }
+        defer { lib.heif_context_free!(context) }
         let result = data.withUnsafeBytes { raw -> Result<T, AlcedoError> in
-            var status = heif_context_read_from_memory_without_copy(context, raw.baseAddress, raw.count, nil)
+            var status = lib.heif_context_read_from_memory_without_copy!(context, raw.baseAddress, raw.count, nil)
             guard status.code == heif_error_Ok else { return .failure(error(status, format: format, inHeader: true)) }
             var handle: OpaquePointer?
-            status = heif_context_get_primary_image_handle(context, &handle)
+            status = lib.heif_context_get_primary_image_handle!(context, &handle)
             guard status.code == heif_error_Ok, let handle else { return .failure(error(status, format: format, inHeader: true)) }
-            defer { heif_image_handle_release(handle) }
+            defer { lib.heif_image_handle_release!(handle) }
             do throws(AlcedoError) {
-                return .success(try body(handle))
+                return .success(try body(handle, lib))
             } catch {
                 return .failure(error)
             }
@@ -116,21 +141,21 @@ enum HEIFSession {
     }
 
     /// The size after transformations (libheif's handle size), or the stored (`ispe`) size.
-    static func size(of handle: OpaquePointer, appliesOrientation: Bool) -> (Int, Int) {
-        let width = Int(heif_image_handle_get_width(handle)), height = Int(heif_image_handle_get_height(handle))
+    static func size(of handle: OpaquePointer, lib: alcedo_heif_api, appliesOrientation: Bool) -> (Int, Int) {
+        let width = Int(lib.heif_image_handle_get_width!(handle)), height = Int(lib.heif_image_handle_get_height!(handle))
         guard !appliesOrientation else { return (width, height) }
-        let ispeWidth = Int(heif_image_handle_get_ispe_width(handle)), ispeHeight = Int(heif_image_handle_get_ispe_height(handle))
+        let ispeWidth = Int(lib.heif_image_handle_get_ispe_width!(handle)), ispeHeight = Int(lib.heif_image_handle_get_ispe_height!(handle))
         return ispeWidth > 0 && ispeHeight > 0 ? (ispeWidth, ispeHeight) : (width, height)
     }
 
     /// The ICC profile of the image, if it has one.
-    static func iccProfile(of handle: OpaquePointer) -> Data? {
-        let type = heif_image_handle_get_color_profile_type(handle)
+    static func iccProfile(of handle: OpaquePointer, lib: alcedo_heif_api) -> Data? {
+        let type = lib.heif_image_handle_get_color_profile_type!(handle)
         guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return nil }
-        let size = heif_image_handle_get_raw_color_profile_size(handle)
+        let size = lib.heif_image_handle_get_raw_color_profile_size!(handle)
         guard size > 0, size <= EmbeddedProfileReader.maxProfileBytes else { return nil }
         var data = Data(count: size)
-        let status = data.withUnsafeMutableBytes { heif_image_handle_get_raw_color_profile(handle, $0.baseAddress) }
+        let status = data.withUnsafeMutableBytes { lib.heif_image_handle_get_raw_color_profile!(handle, $0.baseAddress) }
         return status.code == heif_error_Ok ? data : nil
     }
 

@@ -67,7 +67,17 @@ public struct JPEGDecoder: ImageDecoding {
     /// - Throws: ``AlcedoError/decodingError(reason:)`` when the data is empty, is not a JPEG
     ///   or its header is broken, truncated or unsupported.
     public func info(for data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
-        try JPEGDecompression.withHeader(of: data) { (_, header) throws(AlcedoError) -> ImageInfo in
+        try info(from: .data(data), options: options)
+    }
+
+    /// ``info(for:options:)`` of the JPEG file open at `fileDescriptor`, read from its current
+    /// offset through a 64 KB buffer; the descriptor is left open (at an unspecified offset).
+    public func info(fileDescriptor: Int32, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
+        try info(from: .fileDescriptor(fileDescriptor), options: options)
+    }
+
+    private func info(from source: JPEGDecompression.Source, options: DecodingOptions) throws(AlcedoError) -> ImageInfo {
+        try JPEGDecompression.withHeader(of: source) { (_, header) throws(AlcedoError) -> ImageInfo in
             let orientation = header.orientation
             let upright = header.uprightSize(appliesOrientation: options.appliesOrientation)
             var info = ImageInfo(format: .jpeg, width: upright.width, height: upright.height, orientation: orientation)
@@ -82,8 +92,20 @@ public struct JPEGDecoder: ImageDecoding {
     /// corrupt and unsupported files.
     /// - Throws: ``AlcedoError/decodingError(reason:)``.
     public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
+        try decode(from: .data(data), options: options)
+    }
+
+    /// ``decode(_:options:)`` of the JPEG file open at `fileDescriptor`, read from its current
+    /// offset through a 64 KB buffer: the file is never held in memory whole (a 24 MP photo is
+    /// about 7 MB; its thumbnail decoded at 1/8 needs a fraction of that). The descriptor is
+    /// left open (at an unspecified offset).
+    public func decode(fileDescriptor: Int32, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
+        try decode(from: .fileDescriptor(fileDescriptor), options: options)
+    }
+
+    private func decode(from source: JPEGDecompression.Source, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
         let deadline = options.limits.startDeadline(format: .jpeg)
-        return try JPEGDecompression.withHeader(of: data) { (decompression, header) throws(AlcedoError) -> AlcedoImage in
+        return try JPEGDecompression.withHeader(of: source) { (decompression, header) throws(AlcedoError) -> AlcedoImage in
             try options.limits.check(width: header.width, height: header.height, format: .jpeg)
             try options.limits.checkWorkingMemory(header.coefficientBytes, what: "the coefficient buffer of a progressive or multi-scan file",
                                                   format: .jpeg)
@@ -106,6 +128,67 @@ public struct JPEGDecoder: ImageDecoding {
             let turned = orientation.swapsDimensions ? (width: height, height: width) : (width: width, height: height)
             return AlcedoImage(width: turned.width, height: turned.height, pixels: pixels,
                                sourceFormat: .jpeg, orientation: orientation, colorMetadata: plan.metadata)
+        }
+    }
+
+    /// Decodes `data` a strip of rows at a time, top to bottom, without ever holding the whole
+    /// picture: the memory used is one strip (32 rows) and libjpeg's own state. For writers
+    /// that can take rows as they come (`alcedo convert --format pam` uses it).
+    ///
+    /// The rows are RGBA8, through ``DecodingOptions/colorManagement`` and scaled by
+    /// ``DecodingOptions/targetSize`` as ``decode(_:options:)`` would (the DCT-scaled size,
+    /// no resampling after it). The limits and the decoding deadline apply as there.
+    ///
+    /// - Parameters:
+    ///   - start: called once, before the first strip, with the size of the rows to come.
+    ///   - rows: called with each strip (`rowCount` rows of `width * 4` bytes) and the index of
+    ///     its first row; return `false` to stop decoding there.
+    /// - Returns: `false`, having decoded nothing and called neither closure, when the rows
+    ///   cannot come in order: the file states an EXIF orientation other than `.up` and
+    ///   ``DecodingOptions/appliesOrientation`` is set. Use ``decode(_:options:)`` then.
+    ///   `true` otherwise, also when `rows` stopped the decode.
+    /// - Throws: what ``decode(_:options:)`` throws.
+    public func decodeRows(
+        _ data: Data, options: DecodingOptions = .default,
+        start: (PixelSize) -> Void,
+        rows: (_ strip: UnsafeBufferPointer<UInt8>, _ firstRow: Int, _ rowCount: Int) -> Bool
+    ) throws(AlcedoError) -> Bool {
+        try decodeRows(from: .data(data), options: options, start: start, rows: rows)
+    }
+
+    /// ``decodeRows(_:options:start:rows:)`` of the JPEG file open at `fileDescriptor`, read
+    /// from its current offset through a 64 KB buffer: neither the file nor the picture is held
+    /// whole. The descriptor is left open (at an unspecified offset).
+    public func decodeRows(
+        fileDescriptor: Int32, options: DecodingOptions = .default,
+        start: (PixelSize) -> Void,
+        rows: (_ strip: UnsafeBufferPointer<UInt8>, _ firstRow: Int, _ rowCount: Int) -> Bool
+    ) throws(AlcedoError) -> Bool {
+        try decodeRows(from: .fileDescriptor(fileDescriptor), options: options, start: start, rows: rows)
+    }
+
+    private func decodeRows(
+        from source: JPEGDecompression.Source, options: DecodingOptions,
+        start: (PixelSize) -> Void,
+        rows: (_ strip: UnsafeBufferPointer<UInt8>, _ firstRow: Int, _ rowCount: Int) -> Bool
+    ) throws(AlcedoError) -> Bool {
+        let deadline = options.limits.startDeadline(format: .jpeg)
+        return try JPEGDecompression.withHeader(of: source) { (decompression, header) throws(AlcedoError) -> Bool in
+            guard !options.appliesOrientation || header.orientation == .up else { return false }
+            try options.limits.check(width: header.width, height: header.height, format: .jpeg)
+            try options.limits.checkWorkingMemory(header.coefficientBytes, what: "the coefficient buffer of a progressive or multi-scan file",
+                                                  format: .jpeg)
+            decompression.setLimits(options.limits, deadline: deadline)
+            let denominator = Self.scaleDenominator(width: header.width, height: header.height, options: options)
+            let plan = decompression.colorPlan(header, mode: options.colorManagement)
+            let (width, height) = try decompression.start(scaleDenominator: denominator,
+                                                          allowTruncated: options.allowTruncated)
+            start(PixelSize(width: width, height: height))
+            try decompression.readStrips(width: width, height: height, stripRows: 32) { strip, firstRow, count in
+                plan.apply(to: strip)
+                return rows(UnsafeBufferPointer(strip), firstRow, count)
+            }
+            return true
         }
     }
 
@@ -203,34 +286,62 @@ struct JPEGDecompression {
         var limits = DecodingLimits.default
     }
 
-    /// Reads the header of `data` and calls `body` with the decompression and the header,
-    /// while the bytes of `data` stay pinned for libjpeg.
+    /// Where the compressed bytes come from.
+    enum Source {
+        /// Bytes in memory, pinned for the duration of the decode.
+        case data(Data)
+        /// A file open for reading, read from its current offset through a 64 KB buffer.
+        case fileDescriptor(Int32)
+    }
+
+    /// Reads the header from `source` and calls `body` with the decompression and the header,
+    /// while the bytes (or the descriptor) stay valid for libjpeg.
     static func withHeader<T>(
-        of data: Data, _ body: (JPEGDecompression, JPEGHeader) throws(AlcedoError) -> T
+        of source: Source, _ body: (JPEGDecompression, JPEGHeader) throws(AlcedoError) -> T
     ) throws(AlcedoError) -> T {
-        guard !data.isEmpty else { throw .decodingError(reason: .emptyData) }
+        switch source {
+        case .data(let data):
+            guard !data.isEmpty else { throw .decodingError(reason: .emptyData) }
+            return try withDecoder { handle throws(AlcedoError) -> T in
+                let result = data.withUnsafeBytes { raw -> Result<T, AlcedoError> in
+                    guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+                        return .failure(.decodingError(reason: .emptyData))
+                    }
+                    return withHeader(handle: handle, body) { alcedo_jpeg_read_header(handle, base, raw.count, $0) }
+                }
+                return try result.get()
+            }
+        case .fileDescriptor(let fd):
+            return try withDecoder { handle throws(AlcedoError) -> T in
+                try withHeader(handle: handle, body) { alcedo_jpeg_read_header_fd(handle, fd, $0) }.get()
+            }
+        }
+    }
+
+    private static func withDecoder<T>(_ body: (OpaquePointer) throws(AlcedoError) -> T) throws(AlcedoError) -> T {
         guard let handle = alcedo_jpeg_decoder_create() else {
             throw .decodingError(reason: .corrupt(format: .jpeg, message: "out of memory creating the decoder"))
         }
         defer { alcedo_jpeg_decoder_destroy(handle) }
+        return try body(handle)
+    }
+
+    private static func withHeader<T>(
+        handle: OpaquePointer, _ body: (JPEGDecompression, JPEGHeader) throws(AlcedoError) -> T,
+        reading read: (UnsafeMutablePointer<alcedo_jpeg_header>) -> alcedo_jpeg_status
+    ) -> Result<T, AlcedoError> {
         let decompression = JPEGDecompression(handle: handle)
-        let result = data.withUnsafeBytes { raw -> Result<T, AlcedoError> in
-            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
-                return .failure(.decodingError(reason: .emptyData))
-            }
-            var cHeader = alcedo_jpeg_header()
-            let status = alcedo_jpeg_read_header(handle, base, raw.count, &cHeader)
-            guard status == ALCEDO_JPEG_OK else {
-                return .failure(decompression.error(for: status, inHeader: true))
-            }
-            let header = JPEGHeader(cHeader, handle: handle)
-            do throws(AlcedoError) {
-                return .success(try body(decompression, header))
-            } catch {
-                return .failure(error)
-            }
+        var cHeader = alcedo_jpeg_header()
+        let status = read(&cHeader)
+        guard status == ALCEDO_JPEG_OK else {
+            return .failure(decompression.error(for: status, inHeader: true))
         }
-        return try result.get()
+        let header = JPEGHeader(cHeader, handle: handle)
+        do throws(AlcedoError) {
+            return .success(try body(decompression, header))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Bounds the rest of the decode: the CPU time `deadline` has left, and libjpeg's working
@@ -281,6 +392,25 @@ struct JPEGDecompression {
         }
         guard status == ALCEDO_JPEG_OK else { throw error(for: status, inHeader: false) }
         return pixels
+    }
+
+    /// Decodes the rows `stripRows` at a time into one strip buffer, handing each to `body`
+    /// with the index of its first row and its row count, until the last row or until `body`
+    /// returns `false`.
+    func readStrips(width: Int, height: Int, stripRows: Int,
+                    _ body: (UnsafeMutableBufferPointer<UInt8>, Int, Int) -> Bool) throws(AlcedoError) {
+        let stride = width * 4
+        let strip = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: stride * stripRows)
+        defer { strip.deallocate() }
+        var row = 0
+        while row < height {
+            var read: Int32 = 0
+            let status = alcedo_jpeg_read_rows(handle, strip.baseAddress!, stride, Int32(stripRows), &read)
+            guard status == ALCEDO_JPEG_OK else { throw error(for: status, inHeader: false) }
+            guard read > 0 else { throw error(for: ALCEDO_JPEG_CORRUPT, inHeader: false) }
+            guard body(UnsafeMutableBufferPointer(rebasing: strip[0..<(stride * Int(read))]), row, Int(read)) else { return }
+            row += Int(read)
+        }
     }
 
     /// Decodes every row, 16 at a time, and places each strip where `orientation` puts it in

@@ -92,6 +92,11 @@ struct ColorPlan {
         transform?.apply(to: &pixels)
     }
 
+    /// Runs the transform on the pixels at `bytes` in place.
+    func apply(to bytes: UnsafeMutableBufferPointer<UInt8>) {
+        transform?.apply(to: bytes)
+    }
+
     /// Runs the transform on every frame of `image` and records the metadata.
     func apply(to image: AlcedoImage) -> AlcedoImage {
         var frames = image.frames

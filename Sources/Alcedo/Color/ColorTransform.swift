@@ -83,38 +83,39 @@ final class ColorTransform: @unchecked Sendable {
 
     /// Converts `pixels` (RGBA8, or CMYK8 for a CMYK transform) in place to sRGB RGBA8.
     func apply(to pixels: inout [UInt8]) {
-        let count = pixels.count / 4
+        guard case .identity = kind else {
+            pixels.withUnsafeMutableBufferPointer { apply(to: $0) }
+            return
+        }
+    }
+
+    /// Converts the pixels at `bytes` (RGBA8, or CMYK8 for a CMYK transform) in place to sRGB RGBA8.
+    func apply(to bytes: UnsafeMutableBufferPointer<UInt8>) {
+        let count = bytes.count / 4
         guard count > 0 else { return }
         switch kind {
         case .identity:
             return
         case .rgba(let handle):
-            pixels.withUnsafeMutableBytes { raw in
-                Self.transformInChunks(handle, raw, pixelCount: count)
-            }
+            Self.transformInChunks(handle, UnsafeMutableRawBufferPointer(bytes), pixelCount: count)
         case .matrixShaper(let fast):
-            fast.apply(to: &pixels)
+            fast.apply(to: bytes)
         case .cmyk(let handle):
-            pixels.withUnsafeMutableBytes { raw in
-                Self.transformInChunks(handle, raw, pixelCount: count)
-                let bytes = raw.bindMemory(to: UInt8.self)
-                var index = 3
-                while index < bytes.count {
-                    bytes[index] = 255
-                    index += 4
-                }
+            Self.transformInChunks(handle, UnsafeMutableRawBufferPointer(bytes), pixelCount: count)
+            var index = 3
+            while index < bytes.count {
+                bytes[index] = 255
+                index += 4
             }
         case .grayTable(let table):
             table.withUnsafeBufferPointer { lut in
-                pixels.withUnsafeMutableBufferPointer { bytes in
-                    var index = 0
-                    while index + 3 < bytes.count {
-                        let level = Int(bytes[index]) * 3
-                        bytes[index] = lut[level]
-                        bytes[index + 1] = lut[level + 1]
-                        bytes[index + 2] = lut[level + 2]
-                        index += 4
-                    }
+                var index = 0
+                while index + 3 < bytes.count {
+                    let level = Int(bytes[index]) * 3
+                    bytes[index] = lut[level]
+                    bytes[index + 1] = lut[level + 1]
+                    bytes[index + 2] = lut[level + 2]
+                    index += 4
                 }
             }
         }

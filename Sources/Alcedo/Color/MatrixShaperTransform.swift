@@ -38,19 +38,22 @@ struct MatrixShaperTransform: Sendable {
 
     /// Converts RGBA8 pixels in place (alpha untouched).
     func apply(to pixels: inout [UInt8]) {
+        pixels.withUnsafeMutableBufferPointer { apply(to: $0) }
+    }
+
+    /// Converts RGBA8 pixels in place (alpha untouched).
+    func apply(to p: UnsafeMutableBufferPointer<UInt8>) {
         let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (matrix[0], matrix[1], matrix[2], matrix[3], matrix[4],
                                                     matrix[5], matrix[6], matrix[7], matrix[8])
         linear.withUnsafeBufferPointer { lin in
             encode.withUnsafeBufferPointer { enc in
-                pixels.withUnsafeMutableBufferPointer { p in
-                    var i = 0
-                    while i + 3 < p.count {
-                        let r = lin[Int(p[i])], g = lin[256 + Int(p[i + 1])], b = lin[512 + Int(p[i + 2])]
-                        p[i] = enc[Self.index(m0 * r + m1 * g + m2 * b)]
-                        p[i + 1] = enc[Self.index(m3 * r + m4 * g + m5 * b)]
-                        p[i + 2] = enc[Self.index(m6 * r + m7 * g + m8 * b)]
-                        i += 4
-                    }
+                var i = 0
+                while i + 3 < p.count {
+                    let r = lin[Int(p[i])], g = lin[256 + Int(p[i + 1])], b = lin[512 + Int(p[i + 2])]
+                    p[i] = enc[Self.index(m0 * r + m1 * g + m2 * b)]
+                    p[i + 1] = enc[Self.index(m3 * r + m4 * g + m5 * b)]
+                    p[i + 2] = enc[Self.index(m6 * r + m7 * g + m8 * b)]
+                    i += 4
                 }
             }
         }

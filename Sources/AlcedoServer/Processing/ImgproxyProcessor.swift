@@ -3,8 +3,8 @@ import Foundation
 
 /// Runs imgproxy's processing for a set of ``ProcessingOptions`` on a decoded image:
 /// orientation, rotation, crop, resize (fit/fill/fill-down/force/auto, enlarge, dpr), the
-/// fill crop by gravity, extend, blur, sharpen, background, then Alcedo's round corners,
-/// border and tint. Every frame of an animation is processed (``ProcessingOptions/page``
+/// fill crop by gravity (content-aware with `g:sm`, see ``SmartCrop``), extend, blur,
+/// sharpen, background, then Alcedo's round corners, border and tint. Every frame of an animation is processed (``ProcessingOptions/page``
 /// keeps one).
 ///
 /// Identifier: `com.alcedo.imgproxy(<canonical options>)`; options that do not change pixels
@@ -59,14 +59,14 @@ public struct ImgproxyProcessor: ImageProcessor {
         }
         if let crop = options.crop {
             let w = Self.cropSide(crop.width, image.width), h = Self.cropSide(crop.height, image.height)
-            let origin = Self.place(PixelSize(width: w, height: h), in: image.size, gravity: crop.gravity ?? options.gravity)
+            let origin = Self.place(PixelSize(width: w, height: h), in: image, gravity: crop.gravity ?? options.gravity)
             image = image.cropped(x: origin.x, y: origin.y, size: PixelSize(width: w, height: h))
         }
         let plan = resizePlan(for: image.size)
         try checkResult(plan.scaled, frames: image.frames.count)
         if plan.scaled != image.size { image = image.resized(to: plan.scaled) }
         if let crop = plan.crop, crop != image.size {
-            let origin = Self.place(crop, in: image.size, gravity: options.gravity)
+            let origin = Self.place(crop, in: image, gravity: options.gravity)
             image = image.cropped(x: origin.x, y: origin.y, size: crop)
         }
         if options.extend {
@@ -156,7 +156,16 @@ public struct ImgproxyProcessor: ImageProcessor {
         return max(1, min(full, Int(value.rounded())))
     }
 
-    /// The origin of a `size` rectangle inside `bounds`, placed by `gravity`, kept inside.
+    /// The origin of a `size` rectangle inside `image`, placed by `gravity`: smart gravity
+    /// (`sm`) looks at the pixels (``SmartCrop``, first frame; offsets do not apply, as in
+    /// imgproxy), the others only at the sizes.
+    static func place(_ size: PixelSize, in image: AlcedoImage, gravity: ProcessingOptions.Gravity) -> (x: Int, y: Int) {
+        if case .compass(.smart, _, _) = gravity { return SmartCrop.origin(of: size, in: image) }
+        return place(size, in: image.size, gravity: gravity)
+    }
+
+    /// The origin of a `size` rectangle inside `bounds`, placed by `gravity`, kept inside
+    /// (smart gravity, which needs the pixels, is centred here).
     static func place(_ size: PixelSize, in bounds: PixelSize, gravity: ProcessingOptions.Gravity) -> (x: Int, y: Int) {
         let freeX = Double(bounds.width - size.width), freeY = Double(bounds.height - size.height)
         var x: Double, y: Double

@@ -67,18 +67,23 @@ public final class ImageService: Sendable {
         try verifySignature(parsed.signature, signedPart: signedPart)
         let sourceURL = try pipeline.sourceGuard.checkSource(parsed.sourceURL)
         let requested = parsed.requestedFormat
-        let acceptsWebP = configuration.autoWebP && requested == nil
-            && request.headers[values: .accept].contains { $0.lowercased().contains("image/webp") }
+        let accepted = requested == nil
+            ? configuration.negotiation.usable(AcceptedImageFormats(acceptHeaders: request.headers[values: .accept]))
+            : AcceptedImageFormats()
         var unsigned = parsed
         unsigned.signature = ""
         let canonical = unsigned
-        let variantKey = canonical.signedPart + "|" + (requested?.rawValue ?? (acceptsWebP ? "auto+webp" : "auto"))
+        let encoding = ResponseEncoding(requested: requested, accepted: accepted, quality: parsed.options.quality,
+                                        defaultQualities: FormatQualities(fallback: configuration.defaultQuality,
+                                                                          perFormat: configuration.formatQuality),
+                                        avifSpeed: configuration.avifSpeed, background: parsed.options.background,
+                                        maxBytes: parsed.options.maxBytes)
+        let variantKey = canonical.signedPart + "|" + encoding.identifier
 
         // A conditional request answered from what is known of the source, without processing.
         var known = sources[parsed.sourceURL]
         if known == nil { known = await sourceInfoFromDisk(parsed.sourceURL) }
-        if let info = known {
-            let format = Self.outputFormat(requested: requested, source: info.format, acceptsWebP: acceptsWebP)
+        if let info = known, let format = Self.predictedFormat(encoding, source: info, page: parsed.options.page) {
             let etag = etag(for: canonical, validator: info.validator, format: format)
             if notModified(request, etag: etag, lastModified: info.lastModified) {
                 metrics.recordHit(tier: "not-modified")
@@ -87,7 +92,7 @@ public final class ImageService: Sendable {
         }
 
         let (result, joined) = try await results.value(for: variantKey) { [self] in
-            try await produce(parsed, canonical: canonical, url: sourceURL, requested: requested, acceptsWebP: acceptsWebP)
+            try await produce(parsed, canonical: canonical, url: sourceURL, encoding: encoding)
         }
         metrics.recordHit(tier: joined ? "result" : result.tier)
         if notModified(request, etag: result.etag, lastModified: result.lastModified) {
@@ -101,8 +106,7 @@ public final class ImageService: Sendable {
     }
 
     /// Loads, processes and encodes one variant (run once per variant in flight).
-    private func produce(_ parsed: ImgproxyPath, canonical: ImgproxyPath, url: URL, requested: ImageFormat?,
-                         acceptsWebP: Bool) async throws -> EncodedResult {
+    private func produce(_ parsed: ImgproxyPath, canonical: ImgproxyPath, url: URL, encoding: ResponseEncoding) async throws -> EncodedResult {
         guard await admission.acquire(onQueued: { metrics.enterQueue() }, onDequeued: { metrics.leaveQueue() }) else {
             throw ErrorStatus.Thrown(status: .queueFull)
         }
@@ -113,19 +117,19 @@ public final class ImageService: Sendable {
         }
         let start = ContinuousClock.now
         let processor = ImgproxyProcessor(options: parsed.options, maximumResultSide: configuration.maxResultSide)
-        let stillOutput = requested == .jpeg || requested == .png || parsed.options.page != nil
-        let encoding = ResponseEncoding(requested: requested, acceptsWebP: acceptsWebP,
-                                        quality: parsed.options.quality == 0 ? configuration.defaultQuality : parsed.options.quality,
-                                        background: parsed.options.background, maxBytes: parsed.options.maxBytes)
-        let options = pipeline.options(processor: processor, encoding: encoding,
-                                       firstFrameOnly: stillOutput && parsed.options.page == nil)
+        let requested = encoding.requested
+        let firstFrameOnly = parsed.options.page == nil && requested.map(Self.writesFirstFrameOnly) == true
+        let options = pipeline.options(processor: processor, encoding: encoding, firstFrameOnly: firstFrameOnly)
         let retrieved = try await gate.run(parsed.sourceURL) {
             try await pipeline.manager.retrieveImage(with: url, options: options)
         }
-        let info = await sourceInfo(for: parsed.sourceURL, result: retrieved)
+        var info = await sourceInfo(for: parsed.sourceURL, result: retrieved)
+        // All frames loaded and kept: the result tells whether the source is animated; else
+        // what was learned before stays.
+        info.animated = parsed.options.page == nil && !firstFrameOnly ? retrieved.image.isAnimated : sources[parsed.sourceURL]?.animated
         sources[parsed.sourceURL] = info
         if let data = retrieved.originalData, retrieved.cacheType == .none { metrics.sourceBytes.increment(by: Int64(data.count)) }
-        let format = encoding.format(source: info.format)
+        let format = encoding.format(source: info.format, animated: retrieved.image.isAnimated)
         let body: Data
         if let stored = retrieved.variantData, ImageFormat.sniff(stored) == format {
             // The caches' copy of this variant is the response itself (``ResponseSerializer``).
@@ -133,8 +137,7 @@ public final class ImageService: Sendable {
         } else {
             let image = retrieved.image
             body = try await Self.offPool { () throws(AlcedoError) -> Data in
-                try Self.encode(image, as: format, quality: encoding.quality, background: encoding.background,
-                                maxBytes: encoding.maxBytes)
+                try Self.encode(image, as: format, encoding: encoding)
             }
             metrics.recordEncoding()
         }
@@ -151,31 +154,38 @@ public final class ImageService: Sendable {
                              lastModified: info.lastModified, tier: tier, expires: .now + lifetime)
     }
 
-    /// The output format: the one asked for, else WebP for a JPEG or PNG source when the
-    /// client accepts it, else the source's format when Alcedo writes it, else PNG.
-    static func outputFormat(requested: ImageFormat?, source: ImageFormat, acceptsWebP: Bool) -> ImageFormat {
-        if let requested { return requested }
-        switch source {
-        case .jpeg: return acceptsWebP ? .webp : .jpeg
-        case .png, .apng: return acceptsWebP ? .webp : .png
-        case .gif: return .gif
-        case .webp: return .webp
-        default: return .png
-        }
+    /// Whether a result asked for in `format` is made from the source's first frame only (the
+    /// format cannot animate, so the other frames are not even decoded).
+    static func writesFirstFrameOnly(_ format: ImageFormat) -> Bool {
+        format == .jpeg || format == .png
     }
 
-    /// Encodes with the quality, flattening onto the background (white by default) for
-    /// JPEG, and lowering the quality of JPEG/WebP until the result fits `maxBytes`.
-    static func encode(_ image: AlcedoImage, as format: ImageFormat, quality: Int, background: RGBA?,
-                       maxBytes: Int) throws(AlcedoError) -> Data {
+    /// The format a response will have, known before processing: `nil` when it depends on
+    /// whether the source is animated and that is not known yet.
+    static func predictedFormat(_ encoding: ResponseEncoding, source: SourceInfo, page: Int?) -> ImageFormat? {
+        if let requested = encoding.requested { return requested }
+        let animated = page != nil ? false : source.animated
+        return FormatNegotiation(autoWebP: true, autoAVIF: true).outputFormat(source: source.format, animated: animated,
+                                                                              accepted: encoding.accepted)
+    }
+
+    /// Encodes with the encoding's quality for `format`, flattening onto the background (white
+    /// by default) for JPEG, and lowering the quality of JPEG, WebP and AVIF until the result
+    /// fits `maxBytes` (10 at a time, down to 10). AVIF is written at the encoding's speed.
+    static func encode(_ image: AlcedoImage, as format: ImageFormat, encoding: ResponseEncoding) throws(AlcedoError) -> Data {
         var image = image
-        if format == .jpeg, image.hasAlpha { image = image.flattened(over: background ?? .white) }
-        var quality = quality
-        var data = try ImageCodecRegistry.shared.encode(image, as: format, options: EncodingOptions(quality: quality))
-        if maxBytes > 0, format == .jpeg || format == .webp {
-            while data.count > maxBytes, quality > 10 {
+        if format == .jpeg, image.hasAlpha { image = image.flattened(over: encoding.background ?? .white) }
+        var quality = encoding.quality(for: format)
+        func encode(_ quality: Int) throws(AlcedoError) -> Data {
+            let options = EncodingOptions(quality: quality)
+            if format == .avif { return try AVIFEncoder(speed: encoding.avifSpeed).encode(image, options: options) }
+            return try ImageCodecRegistry.shared.encode(image, as: format, options: options)
+        }
+        var data = try encode(quality)
+        if encoding.maxBytes > 0, format == .jpeg || format == .webp || format == .avif {
+            while data.count > encoding.maxBytes, quality > 10 {
                 quality = max(10, quality - 10)
-                data = try ImageCodecRegistry.shared.encode(image, as: format, options: EncodingOptions(quality: quality))
+                data = try encode(quality)
             }
         }
         return data
@@ -244,7 +254,8 @@ public final class ImageService: Sendable {
         var path = path
         path.extensionFormat = nil
         path.options.format = nil
-        let text = validator + "\n" + path.signedPart + "\n" + format.rawValue + "\n" + String(configuration.defaultQuality)
+        let text = validator + "\n" + path.signedPart + "\n" + format.rawValue + "\n" + String(configuration.quality(for: format))
+            + (format == .avif ? "\ns" + String(configuration.avifSpeed) : "")
         return "\"" + String(Self.digest(Data(text.utf8)).prefix(32)) + "\""
     }
 

@@ -88,6 +88,8 @@ struct SourceInfo: Sendable {
     let validator: String
     let lastModified: String?
     let format: ImageFormat
+    /// Whether the source has more than one frame (default `nil`: not known yet).
+    var animated: Bool? = nil
 }
 
 /// Source facts by URL, bounded (cleared when full; they are learned again on the next load).

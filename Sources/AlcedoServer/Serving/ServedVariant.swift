@@ -1,27 +1,61 @@
 import Alcedo
 import Foundation
 
-/// How a result is encoded for the response: the format asked for (or the automatic choice),
+/// How a result is encoded for the response: the format asked for (or the negotiated choice),
 /// the quality, the JPEG background and the `max_bytes` bound.
 struct ResponseEncoding: Sendable, Hashable {
-    /// The format in the URL, `nil` for the automatic choice.
+    /// The format in the URL, `nil` for the negotiated choice.
     var requested: ImageFormat?
-    /// Whether the automatic choice may pick WebP (the client accepts it).
-    var acceptsWebP: Bool
+    /// The formats the negotiation may pick for this client (only those turned on).
+    var accepted: AcceptedImageFormats
+    /// The quality in the URL, 0 for the per-format default.
     var quality: Int
+    /// The quality of each format when the URL sets none.
+    var defaultQualities: FormatQualities
+    /// The AV1 encoder's speed for AVIF results.
+    var avifSpeed: Int
     var background: RGBA?
     var maxBytes: Int
 
-    /// The output format for an image whose source was `source`.
-    func format(source: ImageFormat) -> ImageFormat {
-        ImageService.outputFormat(requested: requested, source: source, acceptsWebP: acceptsWebP)
+    /// The output format for a result made from a `source`-format image.
+    func format(source: ImageFormat, animated: Bool) -> ImageFormat {
+        // `accepted` holds only what the configuration turned on: negotiate with both allowed.
+        requested ?? FormatNegotiation(autoWebP: true, autoAVIF: true).outputFormat(source: source, animated: animated,
+                                                                                    accepted: accepted) ?? .png
+    }
+
+    /// The quality a result in `format` is encoded with.
+    func quality(for format: ImageFormat) -> Int {
+        quality != 0 ? quality : defaultQualities.quality(for: format)
     }
 
     /// Part of the variant's cache key: everything that changes the response's bytes.
     var identifier: String {
-        let format = requested?.rawValue ?? (acceptsWebP ? "auto+webp" : "auto")
+        var format = requested?.rawValue ?? "auto"
+        if requested == nil {
+            if accepted.avif { format += "+avif" }
+            if accepted.webP { format += "+webp" }
+        }
         let background = background.map { "\($0.red).\($0.green).\($0.blue)" } ?? "-"
-        return "\(format),q\(quality),bg\(background),mb\(maxBytes)"
+        let qualityText = requested.map { "q\(self.quality(for: $0))" }
+            ?? (quality != 0 ? "q\(quality)" : "q" + defaultQualities.identifier)
+        let speed = requested == .avif || accepted.avif ? ",s\(avifSpeed)" : ""
+        return "\(format),\(qualityText),bg\(background),mb\(maxBytes)\(speed)"
+    }
+}
+
+/// The quality of each output format when a URL sets none: imgproxy's `IMGPROXY_QUALITY` and
+/// `IMGPROXY_FORMAT_QUALITY`.
+struct FormatQualities: Sendable, Hashable {
+    var fallback: Int
+    var perFormat: [ImageFormat: Int]
+
+    func quality(for format: ImageFormat) -> Int { min(100, max(1, perFormat[format] ?? fallback)) }
+
+    /// `80;avif63;webp79`: the fallback, then each format's own, in name order.
+    var identifier: String {
+        ([String(fallback)] + perFormat.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)\($0.value)" })
+            .joined(separator: ";")
     }
 }
 
@@ -47,8 +81,8 @@ struct ResponseSerializer: CacheSerializer {
     let encoding: ResponseEncoding
 
     func data(with image: AlcedoImage, original: Data?) throws(AlcedoError) -> Data {
-        try ImageService.encode(image, as: encoding.format(source: image.sourceFormat), quality: encoding.quality,
-                                background: encoding.background, maxBytes: encoding.maxBytes)
+        try ImageService.encode(image, as: encoding.format(source: image.sourceFormat, animated: image.isAnimated),
+                                encoding: encoding)
     }
 
     func image(with data: Data, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {

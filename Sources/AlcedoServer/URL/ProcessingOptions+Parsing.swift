@@ -238,6 +238,7 @@ extension ProcessingOptions {
         case "png": return .png
         case "webp": return .webp
         case "gif": return .gif
+        case "avif": return .avif
         default: throw .unsupportedFormat(text)
         }
     }

@@ -23,7 +23,7 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Where a crop (from `fill` or `crop`) or an extension is placed.
     public enum Gravity: Sendable, Hashable {
         /// One of imgproxy's compass gravities (`ce`, `no`, `so`, `ea`, `we`, `nowe`, `noea`,
-        /// `sowe`, `soea`; `sm` is accepted and treated as `ce`), with offsets in pixels.
+        /// `sowe`, `soea`) with offsets in pixels, or smart gravity (`sm`, offsets ignored).
         case compass(Compass, xOffset: Double, yOffset: Double)
         /// A focus point, each coordinate in `0...1` (0,0 is the top-left corner).
         case focusPoint(x: Double, y: Double)
@@ -36,7 +36,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public enum Compass: String, Sendable, Hashable, CaseIterable {
         case center = "ce", north = "no", south = "so", east = "ea", west = "we"
         case northWest = "nowe", northEast = "noea", southWest = "sowe", southEast = "soea"
-        /// imgproxy's smart gravity; Alcedo has no saliency detection and treats it as `ce`.
+        /// imgproxy's smart gravity: the crop keeps the most detailed part of the image (edges,
+        /// saturated colour, skin tones; see ``SmartCrop``), centred when nothing stands out.
         case smart = "sm"
     }
 
@@ -84,9 +85,11 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var gravity: Gravity = .center
     /// A crop before resizing (default none).
     public var crop: Crop?
-    /// Encoder quality 1-100; 0 (the default) is the server's default quality (80).
+    /// Encoder quality 1-100; 0 (the default) is the server's default quality for the output
+    /// format (80; WebP 79, AVIF 63, as imgproxy).
     public var quality = 0
-    /// The output format (default `nil`: the URL's extension, else negotiated, else the source's).
+    /// The output format: JPEG, PNG, WebP, GIF or AVIF (default `nil`: the URL's extension,
+    /// else negotiated, else the source's).
     public var format: ImageFormat?
     /// Fills transparent areas and extensions with this colour (default `nil`: transparent,
     /// white when the output format has no alpha).

@@ -98,6 +98,14 @@ enum alcedo_jpeg_status alcedo_jpeg_read_header(alcedo_jpeg_decoder *decoder, co
                                                 size_t size, alcedo_jpeg_header *header);
 
 /*
+ * As alcedo_jpeg_read_header, reading the file open at fd from its current offset through a
+ * 64 KB buffer instead of from memory: the file is never held whole. fd must stay open until
+ * the decoder is destroyed (the decoder does not close it). The end of the file is handled as
+ * the end of the data is; a read error is ALCEDO_JPEG_CORRUPT.
+ */
+enum alcedo_jpeg_status alcedo_jpeg_read_header_fd(alcedo_jpeg_decoder *decoder, int fd, alcedo_jpeg_header *header);
+
+/*
  * Bounds what one decode may cost: at most cpu_budget_ns of the calling thread's CPU time
  * from this call on (0: no bound), checked between rows of MCUs, scans and output rows
  * (ALCEDO_JPEG_TIMED_OUT), and at most max_memory bytes of libjpeg's own working memory

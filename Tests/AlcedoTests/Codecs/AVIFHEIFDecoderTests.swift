@@ -239,3 +239,41 @@ struct AVIFEncoderTests {
         #expect(ColorFixtures.maxDifference(converted, try ColorFixtures.reference("p3.png")) <= 2)
     }
 }
+
+@Suite("AVIF and HEIF libraries loaded on first use")
+struct AVIFHEIFLazyLoadingTests {
+    /// The shared libraries the running test executable needs at start, from its ELF dynamic
+    /// section as `readelf -d` prints it.
+    static func neededLibraries() throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/readelf")
+        process.arguments = ["-d", "/proc/self/exe".resolvingSymlinks]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: output, as: UTF8.self).split(separator: "\n")
+            .filter { $0.contains("(NEEDED)") }
+            .compactMap { line in line.split(separator: "[").last?.split(separator: "]").first.map(String.init) }
+    }
+
+    @Test("the executable does not link libheif or libavif; decoding loads them", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/readelf")))
+    func loadedOnFirstUse() throws {
+        let needed = try Self.neededLibraries()
+        #expect(needed.contains { $0.hasPrefix("libc.so") }, "readelf listed \(needed)")
+        #expect(!needed.contains { $0.hasPrefix("libheif") || $0.hasPrefix("libavif") }, "needed at start: \(needed)")
+
+        let avif = try AVIFDecoder().decode(AVIFHEIFFixtures.data("still-420.avif"))
+        let heic = try HEIFDecoder().decode(AVIFHEIFFixtures.data("still.heic"))
+        #expect(avif.width > 0 && heic.width > 0)
+        // Read to the end: /proc files state a size of 0.
+        let maps = String(decoding: try #require(FileHandle(forReadingAtPath: "/proc/self/maps")).readDataToEndOfFile(), as: UTF8.self)
+        #expect(maps.contains("libavif.so") && maps.contains("libheif.so"))
+    }
+}
+
+private extension String {
+    /// The path a symbolic link (such as `/proc/self/exe`) points to, or the path itself.
+    var resolvingSymlinks: String { (try? FileManager.default.destinationOfSymbolicLink(atPath: self)) ?? self }
+}

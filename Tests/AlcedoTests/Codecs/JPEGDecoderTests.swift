@@ -405,3 +405,127 @@ struct JPEGScalingTests {
         #expect(denominator(1, 1, PixelSize(width: 1, height: 1)) == 1)
     }
 }
+
+@Suite("JPEG decoder, strip by strip")
+struct JPEGRowDecodingTests {
+    /// Full size, and DCT-scaled to fit 40x40.
+    static let fullAndScaled = [DecodingOptions.default, DecodingOptions(targetSize: PixelSize(width: 40, height: 40), contentMode: .aspectFit)]
+
+    /// Every strip of `decodeRows` joined, with the size `start` gave and the strips' first rows.
+    static func rows(_ data: Data, options: DecodingOptions) throws -> (size: PixelSize?, pixels: [UInt8], firstRows: [Int], streamed: Bool) {
+        var size: PixelSize?
+        var pixels: [UInt8] = []
+        var firstRows: [Int] = []
+        let streamed = try JPEGDecoder().decodeRows(data, options: options, start: { size = $0 }, rows: { strip, first, count in
+            #expect(strip.count == count * (size?.width ?? 0) * 4)
+            pixels.append(contentsOf: strip)
+            firstRows.append(first)
+            return true
+        })
+        return (size, pixels, firstRows, streamed)
+    }
+
+    @Test("the strips joined equal the whole decode: plain, CMYK, P3 and gray files, full size and DCT-scaled",
+          arguments: ["libjpeg-turbo/testorig.jpg", "color-generated/cmyk-plain-profile.jpg", "color-generated/ycck-inverted.jpg",
+                      "color-generated/p3.jpg", "color-generated/gray-18.jpg"])
+    func stripsEqualWholeDecode(_ name: String) throws {
+        let data = try Fixtures.data(name)
+        for options in JPEGRowDecodingTests.fullAndScaled {
+            let whole = try JPEGDecoder().decode(data, options: options)
+            let streamed = try Self.rows(data, options: options)
+            #expect(streamed.streamed)
+            #expect(streamed.size == whole.size)
+            #expect(streamed.pixels == whole.frames[0].pixels, "\(name)")
+            #expect(streamed.firstRows.first == 0)
+            #expect(streamed.firstRows == streamed.firstRows.sorted())
+        }
+    }
+
+    @Test("a file that must be turned is left to decode(): nothing is called; with orientation off it streams as stored")
+    func orientedFile() throws {
+        let data = try Fixtures.data("jpeg-generated/orientation-6.jpg")
+        let turned = try Self.rows(data, options: .default)
+        #expect(!turned.streamed)
+        #expect(turned.size == nil && turned.pixels.isEmpty)
+        let stored = try Self.rows(data, options: DecodingOptions(appliesOrientation: false))
+        #expect(stored.streamed)
+        #expect(stored.pixels == (try JPEGDecoder().decode(data, options: DecodingOptions(appliesOrientation: false))).frames[0].pixels)
+    }
+
+    @Test("returning false stops the decode after that strip; limits and truncation throw as decode() does")
+    func stopsAndThrows() throws {
+        let data = try Fixtures.data("libjpeg-turbo/testorig.jpg")
+        var strips = 0
+        let streamed = try JPEGDecoder().decodeRows(data, start: { _ in }, rows: { _, _, _ in strips += 1; return false })
+        #expect(streamed && strips == 1)
+
+        var limits = DecodingLimits.default
+        limits.maxPixelCount = 100
+        #expect(throws: AlcedoError.self) {
+            _ = try JPEGDecoder().decodeRows(data, options: DecodingOptions(limits: limits), start: { _ in }, rows: { _, _, _ in true })
+        }
+        #expect(throws: AlcedoError.self) {
+            _ = try JPEGDecoder().decodeRows(data.prefix(data.count / 2), start: { _ in }, rows: { _, _, _ in true })
+        }
+    }
+}
+
+@Suite("JPEG decoder, reading a file descriptor")
+struct JPEGFileDescriptorTests {
+    /// `body` with `data` written to a temporary file and opened for reading.
+    static func withOpenFile<T>(_ data: Data, _ body: (Int32) throws -> T) throws -> T {
+        let dir = try TemporaryDirectory()
+        let url = dir.url.appendingPathComponent("picture.jpg")
+        try data.write(to: url)
+        let fd = open(url.path, O_RDONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        return try body(fd)
+    }
+
+    @Test("decode, info and decodeRows from a file equal the in-memory ones: full size, DCT-scaled, arithmetic-coded, YCCK, oriented",
+          arguments: ["libjpeg-turbo/testorig.jpg", "libjpeg-turbo/testimgari.jpg", "color-generated/ycck-inverted.jpg",
+                      "color-generated/p3.jpg", "jpeg-generated/orientation-6.jpg"])
+    func fileEqualsMemory(_ name: String) throws {
+        let data = try Fixtures.data(name)
+        for options in JPEGRowDecodingTests.fullAndScaled {
+            let expected = try JPEGDecoder().decode(data, options: options)
+            let decoded = try Self.withOpenFile(data) { try JPEGDecoder().decode(fileDescriptor: $0, options: options) }
+            #expect(decoded.size == expected.size && decoded.orientation == expected.orientation)
+            #expect(decoded.frames[0].pixels == expected.frames[0].pixels, "\(name)")
+            let info = try Self.withOpenFile(data) { try JPEGDecoder().info(fileDescriptor: $0, options: options) }
+            #expect(info == (try JPEGDecoder().info(for: data, options: options)))
+            var rows: [UInt8] = []
+            let streamed = try Self.withOpenFile(data) { fd in
+                try JPEGDecoder().decodeRows(fileDescriptor: fd, options: options, start: { _ in }, rows: { strip, _, _ in
+                    rows.append(contentsOf: strip)
+                    return true
+                })
+            }
+            if streamed { #expect(rows == expected.frames[0].pixels) } else { #expect(expected.orientation != .up) }
+        }
+    }
+
+    @Test("a truncated file is .truncated as in memory; an empty one and a descriptor not open are typed errors")
+    func truncatedAndBadFiles() throws {
+        let data = try Fixtures.data("libjpeg-turbo/testorig.jpg")
+        let cut = data.prefix(data.count / 2)
+        #expect {
+            try Self.withOpenFile(cut) { _ = try JPEGDecoder().decode(fileDescriptor: $0) }
+        } throws: { error in
+            guard case .decodingError(.truncated) = error as? AlcedoError else { return false }
+            return true
+        }
+        var options = DecodingOptions.default
+        options.allowTruncated = true
+        let partial = try Self.withOpenFile(cut) { try JPEGDecoder().decode(fileDescriptor: $0, options: options) }
+        #expect(partial.frames[0].pixels == (try JPEGDecoder().decode(cut, options: options)).frames[0].pixels)
+        #expect(throws: AlcedoError.self) { try Self.withOpenFile(Data()) { _ = try JPEGDecoder().decode(fileDescriptor: $0) } }
+        #expect(throws: AlcedoError.self) { _ = try JPEGDecoder().decode(fileDescriptor: -1) }
+        // A folder opens but cannot be read: the read error is reported, not a crash.
+        let dir = try TemporaryDirectory()
+        let folder = open(dir.url.path, O_RDONLY)
+        defer { close(folder) }
+        #expect(throws: AlcedoError.self) { _ = try JPEGDecoder().decode(fileDescriptor: folder) }
+    }
+}

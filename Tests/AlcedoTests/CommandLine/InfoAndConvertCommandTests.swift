@@ -76,6 +76,32 @@ struct InfoAndConvertCommandTests {
         #expect([UInt8](pam.dropFirst(header.utf8.count)) == decoded.frames[2].pixels)
     }
 
+    @Test("convert JPEG to pam (written strip by strip) equals the library's whole decode",
+          arguments: ["libjpeg-turbo/testorig.jpg", "color-generated/cmyk-plain-profile.jpg", "color-generated/p3.jpg",
+                      "color-generated/gray-18.jpg", "jpeg-generated/orientation-6.jpg"])
+    func convertJPEGToPAM(_ name: String) async throws {
+        let dir = try TemporaryDirectory()
+        let input = Fixtures.url(name)
+        let output = dir.url.appendingPathComponent("out.pam")
+        let result = try await AlcedoProcess.runDetached(["convert", input.path, output.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Data(contentsOf: output) == PAMWriter.encode(ImageCodecRegistry.shared.decode(Data(contentsOf: input))))
+        // Only the output itself is left in the folder: no temporary file.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path) == ["out.pam"])
+    }
+
+    @Test("convert of a truncated JPEG to pam: exit 1, and neither the output nor a temporary file is left")
+    func convertTruncatedJPEGToPAM() async throws {
+        let dir = try TemporaryDirectory()
+        let whole = try Data(contentsOf: Fixtures.url("libjpeg-turbo/testorig.jpg"))
+        let input = dir.url.appendingPathComponent("cut.jpg")
+        try whole.prefix(whole.count / 2).write(to: input)
+        let result = try await AlcedoProcess.runDetached(["convert", input.path, dir.url.appendingPathComponent("out.pam").path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("cut.jpg"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path) == ["cut.jpg"])
+    }
+
     @Test("convert failures: exit 1 and one line naming the file")
     func convertFailures() async throws {
         let dir = try TemporaryDirectory()

@@ -1,0 +1,99 @@
+import Alcedo
+import Foundation
+
+/// The negotiable formats a client accepts, as its `Accept` header says.
+///
+/// A format counts only when the header names its type explicitly (`image/webp`,
+/// `image/avif`) with a q-value above 0: `image/webp;q=0` says "not WebP", and the wildcards
+/// `image/*` and `*/*` do not count, since browsers send them whatever they can decode.
+public struct AcceptedImageFormats: Sendable, Hashable {
+    /// The client accepts WebP (default `false`).
+    public var webP: Bool
+    /// The client accepts AVIF (default `false`).
+    public var avif: Bool
+
+    /// A set stated directly (both `false` by default).
+    public init(webP: Bool = false, avif: Bool = false) {
+        self.webP = webP
+        self.avif = avif
+    }
+
+    /// Reads the values of one or more `Accept` header fields (each a comma-separated list of
+    /// media ranges with optional parameters such as `;q=0.8`).
+    public init(acceptHeaders: some Sequence<String>) {
+        self.init()
+        for header in acceptHeaders {
+            for range in header.split(separator: ",") {
+                let parts = range.split(separator: ";")
+                guard let type = parts.first?.trimmingCharacters(in: .whitespaces).lowercased() else { continue }
+                let accepted = Self.quality(parts.dropFirst()) > 0
+                switch type {
+                case "image/webp": webP = accepted
+                case "image/avif": avif = accepted
+                default: break
+                }
+            }
+        }
+    }
+
+    /// The `q` parameter of a media range (1 when absent or unreadable, as RFC 9110 defaults it).
+    private static func quality(_ parameters: ArraySlice<Substring>) -> Double {
+        for parameter in parameters {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "q" else { continue }
+            return Double(pair[1].trimmingCharacters(in: .whitespaces)) ?? 1
+        }
+        return 1
+    }
+}
+
+/// How the server picks the output format when a URL names none (no extension, no `format`):
+/// from the source's format, whether the result is animated, and what the client accepts.
+///
+/// - A JPEG, PNG or still WebP source becomes AVIF when ``autoAVIF`` is on and the client
+///   accepts AVIF; else WebP when ``autoWebP`` is on and the client accepts WebP; else it
+///   keeps its format (a WebP source stays WebP).
+/// - An animated result is never negotiated to AVIF, as imgproxy decides too: `image/avif` in
+///   `Accept` does not promise AV1 sequences (browsers shipped still AVIF before animated AVIF).
+///   An animated WebP stays WebP, an animated PNG becomes WebP when accepted, else PNG.
+/// - A GIF stays GIF. An AVIF source is AVIF when negotiated, else PNG, as are other formats
+///   Alcedo does not write.
+public struct FormatNegotiation: Sendable, Hashable {
+    /// Negotiate WebP with clients that accept it (default `true`, `--auto-webp`).
+    public var autoWebP: Bool
+    /// Negotiate AVIF with clients that accept it, preferred over WebP (default `false`,
+    /// `--auto-avif`, as imgproxy: the AV1 encode is the costliest step of a request).
+    public var autoAVIF: Bool
+
+    /// A negotiation with WebP on and AVIF off by default.
+    public init(autoWebP: Bool = true, autoAVIF: Bool = false) {
+        self.autoWebP = autoWebP
+        self.autoAVIF = autoAVIF
+    }
+
+    /// The accepted formats this negotiation may choose: those turned on.
+    public func usable(_ accepted: AcceptedImageFormats) -> AcceptedImageFormats {
+        AcceptedImageFormats(webP: autoWebP && accepted.webP, avif: autoAVIF && accepted.avif)
+    }
+
+    /// The output format for a result made from a `source`-format image, for a client that
+    /// accepts `accepted`.
+    /// - Parameter animated: whether the result has more than one frame; `nil` when not known.
+    /// - Returns: `nil` only when the answer depends on animation and `animated` is `nil`.
+    public func outputFormat(source: ImageFormat, animated: Bool?, accepted: AcceptedImageFormats) -> ImageFormat? {
+        let usable = usable(accepted)
+        switch source {
+        case .jpeg: return usable.avif ? .avif : (usable.webP ? .webp : .jpeg)
+        case .png: return usable.avif ? .avif : (usable.webP ? .webp : .png)
+        case .gif: return .gif
+        case .webp, .apng, .avif:
+            let fallback: ImageFormat = source == .webp ? .webp : (usable.webP && source == .apng ? .webp : .png)
+            guard usable.avif else { return fallback }
+            guard let animated else { return nil }
+            if !animated { return .avif }
+            return source == .avif && usable.webP ? .webp : fallback
+        default:
+            return .png
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+/// `alcedo serve` run as a child process, as a user runs it: on a free port, with a temporary
+/// cache folder and loopback sources allowed, its standard error discarded.
+final class ServeProcess {
+    let process: Process
+    /// `http://127.0.0.1:PORT`, from the line the server printed.
+    let baseURL: String
+    private let cache: URL
+
+    private init(process: Process, baseURL: String, cache: URL) {
+        self.process = process
+        self.baseURL = baseURL
+        self.cache = cache
+    }
+
+    /// Starts `alcedo serve` with `arguments` after the test defaults, and `environment` added
+    /// to this process's; returns once it has printed its `listening on` line.
+    static func start(_ arguments: [String], environment: [String: String] = [:]) async throws -> ServeProcess {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-serve-process-\(UUID().uuidString)")
+        let process = Process()
+        process.executableURL = ServeCommandTests.executable
+        process.arguments = ["serve", "--port", "0", "--cache-dir", cache.path, "--allow-private-networks"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let server = ServeProcess(process: process, baseURL: "", cache: cache)
+        guard let line = try await ServeCommandTests.readLine(out.fileHandleForReading),
+              let match = line.wholeMatch(of: /listening on (http:\/\/.+)/) else {
+            server.stop()
+            throw ServeProcessError.noListeningLine
+        }
+        return ServeProcess(process: process, baseURL: String(match.1), cache: cache)
+    }
+
+    /// Ends the process and removes its cache folder.
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: cache)
+    }
+
+    enum ServeProcessError: Error { case noListeningLine }
+}
