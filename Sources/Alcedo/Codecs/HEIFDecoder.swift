@@ -14,8 +14,12 @@ import Foundation
 ///   as stored. ``AlcedoImage/orientation`` stays `.up` (libheif does not report which
 ///   transforms it applied).
 /// - **Colour**: an ICC profile (`prof`/`rICC`) goes through ``DecodingOptions/colorManagement``.
-/// - **Limits**: the size in the header is checked against ``DecodingOptions/limits``
-///   before anything is decoded. libheif decodes into its own buffer, which is copied once.
+/// - **Limits**: every size the file declares (the primary item's `ispe` and, for a grid, the
+///   output size of its `ImageGrid`, which libheif allocates before decoding the first tile) is
+///   checked against ``DecodingOptions/limits`` before libheif reads the file. Derived images
+///   whose `dimg` references loop back (which overflow libheif 1.15's stack) and grids whose
+///   tiles leave part of the output unwritten (uninitialised in libheif's canvas) are refused.
+///   libheif decodes into its own buffer, which is copied once.
 ///   ``DecodingOptions/targetSize`` is ignored (no scaled decode).
 public struct HEIFDecoder: ImageDecoding {
     /// The format this value is registered for: ``ImageFormat/heic`` (default) or ``ImageFormat/heif``.
@@ -28,7 +32,8 @@ public struct HEIFDecoder: ImageDecoding {
 
     /// Reads size, alpha and the colour profile of the primary image without decoding it.
     public func info(for data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
-        try HEIFSession.with(data, format: format) { handle, lib throws(AlcedoError) in
+        try HEIFPreflight.check(data, limits: nil, format: format)
+        return try HEIFSession.with(data, format: format) { handle, lib throws(AlcedoError) in
             let (width, height) = HEIFSession.size(of: handle, lib: lib, appliesOrientation: options.appliesOrientation)
             var info = ImageInfo(format: format, width: width, height: height,
                                  hasAlpha: lib.heif_image_handle_has_alpha_channel!(handle) != 0)
@@ -44,6 +49,8 @@ public struct HEIFDecoder: ImageDecoding {
     ///   `.truncated`, `.unsupportedFeature` or `.tooManyPixels`.
     public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
         let format = self.format
+        // A grid's canvas is sized by its ImageGrid, which libheif allocates before the first tile.
+        try HEIFPreflight.check(data, limits: options.limits, format: format)
         return try HEIFSession.with(data, format: format) { handle, lib throws(AlcedoError) in
             let (width, height) = HEIFSession.size(of: handle, lib: lib, appliesOrientation: options.appliesOrientation)
             try options.limits.check(width: lib.heif_image_handle_get_ispe_width!(handle) > 0 ? Int(lib.heif_image_handle_get_ispe_width!(handle)) : width,

@@ -136,7 +136,9 @@ struct AVIFDecoderTests {
 
 @Suite("HEIF decoder")
 struct HEIFDecoderTests {
-    @Test("HEIC files (8-bit, alpha, 10-bit) match heif-convert within 2", arguments: ["still", "alpha", "gray-10bit"])
+    @Test("HEIC files (8-bit, alpha, 10-bit, grids full, cropped, 10-bit and turned, irot/imir/clap) match heif-convert within 2",
+          arguments: ["still", "alpha", "gray-10bit", "grid-2x2", "grid-cropped", "grid-10bit", "grid-irot1-imir0",
+                      "irot1", "irot2", "irot3", "imir0", "imir1", "clap"])
     func matchesHeifConvert(_ name: String) throws {
         let image = try ImageCodecRegistry.shared.decode(AVIFHEIFFixtures.data("\(name).heic"))
         let reference = try AVIFHEIFFixtures.reference("\(name).heic")

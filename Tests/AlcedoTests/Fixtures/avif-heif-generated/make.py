@@ -4,7 +4,8 @@
 Run from this folder: python3 make.py (numpy, Pillow; avifenc/avifdec from libavif-bin 0.11,
 heif-enc/heif-convert from libheif-examples 1.15). References are avifdec's and
 heif-convert's PNG output, stored as `<file>.ref.png`. avifdec writes the stored picture
-(irot/imir not applied); heif-convert applies the transforms.
+(irot/imir not applied); heif-convert applies the transforms. The HEIC grid and transform
+files, which heif-enc 1.15 cannot write, come from make_heic_boxes.py.
 """
 import os, subprocess, tempfile
 import numpy as np
