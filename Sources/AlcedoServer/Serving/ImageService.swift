@@ -82,6 +82,12 @@ public final class ImageService: Sendable {
 
         // A conditional request answered from what is known of the source, without processing.
         let conditional = request.headers[.ifNoneMatch] != nil || request.headers[.ifModifiedSince] != nil
+        // A result in memory knows its own ETag: nothing to look up or hash.
+        if conditional, let stored = results.cached(variantKey),
+           notModified(request, etag: stored.etag, lastModified: stored.lastModified) {
+            metrics.recordHit(tier: "not-modified")
+            return notModifiedResponse(etag: stored.etag, lastModified: stored.lastModified, negotiated: requested == nil)
+        }
         var known = conditional ? sources[parsed.sourceURL] : nil
         if conditional, known == nil { known = await sourceInfoFromDisk(parsed.sourceURL) }
         if let info = known, let format = Self.predictedFormat(encoding, source: info, page: parsed.options.page) {
