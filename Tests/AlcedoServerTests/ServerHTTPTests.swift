@@ -5,6 +5,17 @@ import Testing
 
 @Suite("Server: responses, negotiation, caching headers")
 struct ServerHTTPTests {
+    @Test("If-None-Match lists: *, the tag, its weak form, among others, with spaces; never a prefix or a part")
+    func entityTagLists() {
+        let tag = "\"abc\""
+        for field in [tag, "*", " W/\"abc\" ", "\"x\", \"abc\"", "\"x\",\t\"abc\"\t", "W/\"y\", *"] {
+            #expect(ImageService.entityTags(field, match: tag), "\(field)")
+        }
+        for field in ["", ",", "\"abcd\"", "\"ab\"", "W/\"ab\"", "\"x\", \"ab c\"", "**", "W/", "abc", "\"abc"] {
+            #expect(!ImageService.entityTags(field, match: tag), "\(field)")
+        }
+    }
+
     @Test func servesAResizedImageWithCachingHeaders() async throws {
         let origin = try await TestHTTPServer.start()
         defer { origin.stop() }

@@ -19,6 +19,8 @@ public final class ImageService: Sendable {
     let sources = SourceInfoTable()
     let gate = SourceGate()
     let admission: AdmissionLimiter
+    /// `Cache-Control` of every image response, made once.
+    let cacheControl: String
 
     /// Creates the service and its pipeline for `configuration`.
     public init(configuration: ImageServerConfiguration) {
@@ -27,6 +29,7 @@ public final class ImageService: Sendable {
         metrics = ServerMetrics(sharedTier: configuration.sharedCacheTier)
         results = ResultStore(capacity: configuration.resultCacheBytes)
         admission = AdmissionLimiter(limit: configuration.concurrency, queueLength: configuration.queueLength)
+        cacheControl = "public, max-age=\(configuration.ttl)"
     }
 
     /// Releases the pipeline's connections.
@@ -287,10 +290,7 @@ public final class ImageService: Sendable {
     private func notModified(_ request: Request, etag: String, lastModified: String?) -> Bool {
         let tags = request.headers[values: .ifNoneMatch]
         if !tags.isEmpty {
-            return tags.flatMap { $0.split(separator: ",") }.contains { tag in
-                let trimmed = tag.trimmingCharacters(in: .whitespaces)
-                return trimmed == "*" || trimmed == etag || trimmed == "W/" + etag
-            }
+            return tags.contains { Self.entityTags($0, match: etag) }
         }
         if let since = request.headers[.ifModifiedSince], let lastModified,
            let sinceDate = HTTPDate.parse(since), let modified = HTTPDate.parse(lastModified) {
@@ -299,9 +299,33 @@ public final class ImageService: Sendable {
         return false
     }
 
+    /// Whether the comma-separated `If-None-Match` list `field` has `*`, `etag` or `W/` + `etag`
+    /// (the weak comparison of RFC 9110), read byte by byte: no substrings, no allocation.
+    static func entityTags(_ field: String, match etag: String) -> Bool {
+        var field = field
+        var etag = etag
+        return field.withUTF8 { list in
+            etag.withUTF8 { tag in
+                var start = 0
+                while start <= list.count {
+                    var end = start
+                    while end < list.count && list[end] != UInt8(ascii: ",") { end += 1 }
+                    var first = start, last = end
+                    while first < last && (list[first] == UInt8(ascii: " ") || list[first] == UInt8(ascii: "\t")) { first += 1 }
+                    while last > first && (list[last - 1] == UInt8(ascii: " ") || list[last - 1] == UInt8(ascii: "\t")) { last -= 1 }
+                    if last - first == 1 && list[first] == UInt8(ascii: "*") { return true }
+                    if last - first >= 2 && list[first] == UInt8(ascii: "W") && list[first + 1] == UInt8(ascii: "/") { first += 2 }
+                    if last - first == tag.count && memcmp(list.baseAddress! + first, tag.baseAddress!, tag.count) == 0 { return true }
+                    start = end + 1
+                }
+                return false
+            }
+        }
+    }
+
     private func cachingHeaders(etag: String, lastModified: String?, negotiated: Bool) -> HTTPFields {
         var headers = HTTPFields()
-        headers[.cacheControl] = "public, max-age=\(configuration.ttl)"
+        headers[.cacheControl] = cacheControl
         headers[.eTag] = etag
         if let lastModified { headers[.lastModified] = lastModified }
         if negotiated { headers[.vary] = "Accept" }
