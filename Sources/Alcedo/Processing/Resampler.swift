@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Resizes RGBA8 pixels (straight alpha) with an integer box pre-shrink followed by
 /// separable Lanczos3 on premultiplied alpha. Every resizing processor uses it.
@@ -31,6 +32,17 @@ import Foundation
 /// Decoders that scale while decoding (JPEG DCT scaling, WebP) should do so first, to the
 /// smallest size that still covers the target; this then takes the picture to the exact size.
 public enum Resampler {
+    private static let coreLimit = Atomic<Int>(0)
+
+    /// The most cores one resize may use (default 0: every core). A server that already runs
+    /// one request per core sets 1, so that each resize stays on its request's thread instead
+    /// of handing bands to the others' (as libvips' `VIPS_CONCURRENCY=1` does). Results are
+    /// byte for byte the same whatever the value.
+    public static var maximumConcurrency: Int {
+        get { coreLimit.load(ordering: .relaxed) }
+        set { coreLimit.store(max(0, newValue), ordering: .relaxed) }
+    }
+
     /// Resizes `width` x `height` RGBA8 pixels (straight alpha, rows top to bottom, no
     /// padding) to `size`.
     ///

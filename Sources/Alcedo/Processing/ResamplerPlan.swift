@@ -119,7 +119,8 @@ struct ResamplerPlan: Sendable {
         case .serial: return 1
         case .bands(let count): return max(1, count)
         case .automatic:
-            let cores = ProcessInfo.processInfo.activeProcessorCount
+            let limit = Resampler.maximumConcurrency
+            let cores = limit > 0 ? min(limit, ProcessInfo.processInfo.activeProcessorCount) : ProcessInfo.processInfo.activeProcessorCount
             guard cores > 1, estimatedWork >= Self.parallelWorkThreshold else { return 1 }
             // One band per core: bands share nothing, but each recomputes the boxed rows at
             // its top edge that the band above also needs.

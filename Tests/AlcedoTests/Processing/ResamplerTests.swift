@@ -250,6 +250,15 @@ struct ResamplerTests {
             #expect(plan.resize(buffer, concurrency: .bands(3)) == serial)
             #expect(plan.resize(buffer, concurrency: .bands(17)) == serial)
             #expect(plan.resize(buffer, concurrency: .automatic) == serial)
+            // Resampler.maximumConcurrency bounds the automatic bands (checked here only, as
+            // no other test depends on the band count), never the result.
+            Resampler.maximumConcurrency = 1
+            defer { Resampler.maximumConcurrency = 0 }
+            #expect(plan.bandCount(for: .automatic) == 1)
+            #expect(plan.bandCount(for: .bands(3)) == 3)
+            #expect(plan.resize(buffer, concurrency: .automatic) == serial)
         }
+        #expect(Resampler.maximumConcurrency == 0)
+        if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(plan.bandCount(for: .automatic) > 1) }
     }
 }
