@@ -113,14 +113,15 @@ struct ResamplerPlan: Sendable {
         }
     }
 
-    /// The number of bands a run uses.
-    func bandCount(for concurrency: Concurrency) -> Int {
+    /// The number of bands a run uses; `.automatic` uses at most `coreLimit` cores when it is
+    /// positive (default ``Resampler/maximumConcurrency``).
+    func bandCount(for concurrency: Concurrency, coreLimit: Int = Resampler.maximumConcurrency) -> Int {
         switch concurrency {
         case .serial: return 1
         case .bands(let count): return max(1, count)
         case .automatic:
-            let limit = Resampler.maximumConcurrency
-            let cores = limit > 0 ? min(limit, ProcessInfo.processInfo.activeProcessorCount) : ProcessInfo.processInfo.activeProcessorCount
+            let all = ProcessInfo.processInfo.activeProcessorCount
+            let cores = coreLimit > 0 ? min(coreLimit, all) : all
             guard cores > 1, estimatedWork >= Self.parallelWorkThreshold else { return 1 }
             // One band per core: bands share nothing, but each recomputes the boxed rows at
             // its top edge that the band above also needs.

@@ -250,15 +250,18 @@ struct ResamplerTests {
             #expect(plan.resize(buffer, concurrency: .bands(3)) == serial)
             #expect(plan.resize(buffer, concurrency: .bands(17)) == serial)
             #expect(plan.resize(buffer, concurrency: .automatic) == serial)
-            // Resampler.maximumConcurrency bounds the automatic bands (checked here only, as
-            // no other test depends on the band count), never the result.
-            Resampler.maximumConcurrency = 1
-            defer { Resampler.maximumConcurrency = 0 }
-            #expect(plan.bandCount(for: .automatic) == 1)
-            #expect(plan.bandCount(for: .bands(3)) == 3)
-            #expect(plan.resize(buffer, concurrency: .automatic) == serial)
+            // A core limit (Resampler.maximumConcurrency) bounds the automatic bands only (the
+            // bytes are the same for any band count, above). The global itself is left alone:
+            // tests run in parallel.
+            #expect(plan.bandCount(for: .automatic, coreLimit: 1) == 1)
+            #expect(plan.bandCount(for: .bands(3), coreLimit: 1) == 3)
         }
+    }
+
+    @Test("Resampler.maximumConcurrency is 0 (every core) by default and never negative")
+    func maximumConcurrencyDefault() {
         #expect(Resampler.maximumConcurrency == 0)
-        if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(plan.bandCount(for: .automatic) > 1) }
+        Resampler.maximumConcurrency = -3 // stored as 0: the value every other test sees stays the same
+        #expect(Resampler.maximumConcurrency == 0)
     }
 }
