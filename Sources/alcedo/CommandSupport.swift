@@ -58,11 +58,18 @@ final class InputFile {
     let path: String
     let fd: Int32
 
+    /// Opens `path` without blocking (a FIFO put in its place after a check by path would
+    /// otherwise hang the open) and requires the descriptor itself to be a regular file.
     init(path: String) throws(CLIFailure) {
-        try checkRegularFile(path)
         self.path = path
-        fd = open(path, O_RDONLY | O_CLOEXEC)
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw CLIFailure(path: path, reason: "cannot read: \(String(cString: strerror(errno)))") }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            let what = (info.st_mode & S_IFMT) == S_IFDIR ? "is a folder" : "is not a regular file"
+            close(fd)
+            throw CLIFailure(path: path, reason: "cannot read: \(what)")
+        }
     }
 
     /// The format the first bytes of the file show (``ImageFormat/unknown`` when unreadable).

@@ -106,15 +106,7 @@ public struct JPEGDecoder: ImageDecoding {
     private func decode(from source: JPEGDecompression.Source, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
         let deadline = options.limits.startDeadline(format: .jpeg)
         return try JPEGDecompression.withHeader(of: source) { (decompression, header) throws(AlcedoError) -> AlcedoImage in
-            try options.limits.check(width: header.width, height: header.height, format: .jpeg)
-            try options.limits.checkWorkingMemory(header.coefficientBytes, what: "the coefficient buffer of a progressive or multi-scan file",
-                                                  format: .jpeg)
-            decompression.setLimits(options.limits, deadline: deadline)
-            let upright = header.uprightSize(appliesOrientation: options.appliesOrientation)
-            let denominator = Self.scaleDenominator(width: upright.width, height: upright.height, options: options)
-            let plan = decompression.colorPlan(header, mode: options.colorManagement)
-            let (width, height) = try decompression.start(scaleDenominator: denominator,
-                                                          allowTruncated: options.allowTruncated)
+            let (width, height, plan) = try Self.start(decompression, header, options: options, deadline: deadline)
             let orientation = header.orientation
             guard options.appliesOrientation, orientation != .up else {
                 var pixels = try decompression.readPixels(width: width, height: height)
@@ -175,14 +167,7 @@ public struct JPEGDecoder: ImageDecoding {
         let deadline = options.limits.startDeadline(format: .jpeg)
         return try JPEGDecompression.withHeader(of: source) { (decompression, header) throws(AlcedoError) -> Bool in
             guard !options.appliesOrientation || header.orientation == .up else { return false }
-            try options.limits.check(width: header.width, height: header.height, format: .jpeg)
-            try options.limits.checkWorkingMemory(header.coefficientBytes, what: "the coefficient buffer of a progressive or multi-scan file",
-                                                  format: .jpeg)
-            decompression.setLimits(options.limits, deadline: deadline)
-            let denominator = Self.scaleDenominator(width: header.width, height: header.height, options: options)
-            let plan = decompression.colorPlan(header, mode: options.colorManagement)
-            let (width, height) = try decompression.start(scaleDenominator: denominator,
-                                                          allowTruncated: options.allowTruncated)
+            let (width, height, plan) = try Self.start(decompression, header, options: options, deadline: deadline)
             start(PixelSize(width: width, height: height))
             try decompression.readStrips(width: width, height: height, stripRows: 32) { strip, firstRow, count in
                 plan.apply(to: strip)
@@ -190,6 +175,22 @@ public struct JPEGDecoder: ImageDecoding {
             }
             return true
         }
+    }
+
+    /// Checks the limits, bounds the decode by them and the deadline, and starts decompression
+    /// at the DCT scale the target size allows: the output size (as stored, before any turn)
+    /// and the colour plan to run on the rows.
+    private static func start(_ decompression: JPEGDecompression, _ header: JPEGHeader, options: DecodingOptions,
+                              deadline: DecodingDeadline) throws(AlcedoError) -> (width: Int, height: Int, plan: ColorPlan) {
+        try options.limits.check(width: header.width, height: header.height, format: .jpeg)
+        try options.limits.checkWorkingMemory(header.coefficientBytes, what: "the coefficient buffer of a progressive or multi-scan file",
+                                              format: .jpeg)
+        decompression.setLimits(options.limits, deadline: deadline)
+        let upright = header.uprightSize(appliesOrientation: options.appliesOrientation)
+        let denominator = scaleDenominator(width: upright.width, height: upright.height, options: options)
+        let plan = decompression.colorPlan(header, mode: options.colorManagement)
+        let (width, height) = try decompression.start(scaleDenominator: denominator, allowTruncated: options.allowTruncated)
+        return (width, height, plan)
     }
 
     /// The DCT scaling denominator (1, 2, 4 or 8) for a picture whose upright size is

@@ -83,10 +83,8 @@ final class ColorTransform: @unchecked Sendable {
 
     /// Converts `pixels` (RGBA8, or CMYK8 for a CMYK transform) in place to sRGB RGBA8.
     func apply(to pixels: inout [UInt8]) {
-        guard case .identity = kind else {
-            pixels.withUnsafeMutableBufferPointer { apply(to: $0) }
-            return
-        }
+        if case .identity = kind { return }  // no access: a shared array is not copied
+        pixels.withUnsafeMutableBufferPointer { apply(to: $0) }
     }
 
     /// Converts the pixels at `bytes` (RGBA8, or CMYK8 for a CMYK transform) in place to sRGB RGBA8.

@@ -108,11 +108,18 @@ struct InfoAndConvertCommandTests {
         let good = Fixtures.url("libjpeg-turbo/testorig.jpg").path
         let truncated = dir.url.appendingPathComponent("cut.jpg")
         try Data(contentsOf: URL(fileURLWithPath: good)).prefix(2000).write(to: truncated)
+        let fifo = dir.url.appendingPathComponent("pipe.jpg")
+        try #require(mkfifo(fifo.path, 0o600) == 0)
+        let folder = dir.url.appendingPathComponent("folder.jpg")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
         let cases: [([String], String)] = [
             (["convert", truncated.path, dir.url.appendingPathComponent("a.webp").path], "cut.jpg"),
             (["convert", good, dir.url.appendingPathComponent("no/such/folder/a.jpg").path], "a.jpg"),
             (["convert", good, dir.url.appendingPathComponent("a.xyz").path], "a.xyz"),
             (["convert", Fixtures.url("webp-generated/animated.webp").path, dir.url.appendingPathComponent("a.pam").path, "--frame", "99"], "animated.webp"),
+            // A FIFO (no writer: opening it to read by path would block) and a folder are refused.
+            (["convert", fifo.path, dir.url.appendingPathComponent("b.pam").path], "pipe.jpg"),
+            (["convert", folder.path, dir.url.appendingPathComponent("c.pam").path], "folder.jpg"),
         ]
         for (arguments, name) in cases {
             let result = try await AlcedoProcess.runDetached(arguments)
@@ -123,7 +130,8 @@ struct InfoAndConvertCommandTests {
             #expect(lines.first?.contains(name) == true, "\(result.stderr)")
         }
         // Nothing half-written is left behind.
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.url.path).filter { $0 != "cut.jpg" }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.url.path)
+            .filter { !["cut.jpg", "pipe.jpg", "folder.jpg"].contains($0) }
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 }
