@@ -26,7 +26,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        // C shims: libjpeg's setjmp/longjmp error path, and constants that do not import from macros.
+        // C shims: libjpeg's setjmp/longjmp error path, constants that do not import from macros,
+        // and pixel loops the baseline x86-64 Swift target does not vectorise.
         .target(
             name: "CAlcedoCodecs",
             linkerSettings: [.linkedLibrary("jpeg")]

@@ -13,7 +13,10 @@ import Synchronization
 ///    weights computed once per output pixel, normalised to sum 1 and cut at the edges.
 ///    When enlarging, the kernel keeps its 3-pixel support.
 /// 3. Alpha is **premultiplied** on the way in and divided out on the way back, so the
-///    colour of a fully transparent pixel never bleeds into its neighbours.
+///    colour of a fully transparent pixel never bleeds into its neighbours. An output row
+///    whose every source pixel is opaque has alpha 255 exactly and its colours are only
+///    rounded and clamped (no division): weights summing to 1 in `Float` leave its alpha
+///    within rounding of 255, and dividing by that would only add noise.
 ///
 /// Box sums are exact integers, the filtering is `Float` with `SIMD4<Float>` per pixel and
 /// results are rounded to nearest: a picture of one colour stays exactly that colour (an

@@ -1,3 +1,4 @@
+import CAlcedoCodecs
 import Foundation
 
 /// Makes the premultiplied rows the Lanczos passes read: either the source rows themselves,
@@ -56,12 +57,14 @@ struct ResamplerBox: ~Copyable {
         corrections.deallocate()
     }
 
-    /// Writes row `index` (of `ceil(height / boxY)`) into `output`, which holds ``rowWidth`` pixels.
-    func makeRow(_ index: Int, into output: UnsafeMutableBufferPointer<SIMD4<Float>>) {
+    /// Writes row `index` (of `ceil(height / boxY)`) into `output`, which holds ``rowWidth``
+    /// pixels; returns `true` when every source pixel it was made from had alpha 255.
+    @discardableResult
+    func makeRow(_ index: Int, into output: UnsafeMutableBufferPointer<SIMD4<Float>>) -> Bool {
         if boxX * boxY == 1 {
-            premultiply(sourceRow: index, into: output)
+            return premultiply(sourceRow: index, into: output)
         } else {
-            boxRow(index, into: output)
+            return boxRow(index, into: output)
         }
     }
 
@@ -71,13 +74,14 @@ struct ResamplerBox: ~Copyable {
         UnsafeBufferPointer(rebasing: source[(y * width * 4)..<((y + 1) * width * 4)])
     }
 
-    /// Converts one source row to premultiplied `Float` pixels.
-    private func premultiply(sourceRow y: Int, into output: UnsafeMutableBufferPointer<SIMD4<Float>>) {
+    /// Converts one source row to premultiplied `Float` pixels; returns whether it is opaque.
+    private func premultiply(sourceRow y: Int, into output: UnsafeMutableBufferPointer<SIMD4<Float>>) -> Bool {
         let row = UnsafeRawBufferPointer(sourceRow(y))
         if Self.isOpaque(row) {
-            for x in 0..<width {
-                output[x] = Self.float(row.loadUnaligned(fromByteOffset: x * 4, as: SIMD4<UInt8>.self))
+            output.withMemoryRebound(to: Float.self) { floats in
+                alcedo_load_rgba8(row.baseAddress!.assumingMemoryBound(to: UInt8.self), floats.baseAddress!, width)
             }
+            return true
         } else {
             for x in 0..<width {
                 let pixel = Self.float(row.loadUnaligned(fromByteOffset: x * 4, as: SIMD4<UInt8>.self))
@@ -85,11 +89,12 @@ struct ResamplerBox: ~Copyable {
                 scale.w = 1
                 output[x] = pixel * scale
             }
+            return false
         }
     }
 
-    /// Averages the blocks of box row `index`.
-    private func boxRow(_ index: Int, into output: UnsafeMutableBufferPointer<SIMD4<Float>>) {
+    /// Averages the blocks of box row `index`; returns whether all of their pixels are opaque.
+    private func boxRow(_ index: Int, into output: UnsafeMutableBufferPointer<SIMD4<Float>>) -> Bool {
         let firstRow = index * boxY
         let endRow = min(firstRow + boxY, height)
         var hasTranslucentRows = false
@@ -144,6 +149,7 @@ struct ResamplerBox: ~Copyable {
                 output[column] = Self.float(SIMD4<Int32>(truncatingIfNeeded: sum)) * SIMD4(repeating: 1 / area)
             }
         }
+        return !hasTranslucentRows
     }
 
     /// Adds ``narrowSums`` to ``wideSums`` (replacing them when `first`).

@@ -1,3 +1,4 @@
+import CAlcedoCodecs
 import Dispatch
 import Foundation
 
@@ -140,6 +141,7 @@ struct ResamplerPlan: Sendable {
         let bands = bandCount(for: concurrency)
         let outputWidth = target.width
         let ringRows = vertical.stride
+        let horizontalStride = horizontal.stride
         let (source, boxX, boxY, boxedWidth) = (self.source, self.boxX, self.boxY, boxed.width)
         let filtersHorizontally = !(horizontal.isIdentity && boxedWidth == outputWidth)
 
@@ -147,12 +149,19 @@ struct ResamplerPlan: Sendable {
             vertical.withTable { vertical in
                 Self.perform(bands: bands, rows: target.height) { rows in
                     let box = ResamplerBox(source: pixels, width: source.width, height: source.height, boxX: boxX, boxY: boxY)
-                    let boxedRow = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: filtersHorizontally ? boxedWidth : 0)
+                    // Zero padding past the row: the horizontal filter reads whole windows there.
+                    let boxedRow = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(
+                        capacity: filtersHorizontally ? boxedWidth + horizontalStride : 0)
+                    boxedRow.initialize(repeating: SIMD4<Float>())
                     let ring = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: ringRows * outputWidth)
+                    // Whether the boxed row in each ring slot had alpha 255 throughout.
+                    let opaqueSlots = UnsafeMutableBufferPointer<Bool>.allocate(capacity: ringRows)
+                    opaqueSlots.initialize(repeating: false)
                     let sums = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: outputWidth)
                     defer {
                         boxedRow.deallocate()
                         ring.deallocate()
+                        opaqueSlots.deallocate()
                         sums.deallocate()
                     }
                     var nextRow = 0
@@ -164,18 +173,30 @@ struct ResamplerPlan: Sendable {
                             let slot = nextRow % ringRows
                             let filtered = UnsafeMutableBufferPointer(rebasing: ring[(slot * outputWidth)..<((slot + 1) * outputWidth)])
                             if filtersHorizontally {
-                                box.makeRow(nextRow, into: boxedRow)
+                                opaqueSlots[slot] = box.makeRow(nextRow, into: boxedRow)
                                 horizontal.filterRow(UnsafeBufferPointer(boxedRow), into: filtered)
                             } else {
-                                box.makeRow(nextRow, into: filtered)
+                                opaqueSlots[slot] = box.makeRow(nextRow, into: filtered)
                             }
                             nextRow += 1
                         }
                         vertical.filterColumns(UnsafeBufferPointer(ring), width: outputWidth, rows: ringRows, output: y, into: sums)
                         let output = UnsafeMutableRawBufferPointer(
                             rebasing: UnsafeMutableRawBufferPointer(destination)[(y * outputWidth * 4)..<((y + 1) * outputWidth * 4)])
-                        for x in 0..<outputWidth {
-                            output.storeBytes(of: Self.unpremultiply(sums[x]), toByteOffset: x &* 4, as: SIMD4<UInt8>.self)
+                        var opaque = true
+                        for row in first..<end where !opaqueSlots[row % ringRows] { opaque = false }
+                        if opaque {
+                            // Every pixel the row is made of had alpha 255, so its alpha is 255
+                            // and the colours need no division (sums of weights that add up to
+                            // 1 leave alpha within rounding of 255, not exactly on it).
+                            sums.withMemoryRebound(to: Float.self) { floats in
+                                alcedo_store_opaque_rgba8(floats.baseAddress!, output.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                                          outputWidth)
+                            }
+                        } else {
+                            for x in 0..<outputWidth {
+                                output.storeBytes(of: Self.unpremultiply(sums[x]), toByteOffset: x &* 4, as: SIMD4<UInt8>.self)
+                            }
                         }
                     }
                 }

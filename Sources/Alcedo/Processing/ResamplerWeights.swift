@@ -126,9 +126,37 @@ struct ResamplerWeights: Sendable, Equatable {
         let stride: Int
 
         /// Filters one row of premultiplied pixels: `output[i] = Σ input[start + k] * w[k]`.
+        ///
+        /// `input` must hold ``stride`` readable pixels past the last input pixel (zeros):
+        /// four output pixels are computed together, each over the largest count of the four
+        /// (the slots past a window's count have weight zero), so that their four sums run
+        /// side by side instead of each waiting on its own additions. Each sum still adds its
+        /// taps in order, and a zero-weight tap adds exactly zero, so the result is the same,
+        /// bit for bit, as one pixel at a time over its own count.
         @inline(__always)
         func filterRow(_ input: UnsafeBufferPointer<SIMD4<Float>>, into output: UnsafeMutableBufferPointer<SIMD4<Float>>) {
-            for index in 0..<starts.count {
+            let count = starts.count
+            let stride = self.stride
+            var index = 0
+            while index &+ 4 <= count {
+                let start0 = starts[index], start1 = starts[index &+ 1]
+                let start2 = starts[index &+ 2], start3 = starts[index &+ 3]
+                let base0 = index &* stride
+                let taps = Swift.max(Swift.max(counts[index], counts[index &+ 1]), Swift.max(counts[index &+ 2], counts[index &+ 3]))
+                var sum0 = SIMD4<Float>(), sum1 = SIMD4<Float>(), sum2 = SIMD4<Float>(), sum3 = SIMD4<Float>()
+                for tap in 0..<taps {
+                    sum0 += input[start0 &+ tap] * SIMD4(repeating: values[base0 &+ tap])
+                    sum1 += input[start1 &+ tap] * SIMD4(repeating: values[base0 &+ stride &+ tap])
+                    sum2 += input[start2 &+ tap] * SIMD4(repeating: values[base0 &+ 2 &* stride &+ tap])
+                    sum3 += input[start3 &+ tap] * SIMD4(repeating: values[base0 &+ 3 &* stride &+ tap])
+                }
+                output[index] = sum0
+                output[index &+ 1] = sum1
+                output[index &+ 2] = sum2
+                output[index &+ 3] = sum3
+                index &+= 4
+            }
+            while index < count {
                 let start = starts[index]
                 let base = index &* stride
                 var sum = SIMD4<Float>()
@@ -136,27 +164,65 @@ struct ResamplerWeights: Sendable, Equatable {
                     sum += input[start &+ tap] * SIMD4(repeating: values[base &+ tap])
                 }
                 output[index] = sum
+                index &+= 1
             }
         }
 
         /// Filters output pixel row `row` from a ring of `rows` input rows of `width` pixels,
         /// input row `r` in slot `r % rows`: `output[x] = Σ input[start + k][x] * w[k]`,
-        /// row by row so every read is sequential.
+        /// row by row so every read is sequential, up to four input rows per sweep so that
+        /// each sum stays in a register across them (the taps are still added in order).
         @inline(__always)
         func filterColumns(_ ring: UnsafeBufferPointer<SIMD4<Float>>, width: Int, rows: Int, output row: Int,
                            into output: UnsafeMutableBufferPointer<SIMD4<Float>>) {
             let start = starts[row]
             let base = row &* stride
-            for tap in 0..<counts[row] {
-                let weight = SIMD4(repeating: values[base &+ tap])
-                let slot = (start &+ tap) % rows
-                let source = UnsafeBufferPointer(rebasing: ring[(slot &* width)..<((slot &+ 1) &* width)])
-                if tap == 0 {
-                    for x in 0..<width { output[x] = source[x] * weight }
-                } else {
-                    for x in 0..<width { output[x] += source[x] * weight }
+            let count = counts[row]
+            @inline(__always) func source(_ tap: Int) -> UnsafePointer<SIMD4<Float>> {
+                ring.baseAddress! + ((start &+ tap) % rows) &* width
+            }
+            @inline(__always) func weight(_ tap: Int) -> SIMD4<Float> { SIMD4(repeating: values[base &+ tap]) }
+            let out = output.baseAddress!
+            // Up to four taps per sweep over the row: each pixel's sum is kept in a register
+            // across them and still adds the taps in order.
+            var tap = 0
+            while tap < count {
+                let taps = Swift.min(4, count &- tap)
+                let w0 = weight(tap), s0 = source(tap)
+                switch taps {
+                case 4:
+                    let w1 = weight(tap &+ 1), w2 = weight(tap &+ 2), w3 = weight(tap &+ 3)
+                    let s1 = source(tap &+ 1), s2 = source(tap &+ 2), s3 = source(tap &+ 3)
+                    if tap == 0 {
+                        for x in 0..<width { out[x] = ((s0[x] * w0 + s1[x] * w1) + s2[x] * w2) + s3[x] * w3 }
+                    } else {
+                        for x in 0..<width { out[x] = (((out[x] + s0[x] * w0) + s1[x] * w1) + s2[x] * w2) + s3[x] * w3 }
+                    }
+                case 3:
+                    let w1 = weight(tap &+ 1), w2 = weight(tap &+ 2)
+                    let s1 = source(tap &+ 1), s2 = source(tap &+ 2)
+                    if tap == 0 {
+                        for x in 0..<width { out[x] = (s0[x] * w0 + s1[x] * w1) + s2[x] * w2 }
+                    } else {
+                        for x in 0..<width { out[x] = ((out[x] + s0[x] * w0) + s1[x] * w1) + s2[x] * w2 }
+                    }
+                case 2:
+                    let w1 = weight(tap &+ 1), s1 = source(tap &+ 1)
+                    if tap == 0 {
+                        for x in 0..<width { out[x] = s0[x] * w0 + s1[x] * w1 }
+                    } else {
+                        for x in 0..<width { out[x] = (out[x] + s0[x] * w0) + s1[x] * w1 }
+                    }
+                default:
+                    if tap == 0 {
+                        for x in 0..<width { out[x] = s0[x] * w0 }
+                    } else {
+                        for x in 0..<width { out[x] = out[x] + s0[x] * w0 }
+                    }
                 }
+                tap &+= taps
             }
         }
+
     }
 }

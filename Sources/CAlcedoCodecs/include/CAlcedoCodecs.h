@@ -5,5 +5,6 @@
 #include <stdint.h>
 
 #include "alcedo_jpeg.h"
+#include "alcedo_pixels.h"
 
 #endif
