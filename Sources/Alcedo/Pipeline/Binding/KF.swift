@@ -48,6 +48,7 @@ public enum KF {
         private var successHandlers: [@Sendable (RetrieveImageResult) -> Void] = []
         private var failureHandlers: [@Sendable (AlcedoError) -> Void] = []
         private var progressHandlers: [DownloadProgressBlock] = []
+        private var previewHandlers: [@Sendable (AlcedoImage) -> Void] = []
 
         init(source: Source?) {
             self.source = source
@@ -88,13 +89,22 @@ public enum KF {
             return { received, total in handlers.forEach { $0(received, total) } }
         }
 
-        /// Retrieves the image with no target; the handlers are called too.
+        /// All preview handlers as one, or `nil` without any.
+        private var previewHandler: (@Sendable (AlcedoImage) -> Void)? {
+            let handlers = previewHandlers
+            guard !handlers.isEmpty else { return nil }
+            return { image in handlers.forEach { $0(image) } }
+        }
+
+        /// Retrieves the image with no target; the handlers are called too (the preview
+        /// handlers of ``onPreview(_:)`` with each progressive preview, before this returns).
         /// - Throws: ``ImageSettingErrorReason/emptySource`` without a source, else as
-        ///   ``ImageManager/retrieveImage(with:options:progressBlock:)-(Source,_,_)``.
+        ///   ``ImageManager/retrieveImage(with:options:progressBlock:previewHandler:)-(Source,_,_,_)``.
         public func retrieve() async throws(AlcedoError) -> RetrieveImageResult {
             do throws(AlcedoError) {
                 guard let source else { throw .imageSettingError(reason: .emptySource) }
-                let result = try await manager.retrieveImage(with: source, options: allOptions, progressBlock: progressBlock)
+                let result = try await manager.retrieveImage(with: source, options: allOptions, progressBlock: progressBlock,
+                                                             previewHandler: previewHandler)
                 successHandlers.forEach { $0(result) }
                 return result
             } catch {
@@ -120,6 +130,14 @@ public enum KF {
         public func onProgress(_ handler: DownloadProgressBlock?) -> Builder {
             guard let handler else { return self }
             return with { $0.progressHandlers.append(handler) }
+        }
+
+        /// Adds a handler called by ``retrieve()`` with each progressive preview, in order,
+        /// before it returns, under ``progressiveJPEG(_:)`` (without that option it is never
+        /// called). ``set(to:)`` shows the previews on its target instead. `nil` adds nothing.
+        public func onPreview(_ handler: (@Sendable (AlcedoImage) -> Void)?) -> Builder {
+            guard let handler else { return self }
+            return with { $0.previewHandlers.append(handler) }
         }
 
         // MARK: Target and manager
