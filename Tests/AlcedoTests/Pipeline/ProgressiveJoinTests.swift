@@ -196,4 +196,30 @@ struct ProgressiveJoinTests {
             #expect(also.values == Array(repeating: 96, count: sample.scanCount - 1))
         }
     }
+
+    @Test("KF.Builder.set(to:) gives its onPreview handlers each preview the target showed")
+    func builderSet() async throws {
+        let sample = Self.sample
+        try await withPipeline { h in
+            let gate = routePaced(h, "/s.jpg")
+            let target = RecordingTarget()
+            let previews = Collected<AlcedoImage>()
+            let shownBefore = Collected<Bool>()
+            let results = Collected<Result<RetrieveImageResult, AlcedoError>>()
+            KF.url(h.server.url("/s.jpg")).progressiveJPEG(Self.sharp).manager(h.manager)
+                .onPreview { image in
+                    shownBefore.append(target.current == image)
+                    previews.append(image)
+                }
+                .onSuccess { results.append(.success($0)) }.onFailure { results.append(.failure($0)) }
+                .set(to: target)
+            await openScanByScan(gate) { previews.values.count }
+            #expect(await eventually { results.values.count == 1 })
+            let reference = try Self.referencePreviews()
+            let plain = try JPEGDecoder().decode(sample.data)
+            #expect(previews.values == reference)
+            #expect(shownBefore.values.allSatisfy { $0 })
+            #expect(target.current == plain)
+        }
+    }
 }

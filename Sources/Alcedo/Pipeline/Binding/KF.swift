@@ -68,7 +68,9 @@ public enum KF {
         // MARK: Making the request
 
         /// Binds `target` to the built request (see ``ImageDisplaying``): the placeholder,
-        /// then the image or the failure image; the handlers are called once.
+        /// the previews under ``progressiveJPEG(_:)`` (each also given to the ``onPreview(_:)``
+        /// handlers), then the image or the failure image; the success or failure handlers are
+        /// called once.
         @discardableResult
         public func set(to target: some ImageDisplaying) -> RetrieveImageTask? {
             let (successes, failures) = (successHandlers, failureHandlers)
@@ -79,7 +81,7 @@ public enum KF {
                 }
             }
             return target.setImage(with: source, placeholder: placeholderImage, options: allOptions, manager: manager,
-                                   progressBlock: progressBlock, completionHandler: completion)
+                                   progressBlock: progressBlock, previewHandler: previewHandler, completionHandler: completion)
         }
 
         /// All progress handlers as one, or `nil` without any.
@@ -132,9 +134,10 @@ public enum KF {
             return with { $0.progressHandlers.append(handler) }
         }
 
-        /// Adds a handler called by ``retrieve()`` with each progressive preview, in order,
-        /// before it returns, under ``progressiveJPEG(_:)`` (without that option it is never
-        /// called). ``set(to:)`` shows the previews on its target instead. `nil` adds nothing.
+        /// Adds a handler called with each progressive preview, in order, under
+        /// ``progressiveJPEG(_:)`` (without that option it is never called): by ``retrieve()``
+        /// before it returns, and by ``set(to:)`` after the target showed the preview (on the
+        /// callback queue; never once a newer request took the target). `nil` adds nothing.
         public func onPreview(_ handler: (@Sendable (AlcedoImage) -> Void)?) -> Builder {
             guard let handler else { return self }
             return with { $0.previewHandlers.append(handler) }
