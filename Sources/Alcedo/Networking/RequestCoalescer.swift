@@ -169,9 +169,8 @@ final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// is ordered with it), then calls the handlers outside it.
     private func broadcast(_ progress: DownloadProgress, key: Key, generation: UInt64) {
         let mailboxes = state.withLock { state -> [ProgressMailbox] in
-            guard var entry = state.entries[key], entry.generation == generation else { return [] }
-            entry.latestProgress = progress
-            state.entries[key] = entry
+            guard let entry = state.entries[key], entry.generation == generation else { return [] }
+            state.entries[key]?.latestProgress = progress
             return entry.callers.values.compactMap { caller in
                 guard let mailbox = caller.progress, mailbox.post(progress) else { return nil }
                 return mailbox
