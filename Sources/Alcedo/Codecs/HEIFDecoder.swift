@@ -18,7 +18,9 @@ import Foundation
 ///   output size of its `ImageGrid`, which libheif allocates before decoding the first tile) is
 ///   checked against ``DecodingOptions/limits`` before libheif reads the file. Derived images
 ///   whose `dimg` references loop back (which overflow libheif 1.15's stack) and grids whose
-///   tiles leave part of the output unwritten (uninitialised in libheif's canvas) are refused.
+///   tiles leave part of the output unwritten (uninitialised in libheif's canvas) are refused,
+///   as are grids whose `ispe` size disagrees with their `ImageGrid` (libheif would report one
+///   size and decode the other): ``info(for:options:)`` refuses them with the same error.
 ///   libheif decodes into its own buffer, which is copied once.
 ///   ``DecodingOptions/targetSize`` is ignored (no scaled decode).
 public struct HEIFDecoder: ImageDecoding {
@@ -31,6 +33,13 @@ public struct HEIFDecoder: ImageDecoding {
     }
 
     /// Reads size, alpha and the colour profile of the primary image without decoding it.
+    ///
+    /// The size is the one ``decode(_:options:)`` gives with the same options; a file that
+    /// decode refuses from its boxes alone (a grid whose `ispe` and `ImageGrid` sizes
+    /// disagree, `dimg` cycles, uncovered grids) is refused here with the same error. The
+    /// decoding limits are not applied: the size of an image too large to decode is reported.
+    /// - Throws: `.decodingError` with `.emptyData`, `.invalidHeader`, `.truncated` or
+    ///   `.unsupportedFeature`.
     public func info(for data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
         try HEIFPreflight.check(data, limits: nil, format: format)
         return try HEIFSession.with(data, format: format) { handle, lib throws(AlcedoError) in

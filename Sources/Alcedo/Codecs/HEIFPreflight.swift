@@ -29,6 +29,16 @@ struct HEIFDeclaredSizes: Equatable, Sendable {
     /// Every declared size, for checking against the limits.
     var all: [Size] { [spatialExtent, gridOutput].compactMap { $0 } }
 
+    /// Why the two sizes of a grid disagree, or `nil`. libheif reports a grid item's `ispe`
+    /// size as the image's size but assembles a canvas of its `ImageGrid` size, so with the
+    /// two apart, reading the size and decoding would give different answers; ISO/IEC 23008-12
+    /// has the `ispe` of an image item describe its reconstructed image, so such a file is malformed.
+    var gridMismatch: String? {
+        guard let extent = spatialExtent, let grid = gridOutput, extent != grid else { return nil }
+        return "the grid's ispe size \(extent.width)x\(extent.height) disagrees with its ImageGrid output "
+            + "\(grid.width)x\(grid.height)"
+    }
+
     /// Reads the declared sizes of `data`'s primary item; `nil` when the file has no
     /// readable `meta` box or primary item.
     init?(_ data: Data) {
@@ -45,7 +55,9 @@ struct HEIFDeclaredSizes: Equatable, Sendable {
 /// Checks made on a HEIF file's boxes before libheif reads it, for what libheif 1.15 does not
 /// guard against itself.
 ///
-/// - **Sizes**: every size in ``HEIFDeclaredSizes`` is checked against the limits.
+/// - **Sizes**: a grid whose `ispe` and `ImageGrid` sizes disagree is refused (so that
+///   ``HEIFDecoder/info(for:options:)`` and ``HEIFDecoder/decode(_:options:)`` agree on it);
+///   every size in ``HEIFDeclaredSizes`` is checked against the limits.
 /// - **Grid coverage**: a grid whose tiles would not cover its output is refused: libheif 1.15
 ///   would hand back the uncovered part of its canvas uninitialised (earlier heap contents).
 /// - **Item count**: more than ``maxItemCount`` items are refused before libheif parses them.
@@ -68,6 +80,7 @@ enum HEIFPreflight {
     /// Throws `.unsupportedFeature` for more than `maxItemCount` items (default
     /// ``maxItemCount``), `.invalidHeader` for `dimg` references that form a cycle,
     /// `.unsupportedFeature` for derived images nested deeper than ``maxDerivationDepth``,
+    /// `.invalidHeader` for a grid whose `ispe` and `ImageGrid` sizes disagree,
     /// `.tooManyPixels` for a declared size over `limits` (when given), then `.invalidHeader`
     /// for grid tiles that do not cover the grid's output. A file whose boxes cannot be read
     /// passes: libheif reports what is wrong with it.
@@ -92,8 +105,12 @@ enum HEIFPreflight {
         case nil:
             break
         }
+        let sizes = HEIFDeclaredSizes(data)
+        if let problem = sizes?.gridMismatch {
+            throw .decodingError(reason: .invalidHeader(format: format, message: problem))
+        }
         if let limits {
-            for size in HEIFDeclaredSizes(data)?.all ?? [] {
+            for size in sizes?.all ?? [] {
                 try limits.check(width: size.width, height: size.height, format: format)
             }
         }

@@ -12,15 +12,32 @@ public struct DownloadProgress: Sendable, Hashable {
     /// downloader for progressive previews; not part of equality.
     var chunk: Data?
 
+    /// The whole body received so far (of which ``chunk`` is the end), kept so that a caller
+    /// joining the download late can be given the bytes it missed. Not part of equality.
+    var body: ReceivedBody?
+
     /// Creates a progress value (`expectedBytes` `nil` when the length is unknown).
     public init(receivedBytes: Int, expectedBytes: Int?) {
         self.receivedBytes = receivedBytes
         self.expectedBytes = expectedBytes
     }
 
-    init(receivedBytes: Int, expectedBytes: Int?, chunk: Data) {
+    init(receivedBytes: Int, expectedBytes: Int?, chunk: Data, body: ReceivedBody? = nil) {
         self.init(receivedBytes: receivedBytes, expectedBytes: expectedBytes)
         self.chunk = chunk
+        self.body = body
+    }
+
+    /// What a caller joining the download after this report gets first: the same counts, with
+    /// the whole body so far as its chunk (shared with the downloader's buffer) when the body
+    /// is known, and no chunk otherwise.
+    var catchUp: DownloadProgress {
+        var progress = DownloadProgress(receivedBytes: receivedBytes, expectedBytes: expectedBytes)
+        if let body {
+            progress.chunk = body.prefix(receivedBytes)
+            progress.body = body
+        }
+        return progress
     }
 
     public static func == (lhs: DownloadProgress, rhs: DownloadProgress) -> Bool {

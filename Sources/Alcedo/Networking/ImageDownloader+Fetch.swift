@@ -137,34 +137,37 @@ extension ImageDownloader {
         if let expected, expected > limit {
             return .failure(.responseError(reason: .bodyTooLarge(url, limit: limit, received: 0)))
         }
-        var data = Data()
-        if let expected { data.reserveCapacity(expected) }
+        // Append-only, so that a caller joining mid-download is given the bytes so far
+        // without a copy (see `DownloadProgress.catchUp`).
+        let data = ReceivedBody(capacity: expected ?? 0)
+        var received = 0
         // Without a delegate (which may rewrite the bytes), a body that does not start like an
         // image is refused as soon as enough of it has arrived.
         var needsEarlySniff = configuration.delegate == nil
         do {
             for try await chunk in body {
-                guard chunk.count <= limit - data.count else {
-                    return .failure(.responseError(reason: .bodyTooLarge(url, limit: limit, received: data.count + chunk.count)))
+                guard chunk.count <= limit - received else {
+                    return .failure(.responseError(reason: .bodyTooLarge(url, limit: limit, received: received + chunk.count)))
                 }
                 data.append(chunk)
-                context.reportProgress(DownloadProgress(receivedBytes: data.count, expectedBytes: expected, chunk: chunk))
-                if needsEarlySniff && data.count >= Self.sniffLength {
+                received += chunk.count
+                context.reportProgress(DownloadProgress(receivedBytes: received, expectedBytes: expected, chunk: chunk, body: data))
+                if needsEarlySniff && received >= Self.sniffLength {
                     needsEarlySniff = false
-                    if let error = Self.notAnImageError(data, response: response) { return .failure(error) }
+                    if let error = Self.notAnImageError(data.prefix(received), response: response) { return .failure(error) }
                 }
             }
         } catch {
             let mapped = Self.mapLoaderError(error, url: url)
-            if mapped.isConnectionFailure, let expected, data.count < expected {
-                return .failure(.responseError(reason: .lengthMismatch(url, expected: expected, received: data.count)))
+            if mapped.isConnectionFailure, let expected, received < expected {
+                return .failure(.responseError(reason: .lengthMismatch(url, expected: expected, received: received)))
             }
             return .failure(mapped)
         }
-        if let expected, data.count != expected {
-            return .failure(.responseError(reason: .lengthMismatch(url, expected: expected, received: data.count)))
+        if let expected, received != expected {
+            return .failure(.responseError(reason: .lengthMismatch(url, expected: expected, received: received)))
         }
-        return .success(data)
+        return .success(data.prefix(received))
     }
 
     /// Status codes that redirect with a `Location`.

@@ -5,7 +5,10 @@ import Synchronization
 /// The first caller of a key starts the work in its own task; later callers of the same key
 /// join it while it runs. Each caller can leave on its own (it gets `.cancelled` at once);
 /// the work is cancelled when the last caller leaves. Progress reported by the work goes to
-/// every caller still there. Every caller's completion is called exactly once.
+/// every caller still there, in the order it was reported; a caller that joins after some
+/// progress was reported first gets ``DownloadProgress/catchUp`` of the latest report (the
+/// body so far in one piece), then every later report, with no gap and no repeat. Every
+/// caller's completion is called exactly once.
 final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     typealias Completion = @Sendable (Result<Value, AlcedoError>) -> Void
     typealias Work = @Sendable (WorkContext) async -> Result<Value, AlcedoError>
@@ -25,7 +28,7 @@ final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     }
 
     private struct Caller {
-        let progress: (@Sendable (DownloadProgress) -> Void)?
+        let progress: ProgressMailbox?
         let completion: Completion
     }
 
@@ -34,6 +37,8 @@ final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
         let ticket: PriorityTicket
         var callers: [UInt64: Caller] = [:]
         var task: Task<Void, Never>?
+        /// The latest progress reported, what a caller joining now must catch up with.
+        var latestProgress: DownloadProgress?
     }
 
     private struct State {
@@ -48,22 +53,26 @@ final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// Adds a caller for `key`, starting `work` when nobody else is waiting for that key.
     func subscribe(_ key: Key, priority: PriorityTicket, progress: (@Sendable (DownloadProgress) -> Void)?,
                    completion: @escaping Completion, work: @escaping Work) -> Subscription {
-        let (subscription, generation, ticket, isNew) = state.withLock { state in
+        let mailbox = progress.map(ProgressMailbox.init)
+        let (subscription, generation, ticket, isNew, drains) = state.withLock { state in
             state.nextID += 1
             let id = state.nextID
-            let caller = Caller(progress: progress, completion: completion)
+            let caller = Caller(progress: mailbox, completion: completion)
             if var entry = state.entries[key] {
                 entry.callers[id] = caller
                 entry.ticket.link(priority)
+                // Under the lock that orders the reports: the catch-up comes before any later one.
+                let drains = entry.latestProgress.flatMap { mailbox?.post($0.catchUp) } ?? false
                 state.entries[key] = entry
-                return (Subscription(key: key, id: id), entry.generation, entry.ticket, false)
+                return (Subscription(key: key, id: id), entry.generation, entry.ticket, false, drains)
             }
             var entry = Entry(generation: id, ticket: PriorityTicket(priority: .low))
             entry.ticket.link(priority)
             entry.callers[id] = caller
             state.entries[key] = entry
-            return (Subscription(key: key, id: id), id, entry.ticket, true)
+            return (Subscription(key: key, id: id), id, entry.ticket, true, false)
         }
+        if drains { mailbox?.drain() }
         guard isNew else { return subscription }
         let context = WorkContext(ticket: ticket, reportProgress: { [weak self] progress in
             self?.broadcast(progress, key: key, generation: generation)
@@ -156,12 +165,18 @@ final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
         case cancelled
     }
 
+    /// Posts `progress` to every caller under the lock (so that a joining caller's catch-up
+    /// is ordered with it), then calls the handlers outside it.
     private func broadcast(_ progress: DownloadProgress, key: Key, generation: UInt64) {
-        let handlers = state.withLock { state -> [@Sendable (DownloadProgress) -> Void] in
+        let mailboxes = state.withLock { state -> [ProgressMailbox] in
             guard let entry = state.entries[key], entry.generation == generation else { return [] }
-            return entry.callers.values.compactMap(\.progress)
+            state.entries[key]?.latestProgress = progress
+            return entry.callers.values.compactMap { caller in
+                guard let mailbox = caller.progress, mailbox.post(progress) else { return nil }
+                return mailbox
+            }
         }
-        for handler in handlers { handler(progress) }
+        for mailbox in mailboxes { mailbox.drain() }
     }
 
     private func finish(_ key: Key, generation: UInt64, with result: Result<Value, AlcedoError>) {
@@ -171,5 +186,45 @@ final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
             return Array(entry.callers.values)
         }
         for caller in callers { caller.completion(result) }
+    }
+}
+
+/// One caller's progress handler with the reports posted to it and not yet delivered: reports
+/// are posted in order under the coalescer's lock and delivered outside it, in that order, one
+/// at a time, by whichever thread posted to an idle mailbox (user code never runs under the lock).
+final class ProgressMailbox: Sendable {
+    private struct Queue {
+        var reports: [DownloadProgress] = []
+        var draining = false
+    }
+
+    private let handler: @Sendable (DownloadProgress) -> Void
+    private let queue = Mutex(Queue())
+
+    init(_ handler: @escaping @Sendable (DownloadProgress) -> Void) {
+        self.handler = handler
+    }
+
+    /// Queues `progress`; `true` when the caller must now ``drain()`` (nobody else is delivering).
+    func post(_ progress: DownloadProgress) -> Bool {
+        queue.withLock { queue in
+            queue.reports.append(progress)
+            guard !queue.draining else { return false }
+            queue.draining = true
+            return true
+        }
+    }
+
+    /// Delivers the queued reports in order until none is left.
+    func drain() {
+        while true {
+            let reports = queue.withLock { queue -> [DownloadProgress] in
+                defer { queue.reports = [] }
+                if queue.reports.isEmpty { queue.draining = false }
+                return queue.reports
+            }
+            if reports.isEmpty { return }
+            for report in reports { handler(report) }
+        }
     }
 }

@@ -71,29 +71,55 @@ public final class ImageManager: Sendable {
     /// ```swift
     /// let result = try await manager.retrieveImage(with: source)
     /// let tracked = try await manager.retrieveImage(with: source, progressBlock: { received, total in … })
+    /// let previewed = try await manager.retrieveImage(with: url, options: [.progressiveJPEG(.default)],
+    ///                                                 previewHandler: { preview in show(preview) })
     /// ```
     ///
-    /// The progress block has Kingfisher's two parameters, so a one-parameter trailing closure
-    /// never lands here: `manager.retrieveImage(with: url) { result in … }` is the callback form,
-    /// in `async` code as well.
+    /// The progress block has Kingfisher's two parameters and comes before the preview
+    /// handler, so a one-parameter trailing closure never lands here:
+    /// `manager.retrieveImage(with: url) { result in … }` is the callback form, in `async` code
+    /// as well. Label the preview handler.
     /// - Parameters:
     ///   - source: where the image comes from: a download or a data provider.
     ///   - options: the request's options (default `nil`: the manager's ``defaultOptions``).
-    ///   - progressBlock: called as a download's body arrives (default `nil`).
+    ///   - progressBlock: called as a download's body arrives (default `nil`), on the thread
+    ///     that received it. A caller that joins a download already under way is first
+    ///     called once with the bytes received so far.
+    ///   - previewHandler: called with each progressive preview, in order, under
+    ///     ``AlcedoOptionsInfoItem/progressiveJPEG(_:)`` (default `nil`: no previews are made
+    ///     for this caller), on the thread that made the preview. Every call has returned
+    ///     before this function returns or throws, and none comes after; a baseline JPEG, a
+    ///     cache hit or a non-network source gives none. Cancelling the calling task stops them.
     /// - Throws: ``AlcedoError``: `.requestError(.cancelled)` when the calling task is
     ///   cancelled, `.cacheError(.notCached)` for a miss under
     ///   ``AlcedoOptionsInfoItem/onlyFromCache``, the failing stage's error otherwise, or
     ///   ``ImageSettingErrorReason/alternativeSourcesExhausted(_:)``.
     public func retrieveImage(with source: Source, options: AlcedoOptionsInfo? = nil,
-                              progressBlock: DownloadProgressBlock? = nil) async throws(AlcedoError) -> RetrieveImageResult {
-        try await retrieve(source, options: parsedOptions(options), progress: progressHandler(progressBlock))
+                              progressBlock: DownloadProgressBlock? = nil,
+                              previewHandler: (@Sendable (AlcedoImage) -> Void)? = nil) async throws(AlcedoError) -> RetrieveImageResult {
+        let parsed = parsedOptions(options)
+        guard let previewHandler, parsed.progressiveJPEG != nil else {
+            return try await retrieve(source, options: parsed, progress: progressHandler(progressBlock))
+        }
+        let delivery = PreviewDelivery(previewHandler)
+        let result: Result<RetrieveImageResult, AlcedoError>
+        do throws(AlcedoError) {
+            result = .success(try await retrieve(source, options: parsed, progress: progressHandler(progressBlock),
+                                                 preview: delivery.deliver))
+        } catch {
+            result = .failure(error)
+        }
+        await delivery.close()
+        return try result.get()
     }
 
     /// Retrieves the image of `resource` (a `URL` is a resource; see ``AlcedoOptionsInfoItem/allowLocalFiles``
-    /// for `file://` URLs).
+    /// for `file://` URLs); the parameters are those of the ``Source`` form.
     public func retrieveImage(with resource: any Resource, options: AlcedoOptionsInfo? = nil,
-                              progressBlock: DownloadProgressBlock? = nil) async throws(AlcedoError) -> RetrieveImageResult {
-        try await retrieveImage(with: resource.convertToSource(), options: options, progressBlock: progressBlock)
+                              progressBlock: DownloadProgressBlock? = nil,
+                              previewHandler: (@Sendable (AlcedoImage) -> Void)? = nil) async throws(AlcedoError) -> RetrieveImageResult {
+        try await retrieveImage(with: resource.convertToSource(), options: options, progressBlock: progressBlock,
+                                previewHandler: previewHandler)
     }
 
     // MARK: callbacks

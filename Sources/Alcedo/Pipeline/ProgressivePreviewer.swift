@@ -18,7 +18,8 @@ final class ProgressivePreviewer: Sendable {
         var running = false
         var closed = false
         /// The body cannot give previews (not a progressive JPEG, a decode failed, chunks
-        /// missing because this caller joined a download under way, a retry restarted it).
+        /// missing, a retry restarted it). A caller that joins a download under way is given
+        /// the body so far first (see ``RequestCoalescer``), so it starts at offset 0 too.
         var stopped = false
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }

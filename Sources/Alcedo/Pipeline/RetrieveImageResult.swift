@@ -1,6 +1,6 @@
 import Foundation
 
-/// What ``ImageManager/retrieveImage(with:options:progressBlock:)-(Source,_,_)`` delivers.
+/// What ``ImageManager/retrieveImage(with:options:progressBlock:previewHandler:)-(Source,_,_,_)`` delivers.
 public struct RetrieveImageResult: Sendable {
     /// The image, processed, with the image modifier (if any) applied.
     public let image: AlcedoImage

@@ -115,12 +115,40 @@ struct HEICGridTransformTests {
     func limits() throws {
         // ispe and ImageGrid say 60000x60000 (libheif itself would refuse it with an error of its own).
         try Self.expectTooManyPixels("grid-huge.heic")
-        // ispe says 128x128 but ImageGrid 30000x30000, and the first tile is broken: were libheif
-        // started, it would allocate the grid and then report the broken tile.
-        try Self.expectTooManyPixels("grid-lying.heic")
         try Self.expectTooManyPixels("grid-2x2.heic", limits: DecodingLimits(maxPixelCount: 128 * 128 - 1))
         let exact = try Self.decode("grid-cropped.heic", options: DecodingOptions(limits: DecodingLimits(maxPixelCount: 120 * 100)))
         #expect(exact.width == 120)
+    }
+
+    @Test("info and decode agree on a grid whose ispe disagrees with its ImageGrid: both refuse it, with the same error",
+          arguments: [("grid-ispe-mismatch.heic", "ispe size 128x128 disagrees with its ImageGrid output 120x100"),
+                      // ImageGrid 30000x30000 and a broken first tile: were libheif started, it
+                      // would allocate the grid and then report the broken tile.
+                      ("grid-lying.heic", "ispe size 128x128 disagrees with its ImageGrid output 30000x30000")])
+    func ispeGridMismatch(_ name: String, _ expected: String) throws {
+        let data = try AVIFHEIFFixtures.data(name)
+        func failure(_ body: () throws(AlcedoError) -> Void) -> AlcedoError? {
+            do throws(AlcedoError) { try body() } catch { return error }
+            return nil
+        }
+        let fromDecode = failure { () throws(AlcedoError) in _ = try HEIFDecoder().decode(data) }
+        let fromInfo = failure { () throws(AlcedoError) in _ = try HEIFDecoder().info(for: data) }
+        let stored = DecodingOptions(appliesOrientation: false)
+        let fromStoredInfo = failure { () throws(AlcedoError) in _ = try HEIFDecoder().info(for: data, options: stored) }
+        let fromRegistry = failure { () throws(AlcedoError) in _ = try ImageCodecRegistry.shared.info(for: data) }
+        for error in [fromDecode, fromInfo, fromStoredInfo, fromRegistry] {
+            guard case .decodingError(.invalidHeader(.heic, let message))? = error else {
+                Issue.record("\(name): expected invalidHeader, got \(String(describing: error))")
+                continue
+            }
+            #expect(message.contains(expected), "\(message)")
+        }
+        #expect(HEIFDeclaredSizes(data)?.gridMismatch?.contains(expected) == true)
+        // The same grid with agreeing sizes: info reports what decode makes.
+        let agreeing = try AVIFHEIFFixtures.data("grid-cropped.heic")
+        let info = try HEIFDecoder().info(for: agreeing)
+        let image = try HEIFDecoder().decode(agreeing)
+        #expect(info.width == image.width && info.height == image.height)
     }
 
     @Test("grids whose dimg references loop back are refused before libheif recurses through them")

@@ -46,6 +46,20 @@ struct InfoAndConvertCommandTests {
         #expect(try Self.jsonLines(result.stdout).count == 1)
     }
 
+    @Test("info and convert refuse a HEIC grid whose ispe disagrees with its ImageGrid, with the same message")
+    func heicGridMismatch() async throws {
+        let dir = try TemporaryDirectory()
+        let input = Fixtures.url("avif-heif-generated/grid-ispe-mismatch.heic").path
+        let info = try await AlcedoProcess.runDetached(["info", input, "--json"])
+        let convert = try await AlcedoProcess.runDetached(["convert", input, dir.url.appendingPathComponent("out.png").path])
+        for result in [info, convert] {
+            #expect(result.status == 1, "\(result.stdout)")
+            #expect(!result.crashed)
+            #expect(result.stderr.contains("ispe size 128x128 disagrees with its ImageGrid output 120x100"), "\(result.stderr)")
+        }
+        #expect(info.stdout.isEmpty)
+    }
+
     @Test("convert --downsample fits inside the box, keeps the aspect ratio and never upscales")
     func convertDownsample() async throws {
         let dir = try TemporaryDirectory()

@@ -11,36 +11,12 @@ struct ProgressiveJPEGPipelineTests {
     private static let sample = ProgressiveSample.make()
     private static let sharp = ImageProgressive(isBlur: false, isFastestScan: false, scanInterval: 0)
 
-    /// One request in flight: its task, its result once it comes, the previews read so far.
-    private struct Flight {
-        let task: RetrieveImageTask
-        let results: Collected<Result<RetrieveImageResult, AlcedoError>>
-        let previews: Collected<AlcedoImage>
-        let reader: Task<Void, Never>
-
-        /// Waits for the end of the previews and for the result.
-        func finish() async -> Result<RetrieveImageResult, AlcedoError>? {
-            await reader.value
-            _ = await eventually { results.values.count == 1 }
-            return results.values.first
-        }
+    private func start(_ h: PipelineHarness, _ path: String, options: AlcedoOptionsInfo? = nil) -> ProgressiveFlight {
+        h.startProgressive(path, options: options)
     }
 
-    /// Starts retrieving `path` with `options`, reading the task's previews into a list.
-    private func start(_ h: PipelineHarness, _ path: String, options: AlcedoOptionsInfo? = nil) -> Flight {
-        let results = Collected<Result<RetrieveImageResult, AlcedoError>>()
-        let task = h.manager.retrieveImage(with: h.server.url(path), options: options) { results.append($0) }
-        let previews = Collected<AlcedoImage>()
-        let reader = Task { for await preview in task.progressiveImages { previews.append(preview) } }
-        return Flight(task: task, results: results, previews: previews, reader: reader)
-    }
-
-    /// Routes `path` to the sample, sent one scan at a time as the returned gate allows.
     private func routePaced(_ h: PipelineHarness, _ path: String) -> PieceGate {
-        let gate = PieceGate()
-        h.server.route(path, TestHTTPServer.Response.ok(Self.sample.data, contentType: "image/jpeg")
-            .paced(at: Self.sample.scanStarts, gate: gate))
-        return gate
+        h.routePaced(path, Self.sample)
     }
 
     @Test("each scan's preview arrives in order, then the final image, which alone is cached")

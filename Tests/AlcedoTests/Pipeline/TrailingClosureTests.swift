@@ -72,6 +72,28 @@ struct TrailingClosureTests {
         }
     }
 
+    /// The `async` form's preview handler takes one parameter too: it comes after the
+    /// progress block, so a trailing closure still binds to the progress block first and a
+    /// one-parameter closure can only be the callback form's completion (Source form too).
+    @Test func managerTrailingClosureWithPreviewHandlerInScope() async throws {
+        try await withPipeline { h in
+            h.server.route("/s.jpg", .ok(TestImages.jpeg(width: 12, height: 8)))
+            let source = Source.network(h.server.url("/s.jpg"))
+            let results = Collected<Result<RetrieveImageResult, AlcedoError>>()
+            let task = h.manager.retrieveImage(with: source, options: [.progressiveJPEG(.default)]) { result in
+                results.append(result)
+            }
+            #expect(await eventually { results.values.count == 1 })
+            #expect(!task.isCancelled)
+            #expect(try results.values.first?.get().image.size == PixelSize(width: 12, height: 8))
+            let previews = Collected<AlcedoImage>()
+            let direct = try await h.manager.retrieveImage(with: source, options: [.progressiveJPEG(.default)],
+                                                           previewHandler: { previews.append($0) })
+            #expect(direct.cacheType == .memory)
+            #expect(previews.values.isEmpty)
+        }
+    }
+
     @Test func managerLabelledProgressBlockInAsyncForm() async throws {
         try await withPipeline { h in
             let body = TestImages.jpeg(width: 64, height: 64)

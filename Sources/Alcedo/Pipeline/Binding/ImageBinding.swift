@@ -62,10 +62,12 @@ public final class ImageBinding: Sendable {
 
     /// Shows a progressive preview of request `generation` while it is current and has not
     /// ended: a preview never replaces the final image nor a newer request's.
-    func showPreview(_ generation: UInt64, image: AlcedoImage, on target: some ImageDisplaying) {
+    @discardableResult
+    func showPreview(_ generation: UInt64, image: AlcedoImage, on target: some ImageDisplaying) -> Bool {
         state.withLock { state in
-            guard state.generation == generation, !state.finished else { return }
+            guard state.generation == generation, !state.finished else { return false }
             target.display(image)
+            return true
         }
     }
 

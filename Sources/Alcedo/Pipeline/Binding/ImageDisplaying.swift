@@ -49,6 +49,14 @@ extension ImageDisplaying {
     public func setImage(with source: Source?, placeholder: AlcedoImage? = nil, options: AlcedoOptionsInfo? = nil,
                          manager: ImageManager = .shared, progressBlock: DownloadProgressBlock? = nil,
                          completionHandler: (@Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void)?) -> RetrieveImageTask? {
+        setImage(with: source, placeholder: placeholder, options: options, manager: manager, progressBlock: progressBlock,
+                 previewHandler: nil, completionHandler: completionHandler)
+    }
+
+    /// The ``Source`` form, with `previewHandler` called after each preview the target showed.
+    func setImage(with source: Source?, placeholder: AlcedoImage?, options: AlcedoOptionsInfo?, manager: ImageManager,
+                  progressBlock: DownloadProgressBlock?, previewHandler: (@Sendable (AlcedoImage) -> Void)?,
+                  completionHandler: (@Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void)?) -> RetrieveImageTask? {
         let parsed = manager.parsedOptions(options)
         let binding = imageBinding
         guard let source else {
@@ -96,7 +104,7 @@ extension ImageDisplaying {
             }
         }
         let preview: @Sendable (AlcedoImage) -> Void = { [weak self] image in
-            if let self { binding.showPreview(generation, image: image, on: self) }
+            if let self, binding.showPreview(generation, image: image, on: self) { previewHandler?(image) }
         }
         let task = manager.retrieveImage(with: source, options: options, progressBlock: currentProgress,
                                          previewHandler: preview, completionHandler: completion)

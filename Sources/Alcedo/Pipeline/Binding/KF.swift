@@ -48,6 +48,7 @@ public enum KF {
         private var successHandlers: [@Sendable (RetrieveImageResult) -> Void] = []
         private var failureHandlers: [@Sendable (AlcedoError) -> Void] = []
         private var progressHandlers: [DownloadProgressBlock] = []
+        private var previewHandlers: [@Sendable (AlcedoImage) -> Void] = []
 
         init(source: Source?) {
             self.source = source
@@ -67,7 +68,9 @@ public enum KF {
         // MARK: Making the request
 
         /// Binds `target` to the built request (see ``ImageDisplaying``): the placeholder,
-        /// then the image or the failure image; the handlers are called once.
+        /// the previews under ``progressiveJPEG(_:)`` (each also given to the ``onPreview(_:)``
+        /// handlers), then the image or the failure image; the success or failure handlers are
+        /// called once.
         @discardableResult
         public func set(to target: some ImageDisplaying) -> RetrieveImageTask? {
             let (successes, failures) = (successHandlers, failureHandlers)
@@ -78,7 +81,7 @@ public enum KF {
                 }
             }
             return target.setImage(with: source, placeholder: placeholderImage, options: allOptions, manager: manager,
-                                   progressBlock: progressBlock, completionHandler: completion)
+                                   progressBlock: progressBlock, previewHandler: previewHandler, completionHandler: completion)
         }
 
         /// All progress handlers as one, or `nil` without any.
@@ -88,13 +91,22 @@ public enum KF {
             return { received, total in handlers.forEach { $0(received, total) } }
         }
 
-        /// Retrieves the image with no target; the handlers are called too.
+        /// All preview handlers as one, or `nil` without any.
+        private var previewHandler: (@Sendable (AlcedoImage) -> Void)? {
+            let handlers = previewHandlers
+            guard !handlers.isEmpty else { return nil }
+            return { image in handlers.forEach { $0(image) } }
+        }
+
+        /// Retrieves the image with no target; the handlers are called too (the preview
+        /// handlers of ``onPreview(_:)`` with each progressive preview, before this returns).
         /// - Throws: ``ImageSettingErrorReason/emptySource`` without a source, else as
-        ///   ``ImageManager/retrieveImage(with:options:progressBlock:)-(Source,_,_)``.
+        ///   ``ImageManager/retrieveImage(with:options:progressBlock:previewHandler:)-(Source,_,_,_)``.
         public func retrieve() async throws(AlcedoError) -> RetrieveImageResult {
             do throws(AlcedoError) {
                 guard let source else { throw .imageSettingError(reason: .emptySource) }
-                let result = try await manager.retrieveImage(with: source, options: allOptions, progressBlock: progressBlock)
+                let result = try await manager.retrieveImage(with: source, options: allOptions, progressBlock: progressBlock,
+                                                             previewHandler: previewHandler)
                 successHandlers.forEach { $0(result) }
                 return result
             } catch {
@@ -120,6 +132,15 @@ public enum KF {
         public func onProgress(_ handler: DownloadProgressBlock?) -> Builder {
             guard let handler else { return self }
             return with { $0.progressHandlers.append(handler) }
+        }
+
+        /// Adds a handler called with each progressive preview, in order, under
+        /// ``progressiveJPEG(_:)`` (without that option it is never called): by ``retrieve()``
+        /// before it returns, and by ``set(to:)`` after the target showed the preview (on the
+        /// callback queue; never once a newer request took the target). `nil` adds nothing.
+        public func onPreview(_ handler: (@Sendable (AlcedoImage) -> Void)?) -> Builder {
+            guard let handler else { return self }
+            return with { $0.previewHandlers.append(handler) }
         }
 
         // MARK: Target and manager

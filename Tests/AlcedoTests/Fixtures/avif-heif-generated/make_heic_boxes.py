@@ -33,6 +33,9 @@ applies irot/imir/clap):
   1.15 leaves the uncovered part of its canvas uninitialised. No reference.
 - `grid-tile-gap.heic` (hostile): tiles coded 64x64 whose `ispe` says 100x100, output 200x200;
   libheif places them 100 pixels apart and leaves the gaps uninitialised. No reference.
+- `grid-ispe-mismatch.heic` (hostile): the 2x2 tiles under a 120x100 `ImageGrid` output whose
+  `ispe` says 128x128; libheif reports the `ispe` size for the item but assembles the
+  `ImageGrid` size. No reference.
 - `grid-cycle.heic` (hostile): two 1x1 grids whose `dimg` references name each other; libheif
   1.15 recurses between them until its stack overflows (heif-convert dies of SIGSEGV). No reference.
 """
@@ -270,6 +273,7 @@ write("grid-huge.heic", grid_file(60000, 60000), reference=False)
 write("grid-lying.heic", grid_file(30000, 30000, ispe_size=(128, 128), broken_first_tile=True), reference=False)
 write("grid-uncovered.heic", grid_file(200, 200), reference=False)
 write("grid-tile-gap.heic", grid_file(200, 200, tile_ispe=(100, 100)), reference=False)
+write("grid-ispe-mismatch.heic", grid_file(120, 100, ispe_size=(128, 128)), reference=False)
 cycle = [{"id": 1, "type": "grid", "in_idat": True, "data": image_grid(1, 1, 64, 64), "props": [ispe(64, 64), pixi()]},
          {"id": 2, "type": "grid", "in_idat": True, "data": image_grid(1, 1, 64, 64), "props": [ispe(64, 64), pixi()],
           "hidden": True}]
