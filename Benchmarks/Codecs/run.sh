@@ -19,7 +19,7 @@ python3 "$here/make-hostile.py" "$work/hostile" >/dev/null
 cc -O2 -o "$work/jpeg-to-pam" "$here/reference/jpeg-to-pam.c" -ljpeg
 (cd "$here" && swift build -c release >/dev/null)
 bench="$(cd "$here" && swift build -c release --show-bin-path)/CodecBenchmarks"
-(cd "$root" && swift build -c release --static-swift-stdlib --product alcedo >/dev/null)
+(cd "$root" && swift build -c release $(bash scripts/release-flags.sh) --product alcedo >/dev/null)
 alcedo="$(cd "$root" && swift build -c release --show-bin-path)/alcedo"
 files=("$work"/photo-12mp-q85.jpg "$work"/photo-12mp-q90.jpg "$work"/photo-12mp-p3.jpg "$work"/large.png "$work"/large.webp "$work"/animated.gif)
 "$bench" "${files[@]}" > "$work/alcedo.jsonl"

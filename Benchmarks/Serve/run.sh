@@ -16,7 +16,7 @@ alcedo=()
 if [[ " ${BENCH_SERVERS:-alcedo} " == *" alcedo "* ]]; then
   binary="${ALCEDO_BIN:-}"
   if [ -z "$binary" ]; then
-    (cd "$root" && swift build -c release --static-swift-stdlib --product alcedo >/dev/null)
+    (cd "$root" && swift build -c release $(bash scripts/release-flags.sh) --product alcedo >/dev/null)
     binary="$(cd "$root" && swift build -c release --show-bin-path)/alcedo"
   fi
   if "$binary" serve --help >/dev/null 2>&1; then

@@ -101,7 +101,9 @@ struct ResamplerWeights: Sendable, Equatable {
         if x == 0 { return 1 }
         guard abs(x) < radius else { return 0 }
         let angle = Double.pi * x
-        return radius * sin(angle) * sin(angle / radius) / (angle * angle)
+        // One sine: sin(3θ) = sin θ (3 - 4 sin² θ) with θ = angle / 3.
+        let third = sin(angle / radius)
+        return radius * third * (3 - 4 * third * third) * third / (angle * angle)
     }
 
     /// `true` when every output pixel is exactly its input pixel.
