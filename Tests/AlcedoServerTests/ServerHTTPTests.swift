@@ -19,10 +19,7 @@ struct ServerHTTPTests {
     @Test func servesAResizedImageWithCachingHeaders() async throws {
         let origin = try await TestHTTPServer.start()
         defer { origin.stop() }
-        var source = TestHTTPServer.Response.ok(TestImages.jpeg(width: 400, height: 300), contentType: "image/jpeg")
-        source.etag = "\"v1\""
-        source.lastModified = "Wed, 21 Oct 2015 07:28:00 GMT"
-        origin.route("/photo.jpg", source)
+        origin.route("/photo.jpg", .validatedJPEG(width: 400, height: 300, etag: "\"v1\""))
         let harness = try await ServerHarness.start { $0.ttl = 600 }
         defer { Task { await harness.stop() } }
 
@@ -79,10 +76,7 @@ struct ServerHTTPTests {
     @Test func conditionalRequestsGet304WithoutProcessing() async throws {
         let origin = try await TestHTTPServer.start()
         defer { origin.stop() }
-        var source = TestHTTPServer.Response.ok(TestImages.jpeg(width: 300, height: 200), contentType: "image/jpeg")
-        source.etag = "\"src-1\""
-        source.lastModified = "Wed, 21 Oct 2015 07:28:00 GMT"
-        origin.route("/p.jpg", source)
+        origin.route("/p.jpg", .validatedJPEG(width: 300, height: 200, etag: "\"src-1\""))
         origin.route("/noval.jpg", .ok(TestImages.jpeg(width: 300, height: 200), contentType: "image/jpeg"))
         let harness = try await ServerHarness.start()
         defer { Task { await harness.stop() } }

@@ -16,6 +16,8 @@ public final class ImageService: Sendable {
     /// The metrics it records.
     public let metrics: ServerMetrics
     let results: ResultStore
+    /// The variant keys of recently revalidated paths.
+    let revalidations = RevalidationTable()
     let sources = SourceInfoTable()
     let gate = SourceGate()
     let admission: AdmissionLimiter
@@ -66,6 +68,16 @@ public final class ImageService: Sendable {
     }
 
     private func imageResponse(path: String, request: Request) async throws -> Response {
+        // A conditional request for a path revalidated before: answered from the result's
+        // ETag without parsing the path again (see ``RevalidationTable``).
+        let conditional = request.headers[.ifNoneMatch] != nil || request.headers[.ifModifiedSince] != nil
+        let revalidationKey = conditional ? RevalidationTable.key(path: path, accept: request.headers[values: .accept]) : nil
+        if let revalidationKey, let known = revalidations.entry(for: revalidationKey),
+           let stored = results.cached(known.variantKey),
+           notModified(request, etag: stored.etag, lastModified: stored.lastModified) {
+            metrics.recordHit(tier: "not-modified")
+            return notModifiedResponse(etag: stored.etag, lastModified: stored.lastModified, negotiated: known.negotiated)
+        }
         let (parsed, signedPart) = try ImgproxyPath.parse(path, presets: configuration.presets)
         try verifySignature(parsed.signature, signedPart: signedPart)
         let sourceURL = try pipeline.sourceGuard.checkSource(parsed.sourceURL)
@@ -83,8 +95,10 @@ public final class ImageService: Sendable {
                                         maxBytes: parsed.options.maxBytes)
         let variantKey = canonical.signedPart + "|" + encoding.identifier
 
+        if let revalidationKey {
+            revalidations.record(revalidationKey, RevalidationTable.Entry(variantKey: variantKey, negotiated: requested == nil))
+        }
         // A conditional request answered from what is known of the source, without processing.
-        let conditional = request.headers[.ifNoneMatch] != nil || request.headers[.ifModifiedSince] != nil
         // A result in memory knows its own ETag: nothing to look up or hash.
         if conditional, let stored = results.cached(variantKey),
            notModified(request, etag: stored.etag, lastModified: stored.lastModified) {

@@ -160,3 +160,14 @@ final class Locked<Value: Sendable>: Sendable {
 
     var value: Value { mutex.withLock { $0 } }
 }
+
+extension TestHTTPServer.Response {
+    /// A `width` x `height` JPEG answer carrying an `ETag` and a `Last-Modified`.
+    static func validatedJPEG(width: Int, height: Int, etag: String,
+                              lastModified: String = "Wed, 21 Oct 2015 07:28:00 GMT") -> TestHTTPServer.Response {
+        var response = TestHTTPServer.Response.ok(TestImages.jpeg(width: width, height: height), contentType: "image/jpeg")
+        response.etag = etag
+        response.lastModified = lastModified
+        return response
+    }
+}
