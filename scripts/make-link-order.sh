@@ -10,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null 2>&1 || {
   sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -q >/dev/null
   $sudo apt-get install -y -q valgrind >/dev/null
 }
 work="$(mktemp -d)"
