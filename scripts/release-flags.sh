@@ -22,7 +22,8 @@ flags=(--static-swift-stdlib)
 swift_bin="$(command -v swift 2>/dev/null || true)"
 if [ -n "$swift_bin" ] && { [ -x "$(dirname "$(readlink -f "$swift_bin")")/ld.lld" ] || command -v ld.lld >/dev/null 2>&1; }; then
   flags+=(-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic)
-  if [ -s "$here/link-order.txt" ] && [ "${ALCEDO_LINK_ORDER:-1}" != "0" ]; then
+  # The flags are printed as one line of words: a path with a space cannot be one of them.
+  if [ -s "$here/link-order.txt" ] && [ "${ALCEDO_LINK_ORDER:-1}" != "0" ] && [[ "$here" != *" "* ]]; then
     flags+=(-Xlinker "--symbol-ordering-file=$here/link-order.txt" -Xlinker --no-warn-symbol-ordering)
   fi
 fi

@@ -9,20 +9,16 @@ struct ServeAVIFFlagsTests {
     /// Starts `alcedo serve` with `arguments` and `environment`, asks for `options` of a JPEG
     /// with `Accept: image/avif,image/webp`, and returns the answer's format and body.
     func answer(_ arguments: [String], environment: [String: String] = [:], options: String = "w:32") async throws -> (ImageFormat, Data) {
-        let origin = try await TestHTTPServer.start()
-        defer { origin.stop() }
-        origin.route("/a.jpg", .ok(TestImages.jpeg(width: 64, height: 48), contentType: "image/jpeg"))
-        let server = try await ServeProcess.start(arguments, environment: environment)
-        defer { server.stop() }
-        let base = server.baseURL
-        var request = HTTPClientRequest(url: base + "/insecure/\(options)/plain/" + origin.url("/a.jpg").absoluteString)
-        request.headers.add(name: "Accept", value: "image/avif,image/webp,*/*")
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
-        var body = Data()
-        for try await chunk in response.body { body.append(contentsOf: chunk.readableBytesView) }
-        #expect(response.status.code == 200)
-        #expect(response.headers.first(name: "Vary") == "Accept")
-        return (ImageFormat.sniff(body), body)
+        try await ServeProcess.withJPEGOrigin(arguments, environment: environment, options: options) { server, path in
+            var request = HTTPClientRequest(url: server.baseURL + path)
+            request.headers.add(name: "Accept", value: "image/avif,image/webp,*/*")
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+            var body = Data()
+            for try await chunk in response.body { body.append(contentsOf: chunk.readableBytesView) }
+            #expect(response.status.code == 200)
+            #expect(response.headers.first(name: "Vary") == "Accept")
+            return (ImageFormat.sniff(body), body)
+        }
     }
 
     @Test func autoAVIFFromTheFlagOrTheEnvironmentFlagWins() async throws {

@@ -6,16 +6,11 @@ import Testing
 struct ServeCacheSizeFlagsTests {
     /// Starts `alcedo serve` with `arguments`, asks for one variant twice and returns /metrics.
     func metricsAfterTwoRequests(_ arguments: [String], environment: [String: String] = [:]) async throws -> String {
-        let origin = try await TestHTTPServer.start()
-        defer { origin.stop() }
-        origin.route("/a.jpg", .ok(TestImages.jpeg(width: 64, height: 48), contentType: "image/jpeg"))
-        let server = try await ServeProcess.start(arguments, environment: environment)
-        defer { server.stop() }
-        let base = server.baseURL
-        let client = OneShotClient()
-        let path = "/insecure/w:32/plain/" + origin.url("/a.jpg").absoluteString + "@jpg"
-        for _ in 0..<2 { #expect(try await client.get(base + path).status == 200) }
-        return String(decoding: try await client.get(base + "/metrics").body, as: UTF8.self)
+        try await ServeProcess.withJPEGOrigin(arguments, environment: environment, options: "w:32") { server, path in
+            let client = OneShotClient()
+            for _ in 0..<2 { #expect(try await client.get(server.baseURL + path + "@jpg").status == 200) }
+            return String(decoding: try await client.get(server.baseURL + "/metrics").body, as: UTF8.self)
+        }
     }
 
     @Test func zeroKeepsNothingInMemorySoTheRepeatIsADiskHit() async throws {

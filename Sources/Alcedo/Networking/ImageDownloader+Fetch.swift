@@ -167,7 +167,7 @@ extension ImageDownloader {
         if let expected, received != expected {
             return .failure(.responseError(reason: .lengthMismatch(url, expected: expected, received: received)))
         }
-        return .success(data.prefix(received))
+        return .success(data.completed())
     }
 
     /// Status codes that redirect with a `Location`.

@@ -5,7 +5,7 @@ import Synchronization
 /// never change, so any prefix of it can be handed out as `Data` that shares the buffer.
 ///
 /// The downloader appends each chunk and, at the end, takes the whole body with
-/// ``prefix(_:)`` (no copy). A caller that joins the download while it runs gets the bytes
+/// ``completed()`` (no copy when the announced length was right). A caller that joins the download while it runs gets the bytes
 /// received so far the same way (see ``RequestCoalescer``). When the buffer must grow (a body
 /// without `Content-Length`, or longer than announced), the bytes move to a larger block; views
 /// taken before keep the old block alive until they are gone.
@@ -64,6 +64,16 @@ final class ReceivedBody: Sendable {
             }
             state.count = needed
         }
+    }
+
+    /// The whole body, to keep once the download ended: the buffer itself when the body
+    /// filled it exactly (the announced length), otherwise a copy of just the bytes received,
+    /// so that a body of unknown length does not keep a block of up to twice its size alive
+    /// in the caches, which count only the bytes.
+    func completed() -> Data {
+        let (block, count) = state.withLock { ($0.block, $0.count) }
+        guard count > 0 else { return Data() }
+        return count == block.capacity ? block.bytes : Data(block.bytes[0..<count])
     }
 
     /// The first `length` bytes (at most ``count``), sharing the buffer: no copy.

@@ -225,6 +225,5 @@ struct ResamplerWeights: Sendable, Equatable {
                 tap &+= taps
             }
         }
-
     }
 }

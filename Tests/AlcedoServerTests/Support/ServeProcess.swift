@@ -47,3 +47,18 @@ final class ServeProcess {
 
     enum ServeProcessError: Error { case noListeningLine }
 }
+
+extension ServeProcess {
+    /// Runs `body` with `alcedo serve` started with `arguments` and `environment`, and an origin
+    /// serving a 64x48 JPEG; `body` gets the server and the path of that JPEG through it with
+    /// `options` (`/insecure/OPTIONS/plain/SOURCE`). Both are stopped afterwards.
+    static func withJPEGOrigin<T>(_ arguments: [String], environment: [String: String] = [:], options: String,
+                                  _ body: (ServeProcess, String) async throws -> T) async throws -> T {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/a.jpg", .ok(TestImages.jpeg(width: 64, height: 48), contentType: "image/jpeg"))
+        let server = try await start(arguments, environment: environment)
+        defer { server.stop() }
+        return try await body(server, "/insecure/\(options)/plain/" + origin.url("/a.jpg").absoluteString)
+    }
+}

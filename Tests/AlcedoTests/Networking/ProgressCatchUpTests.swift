@@ -30,6 +30,28 @@ struct ProgressCatchUpTests {
         for view in views { #expect(view == expected.prefix(view.count)) }
     }
 
+    @Test("the completed body shares an exactly filled buffer and copies an over-allocated one")
+    func completedBody() {
+        let bytes = Data((0..<5000).map { Self.byte($0) })
+        let exact = ReceivedBody(capacity: bytes.count)
+        exact.append(bytes)
+        let shared = exact.completed()
+        #expect(shared == bytes)
+        #expect(Self.address(shared) == Self.address(exact.prefix(bytes.count)), "no copy when the length was announced")
+
+        let unknown = ReceivedBody()  // grows to at least 16 KB for 5,000 bytes
+        unknown.append(bytes)
+        let copied = unknown.completed()
+        #expect(copied == bytes)
+        #expect(Self.address(copied) != Self.address(unknown.prefix(bytes.count)),
+                "a body smaller than its block does not keep the block alive")
+        #expect(ReceivedBody().completed().isEmpty)
+    }
+
+    private static func address(_ data: Data) -> UnsafeRawPointer? {
+        data.withUnsafeBytes { $0.baseAddress }
+    }
+
     @Test("changing a view changes neither the buffer nor another view")
     func viewsAreValues() {
         let body = ReceivedBody(capacity: 64)
