@@ -107,8 +107,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            // The demo's sample images, served by its loopback HTTP server.
-            resources: [.copy("Demo/Samples")]
+            // The demo's sample images are compiled in (Demo/EmbeddedSamples.swift, made from
+            // Demo/Samples by scripts/embed-samples.py): the binary needs no file beside it.
+            exclude: ["Demo/Samples"]
         ),
         .testTarget(
             name: "AlcedoTests",

@@ -982,3 +982,11 @@ enum alcedo_jpeg_status alcedo_jpeg_encode(const uint8_t *rgba, int32_t width, i
     free(context);
     return status;
 }
+
+int32_t alcedo_jpeg_library_version(void) {
+#ifdef LIBJPEG_TURBO_VERSION_NUMBER
+    return LIBJPEG_TURBO_VERSION_NUMBER;
+#else
+    return 0;
+#endif
+}

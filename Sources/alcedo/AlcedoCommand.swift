@@ -3,11 +3,19 @@ import ArgumentParser
 
 @main
 struct AlcedoCommand: AsyncParsableCommand {
+    /// The release version, printed first by `alcedo --version`.
+    static let version = "0.1.0"
+
     static let configuration = CommandConfiguration(
         commandName: "alcedo",
         abstract: "Download, decode, process and cache images.",
-        version: "0.1.0",
+        version: versionText,
         subcommands: [FetchCommand.self, PrefetchCommand.self, DemoCommand.self, InfoCommand.self, ConvertCommand.self, CacheCommand.self,
                       ServeCommand.self]
     )
+
+    /// `alcedo --version`: the version, then one line per C library with its version.
+    static var versionText: String {
+        (["alcedo \(version)"] + CodecLibrary.all.map { "  \($0)" }).joined(separator: "\n")
+    }
 }

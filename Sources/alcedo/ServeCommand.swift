@@ -101,7 +101,7 @@ struct ServeCommand: AsyncParsableCommand {
         var sampleServer: DemoHTTPServer?
         var sampleURL: String?
         if samples {
-            let loaded = try DemoSamples.load(from: DemoSamples.locate())
+            let loaded = try DemoSamples.load()
             let server = try await DemoHTTPServer.start(samples: loaded)
             sampleServer = server
             serving.trustedSourceHosts.insert("127.0.0.1")

@@ -238,4 +238,8 @@ enum alcedo_jpeg_status alcedo_jpeg_encode(const uint8_t *rgba, int32_t width, i
                                            int quality, int progressive, uint8_t **output, size_t *output_size,
                                            char *message, size_t message_capacity);
 
+/// The libjpeg-turbo version Alcedo was built against, as its header states it
+/// (LIBJPEG_TURBO_VERSION_NUMBER, e.g. 2001005 for 2.1.5; 0 for another libjpeg).
+int32_t alcedo_jpeg_library_version(void);
+
 #endif

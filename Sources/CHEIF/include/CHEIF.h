@@ -48,4 +48,7 @@ const alcedo_heif_api *alcedo_heif_load(void);
 /// Why alcedo_heif_load() returned NULL, or NULL when it did not.
 const char *alcedo_heif_load_error(void);
 
+/// The libheif version of the header Alcedo was built with ((major << 24) | (minor << 16) | (patch << 8)).
+static const uint32_t ALCEDO_LIBHEIF_HEADER_VERSION = LIBHEIF_NUMERIC_VERSION;
+
 #endif

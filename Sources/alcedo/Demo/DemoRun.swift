@@ -12,7 +12,7 @@ struct DemoRun {
 
     func run() async throws {
         let start = ContinuousClock.now
-        let samples = try DemoSamples.load(from: try DemoSamples.locate())
+        let samples = try DemoSamples.load()
         try prepareFolders()
         let server: DemoHTTPServer
         do {

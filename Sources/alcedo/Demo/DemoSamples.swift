@@ -13,28 +13,39 @@ struct DemoSample: Sendable {
     let lastModified: String
 }
 
-/// Finds and loads the sample images bundled with the `alcedo` executable.
+/// The sample images of `alcedo demo` and `alcedo serve --samples`.
 ///
-/// The samples are resources of the executable target: SwiftPM copies them into
-/// `Alcedo_alcedo.resources/Samples` next to the built binary (`.bundle` on macOS). They are
-/// looked up, in order, in `$ALCEDO_SAMPLES`, in that folder next to the executable (symbolic
-/// links resolved), then in `Sources/alcedo/Demo/Samples` of a package checkout above the
-/// executable. SwiftPM's own `Bundle.module` is not used: it stops the process when the
-/// bundle is missing, and a missing bundle must be a one-line error.
+/// They are compiled into the executable (`EmbeddedSamples.swift`, made from
+/// `Sources/alcedo/Demo/Samples` by `scripts/embed-samples.py`), so a copied or installed
+/// binary needs no file beside it. `$ALCEDO_SAMPLES` names a folder of images to serve instead.
 enum DemoSamples {
     /// The file extensions served, with their content types.
     static let contentTypes = ["jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png",
                                "gif": "image/gif", "webp": "image/webp"]
 
-    /// The folder holding the samples, or a failure that says where it looked.
-    static func locate() throws(CLIFailure) -> URL {
-        let candidates = candidateFolders()
-        let fileManager = FileManager.default
-        for folder in candidates where fileManager.fileExists(atPath: folder.appendingPathComponent("PROVENANCE.md").path) {
-            return folder
+    /// The Last-Modified of the embedded samples: 2026-01-01T00:00:00Z (fixed, so that a
+    /// revalidation by date behaves the same in every build).
+    static let embeddedModificationDate = Date(timeIntervalSince1970: 1_767_225_600)
+
+    /// The samples to serve: the folder `$ALCEDO_SAMPLES` when it is set, else the embedded ones.
+    static func load() throws(CLIFailure) -> [DemoSample] {
+        if let folder = ProcessInfo.processInfo.environment["ALCEDO_SAMPLES"], !folder.isEmpty {
+            return try load(from: URL(fileURLWithPath: folder, isDirectory: true))
         }
-        throw CLIFailure(path: "samples", reason: "cannot find the bundled sample images (looked in "
-                         + candidates.map(\.path).joined(separator: ", ") + "); set ALCEDO_SAMPLES to their folder")
+        return try embedded()
+    }
+
+    /// The samples compiled into the executable, sorted by name.
+    static func embedded() throws(CLIFailure) -> [DemoSample] {
+        var samples: [DemoSample] = []
+        for (name, base64) in embeddedBase64 {
+            let ext = (name as NSString).pathExtension.lowercased()
+            guard let contentType = contentTypes[ext], let data = Data(base64Encoded: base64) else {
+                throw CLIFailure(path: "samples", reason: "the embedded sample \(name) is damaged")
+            }
+            samples.append(sample(name: name, data: data, contentType: contentType, modified: embeddedModificationDate))
+        }
+        return samples
     }
 
     /// Loads every image of `folder`, sorted by name.
@@ -52,42 +63,16 @@ enum DemoSamples {
             let path = folder.appendingPathComponent(name).path
             let data = try readFile(path)
             let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
-            samples.append(DemoSample(
-                name: name, data: data, contentType: contentType,
-                etag: "\"\(ShortHash.hex(of: data, digits: 16))\"",
-                lastModified: HTTPDateFormat.string(from: modified)))
+            samples.append(sample(name: name, data: data, contentType: contentType, modified: modified))
         }
         guard !samples.isEmpty else { throw CLIFailure(path: folder.path, reason: "holds no sample images") }
         return samples
     }
 
-    private static func candidateFolders() -> [URL] {
-        var folders: [URL] = []
-        if let override = ProcessInfo.processInfo.environment["ALCEDO_SAMPLES"], !override.isEmpty {
-            folders.append(URL(fileURLWithPath: override, isDirectory: true))
-        }
-        guard let executable = executableURL() else { return folders }
-        let binFolder = executable.deletingLastPathComponent()
-        for bundle in ["Alcedo_alcedo.resources", "Alcedo_alcedo.bundle", "Alcedo_alcedo.bundle/Contents/Resources"] {
-            folders.append(binFolder.appendingPathComponent(bundle).appendingPathComponent("Samples"))
-        }
-        // A package checkout: the binary sits in .build/<triple>/<configuration>/ below it.
-        var folder = binFolder
-        for _ in 0..<5 where folder.path != "/" {
-            folder = folder.deletingLastPathComponent()
-            folders.append(folder.appendingPathComponent("Sources/alcedo/Demo/Samples"))
-        }
-        return folders
-    }
-
-    /// The running executable with symbolic links resolved.
-    private static func executableURL() -> URL? {
-        #if os(Linux)
-        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            return URL(fileURLWithPath: path).resolvingSymlinksInPath()
-        }
-        #endif
-        return Bundle.main.executableURL?.resolvingSymlinksInPath()
+    private static func sample(name: String, data: Data, contentType: String, modified: Date) -> DemoSample {
+        DemoSample(name: name, data: data, contentType: contentType,
+                   etag: "\"\(ShortHash.hex(of: data, digits: 16))\"",
+                   lastModified: HTTPDateFormat.string(from: modified))
     }
 }
 

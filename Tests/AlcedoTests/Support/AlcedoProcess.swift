@@ -24,18 +24,21 @@ enum AlcedoProcess {
     /// ``run(_:environment:input:timeout:)`` on a thread of its own, so an async test waits
     /// for the child without blocking a thread of the cooperative pool.
     static func runDetached(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil,
-                            timeout: Duration? = nil) async throws -> Result {
+                            timeout: Duration? = nil, executable: URL? = nil) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Swift.Result { try run(arguments, environment: environment, input: input, timeout: timeout) })
+                continuation.resume(with: Swift.Result {
+                    try run(arguments, environment: environment, input: input, timeout: timeout, executable: executable)
+                })
             }.start()
         }
     }
 
+    /// `executable` runs another copy of the binary (default: the built one).
     static func run(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil,
-                    timeout: Duration? = nil) throws -> Result {
+                    timeout: Duration? = nil, executable: URL? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = executable ?? Self.executable
         process.arguments = arguments
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
