@@ -3,6 +3,8 @@
 #   make serve  installs what is missing, builds, serves the sample images (an example URL is printed)
 #   make test   installs what is missing, builds, runs every test
 #   make coverage   runs every test with code coverage and prints the library's line coverage
+#   make install [PREFIX=/usr/local] [DESTDIR=]   the stripped binary, completions and man page
+#   make uninstall [PREFIX=/usr/local]            removes exactly what make install wrote
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 # Release builds link the Swift runtime and Foundation into the executables, with lld,
@@ -11,7 +13,7 @@ SWIFT_FLAGS ?=
 # CPU time and half the memory of a plain release build.
 RELEASE_FLAGS ?= $(shell bash scripts/release-flags.sh)
 
-.PHONY: demo serve test coverage build deps release fuzz bench clean
+.PHONY: demo serve test coverage build deps release fuzz bench clean install uninstall
 
 deps:
 	@bash scripts/install-deps.sh
@@ -30,12 +32,22 @@ serve: release
 
 test: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(SWIFT) build --product generate-manual $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_FLAGS)
 
 coverage: deps
 	$(SWIFT) build --build-tests --enable-code-coverage $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build --enable-code-coverage $(SWIFT_FLAGS)
 	@SWIFT="$(SWIFT)" bash scripts/coverage.sh
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+install: release
+	@bash scripts/install.sh install --prefix "$(PREFIX)" --destdir "$(DESTDIR)"
+
+uninstall:
+	@bash scripts/install.sh uninstall --prefix "$(PREFIX)" --destdir "$(DESTDIR)"
 
 fuzz: deps
 	@bash scripts/fuzz.sh
