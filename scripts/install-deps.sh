@@ -18,6 +18,8 @@ have_pc libavif || missing+=(libavif-dev)
 have_pc libheif || missing+=(libheif-dev)
 # The shared cache tier's tests start their own redis-server processes on loopback ports.
 command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
+# The service unit's tests run systemd-analyze verify and security (contrib/systemd).
+command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
 # The TLS test makes a throwaway CA and server certificate with the openssl command.
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 
