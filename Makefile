@@ -5,6 +5,8 @@
 #   make coverage   runs every test with code coverage and prints the library's line coverage
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the stripped binary, completions and man page
 #   make uninstall [PREFIX=/usr/local]            removes exactly what make install wrote
+#   make container-check   runs the release binary in a fresh Debian holding only the container
+#                          image's runtime packages (downloads a base system; not part of make test)
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 # Release builds link the Swift runtime and Foundation into the executables, with lld,
@@ -13,7 +15,7 @@ SWIFT_FLAGS ?=
 # CPU time and half the memory of a plain release build.
 RELEASE_FLAGS ?= $(shell bash scripts/release-flags.sh)
 
-.PHONY: demo serve test coverage build deps release fuzz bench clean install uninstall
+.PHONY: demo serve test coverage build deps release fuzz bench clean install uninstall container-check
 
 deps:
 	@bash scripts/install-deps.sh
@@ -48,6 +50,9 @@ install: release
 
 uninstall:
 	@bash scripts/install.sh uninstall --prefix "$(PREFIX)" --destdir "$(DESTDIR)"
+
+container-check: release
+	@bash scripts/container-check.sh
 
 fuzz: deps
 	@bash scripts/fuzz.sh
