@@ -14,11 +14,12 @@ extension ImageDownloader {
     }
 
     /// Downloads, decodes and processes the image at `url` with an options list, calling
-    /// `completionHandler` once (Kingfisher's form; a trailing closure is the completion handler).
+    /// `completionHandler` once (Kingfisher's form; a trailing closure is the completion handler;
+    /// default `nil`: the download only fills the caches of whoever joins it).
     @discardableResult
     public func downloadImage(with url: URL, options: AlcedoOptionsInfo?, progressBlock: DownloadProgressBlock? = nil,
-                              completionHandler: @escaping @Sendable (Result<ImageLoadingResult, AlcedoError>) -> Void) -> DownloadTask {
+                              completionHandler: (@Sendable (Result<ImageLoadingResult, AlcedoError>) -> Void)? = nil) -> DownloadTask? {
         downloadImage(with: url, options: AlcedoParsedOptionsInfo(options).downloadOptions, progressBlock: progressBlock,
-                      completionHandler: completionHandler)
+                      completionHandler: completionHandler ?? { _ in })
     }
 }
