@@ -908,4 +908,30 @@ struct KingfisherDocSnippetTests {
         #expect(dumped.count < 2_000)
         #expect(image.frames[0].description == "Frame(4320000 bytes)")
     }
+
+    /// The builder's fire-and-forget ending, and a redirect handler in Kingfisher's shape.
+    @Test func builderStartAndCallbackRedirectHandler() async throws {
+        try await withPipeline { h in
+            clearPrinted()
+            h.server.route("/old.jpg", .redirect(to: "/new.jpg"))
+            h.server.route("/new.jpg", .ok(TestImages.jpeg(width: 9, height: 7)))
+            let handler = AnyRedirectHandler { task, response, newRequest, completionHandler in
+                print("redirect \(task.url.lastPathComponent) \(response.statusCode) -> \(newRequest.url.lastPathComponent)")
+                completionHandler(newRequest)
+            }
+            KF.url(h.server.url("/old.jpg"))
+                .redirectHandler(handler)
+                .targetCache(h.cache)
+                .downloader(h.downloader)
+                .onSuccess { result in print("success \(result.image.size)") }
+                .onFailure { error in print("failure \(error)") }
+                .start()
+            #expect(await eventually { printedLines().count == 2 })
+            #expect(printedLines() == ["redirect old.jpg 302 -> new.jpg", "success 9x7"])
+
+            KF.url(nil).onFailure { error in print("no source: \(error.localizedDescription)") }.start()
+            #expect(await eventually { printedLines().count == 3 })
+            #expect(printedLines()[2] == "no source: image setting error: no source to load")
+        }
+    }
 }

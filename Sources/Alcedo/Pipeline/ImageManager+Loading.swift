@@ -164,7 +164,7 @@ extension ImageManager {
                     if let served { return served }
                 }
             }
-            if options.onlyFromCache { throw .cacheError(reason: .notCached(key: request.key)) }
+            if options.onlyFromCache { throw .cacheError(reason: .imageNotExisting(key: request.key)) }
             if revalidating == nil {
                 // Another process sharing the tier may be making this very entry: wait for it.
                 let outcome = try await coalesce(request, work: request.workEntry, priority: context.ticket.priority,
@@ -173,7 +173,7 @@ extension ImageManager {
                 workLock = outcome.lock
             }
         } else if options.onlyFromCache {
-            throw .cacheError(reason: .notCached(key: request.key))
+            throw .cacheError(reason: .imageNotExisting(key: request.key))
         } else if case .network = request.source {
             // A refresh revalidates what is on disk rather than forgetting it.
             lookupStart = clock.now

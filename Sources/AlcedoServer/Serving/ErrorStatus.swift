@@ -58,11 +58,10 @@ struct ErrorStatus: Sendable, Equatable {
             case .bodyTooLarge, .notAnImage: return ErrorStatus(status: 422, reason: text)
             case .lengthMismatch, .rejected: return ErrorStatus(status: 502, reason: text)
             }
-        case .processorError(.decodingFailed), .processorError(.encodingFailed):
-            return ErrorStatus(status: 422, reason: text)
         case .processorError(let reason):
             switch reason {
-            case .outputTooLarge, .workingMemoryTooLarge: return ErrorStatus(status: 422, reason: text)
+            case .decodingFailed, .encodingFailed, .processingFailed, .outputTooLarge, .workingMemoryTooLarge:
+                return ErrorStatus(status: 422, reason: text)
             case .invalidParameter: return ErrorStatus(status: 400, reason: text)
             }
         case .imageSettingError(let reason):
