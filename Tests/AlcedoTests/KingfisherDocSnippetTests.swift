@@ -535,7 +535,7 @@ struct KingfisherDocSnippetTests {
             cachedTypeAsyncCallback(cache: .default, cacheKey: cacheKey)
             #expect(await eventually { printedLines() == ["async type: disk"] })
             #expect(try await processedEntry(cache: h.cache, url: url, cacheKey: cacheKey))
-            ImageCache.default.removeImage(forKey: cacheKey)
+            try? await ImageCache.default.removeImage(forKey: cacheKey)
         }
     }
 
@@ -596,7 +596,7 @@ struct KingfisherDocSnippetTests {
             let cache = ownCache(url: url)
             #expect(await eventually { printedLines() == ["own cache done"] })
             #expect(cache.imageCachedType(forKey: url.cacheKey) == .memory)
-            cache.removeImage(forKey: url.cacheKey)
+            try? await cache.removeImage(forKey: url.cacheKey)
 
             onlyFromCache(url: h.server.url("/doc-never.jpg"))
             #expect(await eventually { printedLines().count == 2 })
@@ -606,7 +606,7 @@ struct KingfisherDocSnippetTests {
             waitingForTheCache(url: url)
             #expect(await eventually { printedLines().count == 3 })
             #expect(printedLines()[2] == "on disk: true")
-            ImageCache.default.removeImage(forKey: url.cacheKey)
+            try? await ImageCache.default.removeImage(forKey: url.cacheKey)
         }
     }
 
@@ -640,7 +640,7 @@ struct KingfisherDocSnippetTests {
             #expect(await eventually { printedLines().count == 2 })
             #expect(printedLines() == ["A download task started: doc-async.jpg", "async modified"])
             #expect(h.server.requests("/doc-async.jpg").first?.headers["X-Async"] == ["async"])
-            ImageCache.default.removeImage(forKey: h.server.url("/doc-async.jpg").cacheKey)
+            try? await ImageCache.default.removeImage(forKey: h.server.url("/doc-async.jpg").cacheKey)
         }
     }
 
@@ -715,7 +715,7 @@ struct KingfisherDocSnippetTests {
             // The data branch is reachable by calling it.
             let fromData = MyProcessor(someValue: 3).process(item: .data(TestImages.jpeg()), options: .init(nil))
             #expect(fromData?.size == PixelSize(width: 16, height: 12))
-            ImageCache.default.removeImage(forKey: h.server.url("/my_image.png").cacheKey)
+            try? await ImageCache.default.removeImage(forKey: h.server.url("/my_image.png").cacheKey)
         }
     }
 
@@ -798,7 +798,7 @@ struct KingfisherDocSnippetTests {
                     || printedLines() == [#"These resources are prefetched: ["image2.jpg", "image1.jpg"]"#])
             #expect(prefetcher.result.completed.count == 2)
             ImagePrefetcher(urls: urls).start()
-            for url in urls { ImageCache.default.removeImage(forKey: url.cacheKey) }
+            for url in urls { try? await ImageCache.default.removeImage(forKey: url.cacheKey) }
         }
     }
 
@@ -810,7 +810,7 @@ struct KingfisherDocSnippetTests {
             retryFiveTimes(url: h.server.url("/doc-r.jpg"))
             #expect(await eventually(within: 30) { printedLines() == ["retry done"] })
             #expect(h.server.requestCount("/doc-r.jpg") == 2)
-            ImageCache.default.removeImage(forKey: h.server.url("/doc-r.jpg").cacheKey)
+            try? await ImageCache.default.removeImage(forKey: h.server.url("/doc-r.jpg").cacheKey)
         }
     }
 
@@ -833,9 +833,12 @@ struct KingfisherDocSnippetTests {
     @Test func processingQueueRunsTheProcessorThere() async throws {
         struct QueueProbe: ImageProcessor {
             let seen: Collected<String>
+            let queue: DispatchQueue
             var identifier: String { "test.queue-probe" }
             func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
-                seen.append(String(cString: __dispatch_queue_get_label(nil)))
+                // Traps (failing the run) when the processor runs anywhere else.
+                dispatchPrecondition(condition: .onQueue(queue))
+                seen.append(queue.label)
                 if case .image(let image) = item { return image }
                 return nil
             }
@@ -845,7 +848,7 @@ struct KingfisherDocSnippetTests {
             let seen = Collected<String>()
             let q = DispatchQueue(label: "doc.processing-queue")
             let result = try await h.manager.retrieveImage(with: h.server.url("/pq.jpg"),
-                                                           options: [.processor(QueueProbe(seen: seen)), .processingQueue(.dispatch(q))])
+                                                           options: [.processor(QueueProbe(seen: seen, queue: q)), .processingQueue(.dispatch(q))])
             #expect(result.image.size == PixelSize(width: 16, height: 12))
             #expect(seen.values == ["doc.processing-queue"])
         }

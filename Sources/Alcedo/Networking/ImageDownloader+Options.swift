@@ -14,12 +14,19 @@ extension ImageDownloader {
     }
 
     /// Downloads, decodes and processes the image at `url` with an options list, calling
-    /// `completionHandler` once (Kingfisher's form; a trailing closure is the completion handler;
-    /// default `nil`: the download only fills the caches of whoever joins it).
+    /// `completionHandler` once (Kingfisher's form; a trailing closure is the completion handler).
     @discardableResult
     public func downloadImage(with url: URL, options: AlcedoOptionsInfo?, progressBlock: DownloadProgressBlock? = nil,
-                              completionHandler: (@Sendable (Result<ImageLoadingResult, AlcedoError>) -> Void)? = nil) -> DownloadTask? {
+                              completionHandler: @escaping @Sendable (Result<ImageLoadingResult, AlcedoError>) -> Void) -> DownloadTask? {
         downloadImage(with: url, options: AlcedoParsedOptionsInfo(options).downloadOptions, progressBlock: progressBlock,
-                      completionHandler: completionHandler ?? { _ in })
+                      completionHandler: completionHandler)
+    }
+
+    /// Starts downloading the image at `url` with an options list and no completion handler
+    /// (Kingfisher's `downloader.downloadImage(with: url, options: [.requestModifier(modifier)])`
+    /// in code that is not `async`).
+    @discardableResult
+    public func downloadImage(with url: URL, options: AlcedoOptionsInfo?) -> DownloadTask? {
+        downloadImage(with: url, options: options, progressBlock: nil) { _ in }
     }
 }
