@@ -10,8 +10,12 @@ import Darwin
 /// Why a cache operation failed. File-system cases carry the path and the `errno` the system
 /// reported, and their description includes the system's message.
 public enum CacheErrorReason: Sendable, CustomStringConvertible {
-    /// Nothing is cached for the key (returned where a hit was required, as with `onlyFromCache`).
-    case notCached(key: String)
+    /// Nothing is cached for the key (returned where a hit was required, as with `onlyFromCache`);
+    /// Kingfisher's name.
+    case imageNotExisting(key: String)
+    /// A ``CacheSerializer`` gave no bytes for the image (a serializer written in Kingfisher's
+    /// shape returned `nil` from `data(with:original:)`); Kingfisher's reason.
+    case cannotSerializeImage(image: AlcedoImage?, original: Data?, serializer: any CacheSerializer)
     /// The cache folder (or one of its parents) could not be created.
     case cannotCreateDirectory(path: String, errno: Int32)
     /// The cache folder could not be listed.
@@ -40,7 +44,7 @@ public enum CacheErrorReason: Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .notCached(let key):
+        case .imageNotExisting(let key):
             return "nothing cached for key \"\(key)\""
         case .cannotCreateDirectory(let path, let code):
             return "cannot create the cache folder \(path): \(Self.message(code))"
@@ -62,6 +66,10 @@ public enum CacheErrorReason: Sendable, CustomStringConvertible {
             return "corrupt cache entry \(path): \(reason)"
         case .sharedStorageError(let reason):
             return "shared cache tier: \(reason)"
+        case .cannotSerializeImage(let image, let original, let serializer):
+            let what = image.map { "the \($0.width)x\($0.height) image" } ?? "the image"
+            let bytes = original.map { " (original: \($0.count) bytes)" } ?? ""
+            return "\(type(of: serializer)) gave no data for \(what)\(bytes)"
         }
     }
 

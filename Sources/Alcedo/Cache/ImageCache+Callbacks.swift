@@ -112,7 +112,7 @@ extension ImageCache {
     /// A disk error is not reported, as in Kingfisher; use the `async` form to see it.
     public func clearDiskCache(completion handler: (@Sendable () -> Void)? = nil) {
         Task {
-            try? await clearDiskCache()
+            await clearDiskCache()
             handler?()
         }
     }

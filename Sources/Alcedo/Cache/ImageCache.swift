@@ -276,16 +276,26 @@ public final class ImageCache: Sendable {
     /// Removes every image from memory.
     public func clearMemoryCache() { memoryStorage.removeAll() }
 
-    /// Removes every entry from disk.
-    public func clearDiskCache() async throws(AlcedoError) {
+    /// Removes every entry from disk. Does not throw, as in Kingfisher: a failure (a file
+    /// that cannot be removed) is logged once per kind; ``removeAllDiskEntries()`` throws it.
+    public func clearDiskCache() async {
+        do throws(AlcedoError) {
+            try await removeAllDiskEntries()
+        } catch {
+            diskFailures.record(error, operation: "clear", folder: diskStorage.directoryURL.path, logger: logger)
+        }
+    }
+
+    /// Removes every entry from disk, and throws the first failure.
+    public func removeAllDiskEntries() async throws(AlcedoError) {
         let disk = diskStorage
         try await io.run { () throws(AlcedoError) in try disk.removeAll() }
     }
 
-    /// Removes every image from memory and disk.
+    /// Removes every image from memory and disk; throws the disk's failure.
     public func clearCache() async throws(AlcedoError) {
         clearMemoryCache()
-        try await clearDiskCache()
+        try await removeAllDiskEntries()
     }
 
     /// Removes the expired images from memory.

@@ -7,6 +7,10 @@ public struct DownloadRequest: Sendable, Hashable {
     public var url: URL
     /// The header fields sent with the request (default: none beyond the downloader's defaults).
     public var headers: HTTPHeaderFields
+    /// The longest this request may take, from sending it to the last body byte, in seconds,
+    /// as `URLRequest.timeoutInterval`: set by a request modifier, it replaces the downloader's
+    /// ``ImageDownloader/downloadTimeout`` for this request. Default `nil`: the downloader's.
+    public var timeoutInterval: TimeInterval?
 
     /// Creates a request for `url` with `headers` (default: none).
     public init(url: URL, headers: HTTPHeaderFields = [:]) {

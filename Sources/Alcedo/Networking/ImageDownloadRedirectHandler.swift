@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Decides what happens when the server redirects.
 ///
 /// The downloader has already checked the redirect (a `Location` that is an http(s) URL, no
@@ -22,5 +24,29 @@ public struct AnyRedirectHandler: ImageDownloadRedirectHandler {
 
     public func handleRedirect(response: DownloadResponse, newRequest: DownloadRequest) async -> DownloadRequest? {
         await block(response, newRequest)
+    }
+}
+
+extension AnyRedirectHandler {
+    /// Creates a handler in Kingfisher's callback shape:
+    /// `AnyRedirectHandler { task, response, newRequest, completionHandler in completionHandler(newRequest) }`.
+    ///
+    /// `task` is the request that got the 3xx (Kingfisher passes its session task): its URL,
+    /// with the header fields carried to the new request;
+    /// `completionHandler` takes the request to follow, or `nil` to stop, and must be called once.
+    public init(handle: @escaping @Sendable (_ task: DownloadRequest, _ response: DownloadResponse, _ newRequest: DownloadRequest,
+                                              _ completionHandler: @escaping @Sendable (DownloadRequest?) -> Void) -> Void) {
+        self.init { (response: DownloadResponse, newRequest: DownloadRequest) async -> DownloadRequest? in
+            await withCheckedContinuation { (continuation: CheckedContinuation<DownloadRequest?, Never>) in
+                let resumed = Mutex(false)
+                handle(DownloadRequest(url: response.url, headers: newRequest.headers), response, newRequest) { request in
+                    let first = resumed.withLock { done in
+                        defer { done = true }
+                        return !done
+                    }
+                    if first { continuation.resume(returning: request) }
+                }
+            }
+        }
     }
 }

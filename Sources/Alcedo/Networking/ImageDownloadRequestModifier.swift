@@ -4,7 +4,7 @@
 /// and may suspend, for example to fetch a fresh token.
 public protocol ImageDownloadRequestModifier: Sendable {
     /// Returns the request to send, or `nil` to refuse it
-    /// (the download fails with ``RequestErrorReason/refusedByModifier(_:)``).
+    /// (the download fails with ``RequestErrorReason/emptyRequest(_:)``).
     func modified(for request: DownloadRequest) async -> DownloadRequest?
 }
 
@@ -38,4 +38,29 @@ public struct HeaderFieldsModifier: ImageDownloadRequestModifier {
         }
         return request
     }
+}
+
+/// A request modifier that is told when its download starts, as Kingfisher's
+/// `AsyncImageDownloadRequestModifier`: Kingfisher returns no task from a call whose modifier
+/// is asynchronous, so the task is given here instead.
+///
+/// ```swift
+/// struct TokenModifier: AsyncImageDownloadRequestModifier {
+///     let onDownloadTaskStarted: (@Sendable (DownloadTask?) -> Void)?
+///     func modified(for request: DownloadRequest) async -> DownloadRequest? {
+///         var r = request
+///         r.setValue(await tokens.current(), forHTTPHeaderField: "Authorization")
+///         return r
+///     }
+/// }
+/// ```
+public protocol AsyncImageDownloadRequestModifier: ImageDownloadRequestModifier {
+    /// Called once per network request, after ``modified(for:)`` returned a request and as it
+    /// is sent, with a task whose ``DownloadTask/cancel()`` stops that network request (for
+    /// every caller of it). Default `nil`.
+    var onDownloadTaskStarted: (@Sendable (DownloadTask?) -> Void)? { get }
+}
+
+extension AsyncImageDownloadRequestModifier {
+    public var onDownloadTaskStarted: (@Sendable (DownloadTask?) -> Void)? { nil }
 }

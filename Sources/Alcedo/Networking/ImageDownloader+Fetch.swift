@@ -34,7 +34,7 @@ extension ImageDownloader {
         }
         if let modifier = options.requestModifier {
             guard let modified = await modifier.modified(for: request) else {
-                return .failure(.requestError(reason: .refusedByModifier(key.url)))
+                return .failure(.requestError(reason: .emptyRequest(key.url)))
             }
             request = modified
         }
@@ -48,11 +48,26 @@ extension ImageDownloader {
         }
         defer { hostLimiter.release(host) }
 
-        let limit = configuration.timeout
+        let limit = request.timeoutInterval.flatMap { $0.isFinite && $0 > 0 ? Duration.fromSeconds($0) : nil }
+            ?? configuration.timeout
         let sentRequest = request
-        let transferred = await Self.withTimeout(limit, url: request.url) { [self] in
-            await transfer(sentRequest, originalURL: key.url, acceptsNotModified: validators != nil,
-                           options: options, configuration: configuration, context: context)
+        let send: @Sendable () async -> Result<(Data?, DownloadResponse), AlcedoError> = { [self] in
+            await Self.withTimeout(limit, url: sentRequest.url) { [self] in
+                await transfer(sentRequest, originalURL: key.url, acceptsNotModified: validators != nil,
+                               options: options, configuration: configuration, context: context)
+            }
+        }
+        let transferred: Result<(Data?, DownloadResponse), AlcedoError>
+        if let modifier = options.requestModifier as? any AsyncImageDownloadRequestModifier,
+           let started = modifier.onDownloadTaskStarted {
+            // The modifier is told of the network request with a task that can stop it.
+            let sending = Task { await send() }
+            let (stream, continuation) = AsyncStream<DownloadProgress>.makeStream()
+            continuation.finish()
+            started(DownloadTask(url: sentRequest.url, progress: stream, cancel: { sending.cancel() }))
+            transferred = await withTaskCancellationHandler { await sending.value } onCancel: { sending.cancel() }
+        } else {
+            transferred = await send()
         }
         let body: Data?, response: DownloadResponse
         switch transferred {

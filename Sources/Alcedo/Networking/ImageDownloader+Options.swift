@@ -17,8 +17,16 @@ extension ImageDownloader {
     /// `completionHandler` once (Kingfisher's form; a trailing closure is the completion handler).
     @discardableResult
     public func downloadImage(with url: URL, options: AlcedoOptionsInfo?, progressBlock: DownloadProgressBlock? = nil,
-                              completionHandler: @escaping @Sendable (Result<ImageLoadingResult, AlcedoError>) -> Void) -> DownloadTask {
+                              completionHandler: @escaping @Sendable (Result<ImageLoadingResult, AlcedoError>) -> Void) -> DownloadTask? {
         downloadImage(with: url, options: AlcedoParsedOptionsInfo(options).downloadOptions, progressBlock: progressBlock,
                       completionHandler: completionHandler)
+    }
+
+    /// Starts downloading the image at `url` with an options list and no completion handler
+    /// (Kingfisher's `downloader.downloadImage(with: url, options: [.requestModifier(modifier)])`
+    /// in code that is not `async`).
+    @discardableResult
+    public func downloadImage(with url: URL, options: AlcedoOptionsInfo?) -> DownloadTask? {
+        downloadImage(with: url, options: options, progressBlock: nil) { _ in }
     }
 }

@@ -8,8 +8,8 @@ public enum RequestErrorReason: Sendable, CustomStringConvertible {
     /// ``AlcedoOptionsInfoItem/allowLocalFiles``. Nothing was read: the message says nothing
     /// about whether the path exists.
     case localFileNotAllowed(URL)
-    /// The request modifier returned `nil` for the request to this URL.
-    case refusedByModifier(URL)
+    /// The request modifier returned `nil` for the request to this URL (Kingfisher's name).
+    case emptyRequest(URL)
     /// The caller, or every caller of a coalesced request, cancelled.
     case cancelled
     /// No connection to the server could be made within the connect timeout.
@@ -44,7 +44,7 @@ public enum RequestErrorReason: Sendable, CustomStringConvertible {
         case .invalidURL(let url): return "invalid URL: \(url)"
         case .localFileNotAllowed(let url):
             return "local files are not loaded from a URL unless the request allows them (.allowLocalFiles): \(url.absoluteString)"
-        case .refusedByModifier(let url): return "the request modifier refused the request to \(url.absoluteString)"
+        case .emptyRequest(let url): return "the request modifier refused the request to \(url.absoluteString)"
         case .cancelled: return "cancelled"
         case .connectTimedOut(let url, let limit):
             return "could not connect to \(url.host ?? url.absoluteString) within \(limit.alcedoSeconds)"

@@ -9,8 +9,6 @@ extension AlcedoError: CustomDebugStringConvertible {
         case .requestError(let value): (stage, reason) = ("requestError", value)
         case .responseError(let value): (stage, reason) = ("responseError", value)
         case .cacheError(let value): (stage, reason) = ("cacheError", value)
-        case .decodingError(let value): (stage, reason) = ("decodingError", value)
-        case .encodingError(let value): (stage, reason) = ("encodingError", value)
         case .processorError(let value): (stage, reason) = ("processorError", value)
         case .imageSettingError(let value): (stage, reason) = ("imageSettingError", value)
         }

@@ -1,5 +1,13 @@
 /// Every error Alcedo throws: one enum, with a nested reason per stage, as Kingfisher's
-/// `KingfisherError` has. The ``description`` says what went wrong in one line.
+/// `KingfisherError` has, and with exactly Kingfisher's five cases, so that a `switch`
+/// written for Kingfisher is exhaustive here too. The ``description`` says what went wrong in
+/// one line; `localizedDescription` gives the same line (see ``errorDescription``).
+///
+/// Decoding and encoding are the two ends of the processing stage (Kingfisher's
+/// `DefaultImageProcessor` is what decodes there), so their failures are
+/// ``ProcessorErrorReason/decodingFailed(_:)`` and ``ProcessorErrorReason/encodingFailed(_:)``
+/// inside ``processorError(reason:)``. ``decodingError(reason:)`` and
+/// ``encodingError(reason:)`` build them; ``decodingReason`` and ``encodingReason`` read them.
 public enum AlcedoError: Error, Sendable, CustomStringConvertible {
     /// The request could not be made or was stopped before a response (invalid URL, refused
     /// by a modifier, cancelled, timed out, network failure…).
@@ -8,23 +16,42 @@ public enum AlcedoError: Error, Sendable, CustomStringConvertible {
     case responseError(reason: ResponseErrorReason)
     /// The memory or disk cache failed.
     case cacheError(reason: CacheErrorReason)
-    /// The bytes could not be decoded into an image.
-    case decodingError(reason: DecodingErrorReason)
-    /// The image could not be encoded.
-    case encodingError(reason: EncodingErrorReason)
-    /// A processor could not process the image.
+    /// The image could not be made: the bytes did not decode, a processor failed, or the
+    /// image could not be encoded.
     case processorError(reason: ProcessorErrorReason)
     /// The pipeline could not give the caller an image: a data provider failed, every
     /// alternative source failed, or a binding's request was superseded by a newer one.
     case imageSettingError(reason: ImageSettingErrorReason)
+
+    /// The bytes could not be decoded: `.processorError(reason: .decodingFailed(reason))`.
+    public static func decodingError(reason: DecodingErrorReason) -> AlcedoError {
+        .processorError(reason: .decodingFailed(reason))
+    }
+
+    /// The image could not be encoded: `.processorError(reason: .encodingFailed(reason))`.
+    public static func encodingError(reason: EncodingErrorReason) -> AlcedoError {
+        .processorError(reason: .encodingFailed(reason))
+    }
+
+    /// Why decoding failed, when this is a decoding failure; `nil` otherwise.
+    public var decodingReason: DecodingErrorReason? {
+        if case .processorError(reason: .decodingFailed(let reason)) = self { return reason }
+        return nil
+    }
+
+    /// Why encoding failed, when this is an encoding failure; `nil` otherwise.
+    public var encodingReason: EncodingErrorReason? {
+        if case .processorError(reason: .encodingFailed(let reason)) = self { return reason }
+        return nil
+    }
 
     public var description: String {
         switch self {
         case .requestError(let reason): return "request error: \(reason)"
         case .responseError(let reason): return "response error: \(reason)"
         case .cacheError(let reason): return "cache error: \(reason)"
-        case .decodingError(let reason): return "decoding error: \(reason)"
-        case .encodingError(let reason): return "encoding error: \(reason)"
+        case .processorError(.decodingFailed(let reason)): return "decoding error: \(reason)"
+        case .processorError(.encodingFailed(let reason)): return "encoding error: \(reason)"
         case .processorError(let reason): return "processor error: \(reason)"
         case .imageSettingError(let reason): return "image setting error: \(reason)"
         }

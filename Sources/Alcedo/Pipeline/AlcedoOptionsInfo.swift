@@ -23,7 +23,7 @@ public enum AlcedoOptionsInfoItem: Sendable {
     /// Use the memory cache; on a miss, skip the disk cache and load as ``forceRefresh`` does.
     case fromMemoryCacheOrRefresh
     /// Never load: serve from the caches or fail with
-    /// ``CacheErrorReason/notCached(key:)``.
+    /// ``CacheErrorReason/imageNotExisting(key:)``.
     case onlyFromCache
     /// Store in memory only, never on disk.
     case cacheMemoryOnly
@@ -65,6 +65,11 @@ public enum AlcedoOptionsInfoItem: Sendable {
     case alternativeSources([Source])
     /// Where callback forms call back. Default ``CallbackQueue/untouch``.
     case callbackQueue(CallbackQueue)
+    /// Where the processor runs (Kingfisher's option): ``CallbackQueue/dispatch(_:)`` runs it on
+    /// that queue, after the bytes are decoded on Alcedo's work pool; ``CallbackQueue/untouch``
+    /// runs it on the thread that finished decoding. Default (no option): on the work pool with
+    /// the decode, bounded to the core count.
+    case processingQueue(CallbackQueue)
     /// Honour the server's freshness (`Cache-Control: max-age`, `no-cache`, `Expires`): a
     /// disk entry that has gone stale is revalidated with a conditional request before it is
     /// used, and images stored in memory expire when their response does.

@@ -49,6 +49,8 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     public var alternativeSources: [Source]?
     /// ``AlcedoOptionsInfoItem/callbackQueue(_:)``.
     public var callbackQueue: CallbackQueue = .untouch
+    /// ``AlcedoOptionsInfoItem/processingQueue(_:)`` (default `nil`: on the work pool).
+    public var processingQueue: CallbackQueue?
     /// ``AlcedoOptionsInfoItem/respectHTTPFreshness``.
     public var respectHTTPFreshness = false
     /// ``AlcedoOptionsInfoItem/decodingLimits(_:)``.
@@ -103,6 +105,7 @@ public struct AlcedoParsedOptionsInfo: Sendable {
             case .retryStrategy(let strategy): retryStrategy = strategy
             case .alternativeSources(let sources): alternativeSources = sources
             case .callbackQueue(let queue): callbackQueue = queue
+            case .processingQueue(let queue): processingQueue = queue
             case .respectHTTPFreshness: respectHTTPFreshness = true
             case .decodingLimits(let limits): decodingLimits = limits
             case .colorManagement(let management): colorManagement = management

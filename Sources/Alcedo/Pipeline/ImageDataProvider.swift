@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Gives the pipeline the bytes of an image that does not come from the network: a local
 /// file, a base64 string, bytes already in memory, or anything of your own.
@@ -15,10 +16,50 @@ public protocol ImageDataProvider: Sendable {
     /// work belongs on a thread of your own, not on the cooperative pool.
     func data() async throws(AlcedoError) -> Data
 
+    /// Kingfisher's callback shape of ``data()``: calls `handler` once with the bytes or the
+    /// error, from any thread.
+    ///
+    /// Implement this or ``data()``; each has a default that calls the other, so a provider
+    /// must implement at least one. An error that is not an ``AlcedoError`` reaches the caller
+    /// as ``ImageSettingErrorReason/dataProviderError(cacheKey:message:)``.
+    func data(handler: @escaping @Sendable (Result<Data, any Error>) -> Void)
+
     /// A URL that shows where the data comes from, for messages (default `nil`).
     var contentURL: URL? { get }
 }
 
 extension ImageDataProvider {
     public var contentURL: URL? { nil }
+
+    /// Runs ``data()`` in a task and gives its result to `handler`.
+    public func data(handler: @escaping @Sendable (Result<Data, any Error>) -> Void) {
+        Task {
+            do throws(AlcedoError) {
+                handler(.success(try await data()))
+            } catch {
+                handler(.failure(error))
+            }
+        }
+    }
+
+    /// Waits for ``data(handler:)``.
+    public func data() async throws(AlcedoError) -> Data {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data, any Error>, Never>) in
+            // A handler called more than once counts once.
+            let resumed = Mutex(false)
+            data { result in
+                let first = resumed.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: result) }
+            }
+        }
+        switch result {
+        case .success(let data): return data
+        case .failure(let error as AlcedoError): throw error
+        case .failure(let error):
+            throw .imageSettingError(reason: .dataProviderError(cacheKey: cacheKey, message: "\(error)"))
+        }
+    }
 }

@@ -164,7 +164,7 @@ extension ImageManager {
                     if let served { return served }
                 }
             }
-            if options.onlyFromCache { throw .cacheError(reason: .notCached(key: request.key)) }
+            if options.onlyFromCache { throw .cacheError(reason: .imageNotExisting(key: request.key)) }
             if revalidating == nil {
                 // Another process sharing the tier may be making this very entry: wait for it.
                 let outcome = try await coalesce(request, work: request.workEntry, priority: context.ticket.priority,
@@ -173,7 +173,7 @@ extension ImageManager {
                 workLock = outcome.lock
             }
         } else if options.onlyFromCache {
-            throw .cacheError(reason: .notCached(key: request.key))
+            throw .cacheError(reason: .imageNotExisting(key: request.key))
         } else if case .network = request.source {
             // A refresh revalidates what is on disk rather than forgetting it.
             lookupStart = clock.now
@@ -362,9 +362,13 @@ extension ImageManager {
         let processor = request.options.processor
         let runsProcessor = process && !request.processorIsDefault
         let firstFrameOnly = request.options.onlyLoadFirstFrame
+        let parsed = request.options
+        // Under `.processingQueue`, the processor runs on that queue after the decode.
+        let processingQueue = runsProcessor ? parsed.processingQueue : nil
         let outcome = await BlockingWorkPool.shared.run(priority: priority) { () -> Result<TransformOutcome, AlcedoError> in
             .success(Self.transformNow(input, serializer: serializer, registry: registry, options: options,
-                                       processor: runsProcessor ? processor : nil, firstFrameOnly: firstFrameOnly))
+                                       processor: runsProcessor && processingQueue == nil ? processor : nil,
+                                       parsedOptions: parsed, firstFrameOnly: firstFrameOnly))
         }
         switch outcome {
         case .failure(let error):
@@ -372,14 +376,36 @@ extension ImageManager {
         case .success(let done):
             metrics.decoding += done.decoding
             metrics.processing += done.processing
-            return done.result
+            guard let processingQueue, case .success(let decoded) = done.result else { return done.result }
+            let clock = ContinuousClock()
+            let start = clock.now
+            let processed = await withCheckedContinuation { (continuation: CheckedContinuation<Result<AlcedoImage, AlcedoError>, Never>) in
+                processingQueue.execute {
+                    continuation.resume(returning: Self.processNow(decoded, processor: processor, options: parsed))
+                }
+            }
+            metrics.processing += clock.now - start
+            return processed.mapError { .processing($0) }
+        }
+    }
+
+    /// Runs `processor` on `image` with the request's options visible to processors written
+    /// in Kingfisher's shape (``ImageProcessor/process(item:options:)``).
+    static func processNow(_ image: AlcedoImage, processor: any ImageProcessor,
+                           options: AlcedoParsedOptionsInfo) -> Result<AlcedoImage, AlcedoError> {
+        ProcessingContext.$options.withValue(options) {
+            do throws(AlcedoError) {
+                return .success(try processor.process(image))
+            } catch {
+                return .failure(error)
+            }
         }
     }
 
     /// The synchronous body of ``transform(_:_:options:process:priority:metrics:)``.
     private static func transformNow(_ input: TransformInput, serializer: any CacheSerializer, registry: ImageCodecRegistry,
                                      options: DecodingOptions, processor: (any ImageProcessor)?,
-                                     firstFrameOnly: Bool) -> TransformOutcome {
+                                     parsedOptions: AlcedoParsedOptionsInfo, firstFrameOnly: Bool) -> TransformOutcome {
         let clock = ContinuousClock()
         let start = clock.now
         var image: AlcedoImage
@@ -397,9 +423,9 @@ extension ImageManager {
         if firstFrameOnly && image.isAnimated { image = image.frame(at: 0) }
         guard let processor else { return TransformOutcome(result: .success(image), decoding: decoded, processing: .zero) }
         let processingStart = clock.now
-        do throws(AlcedoError) {
-            image = try processor.process(image)
-        } catch {
+        switch processNow(image, processor: processor, options: parsedOptions) {
+        case .success(let processed): image = processed
+        case .failure(let error):
             return TransformOutcome(result: .failure(.processing(error)), decoding: decoded, processing: clock.now - processingStart)
         }
         return TransformOutcome(result: .success(image), decoding: decoded, processing: clock.now - processingStart)

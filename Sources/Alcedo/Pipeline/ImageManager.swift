@@ -91,7 +91,7 @@ public final class ImageManager: Sendable {
     ///     before this function returns or throws, and none comes after; a baseline JPEG, a
     ///     cache hit or a non-network source gives none. Cancelling the calling task stops them.
     /// - Throws: ``AlcedoError``: `.requestError(.cancelled)` when the calling task is
-    ///   cancelled, `.cacheError(.notCached)` for a miss under
+    ///   cancelled, `.cacheError(.imageNotExisting)` for a miss under
     ///   ``AlcedoOptionsInfoItem/onlyFromCache``, the failing stage's error otherwise, or
     ///   ``ImageSettingErrorReason/alternativeSourcesExhausted(_:)``.
     public func retrieveImage(with source: Source, options: AlcedoOptionsInfo? = nil,
@@ -135,11 +135,12 @@ public final class ImageManager: Sendable {
     ///   - options: the request's options (default `nil`: the manager's ``defaultOptions``).
     ///   - progressBlock: called as a download's body arrives (on the thread that received it).
     ///   - completionHandler: called once with the result or the error.
-    /// - Returns: a task to cancel this caller.
+    /// - Returns: a task to cancel this caller (`task?.cancel()`, as in Kingfisher; never `nil`
+    ///   here, optional for Kingfisher's shape).
     @discardableResult
     public func retrieveImage(with source: Source, options: AlcedoOptionsInfo? = nil,
                               progressBlock: DownloadProgressBlock? = nil,
-                              completionHandler: @escaping @Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void) -> RetrieveImageTask {
+                              completionHandler: @escaping @Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void) -> RetrieveImageTask? {
         retrieveImage(with: source, options: options, progressBlock: progressBlock, previewHandler: nil,
                       completionHandler: completionHandler)
     }
@@ -182,7 +183,7 @@ public final class ImageManager: Sendable {
     @discardableResult
     public func retrieveImage(with resource: any Resource, options: AlcedoOptionsInfo? = nil,
                               progressBlock: DownloadProgressBlock? = nil,
-                              completionHandler: @escaping @Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void) -> RetrieveImageTask {
+                              completionHandler: @escaping @Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void) -> RetrieveImageTask? {
         retrieveImage(with: resource.convertToSource(), options: options, progressBlock: progressBlock,
                       completionHandler: completionHandler)
     }

@@ -30,14 +30,21 @@ import Synchronization
 /// completion handler gets them once at the end, both on the options'
 /// ``AlcedoOptionsInfoItem/callbackQueue(_:)``.
 ///
-/// A prefetcher runs once. ``stop()`` cancels the retrievals in flight (they end *failed*,
-/// with ``RequestErrorReason/cancelled``) and starts no more: sources never started are in
-/// none of the lists.
+/// A prefetcher runs once. ``stop()`` cancels the retrievals in flight and starts no more;
+/// those cancelled and those never started end *failed*, with ``RequestErrorReason/cancelled``,
+/// as in Kingfisher: skipped + failed + completed are always all the sources.
 public final class ImagePrefetcher: Sendable {
-    /// Called with the sources skipped, failed and completed so far.
-    public typealias PrefetcherProgressBlock = @Sendable (_ skipped: [Source], _ failed: [Source], _ completed: [Source]) -> Void
-    /// Called once, when the prefetcher has finished or was stopped, with the final lists.
-    public typealias PrefetcherCompletionHandler = @Sendable (_ skipped: [Source], _ failed: [Source], _ completed: [Source]) -> Void
+    /// Called with the resources skipped, failed and completed so far (Kingfisher's element
+    /// type, so `completed.map(\.downloadURL)` works); for prefetchers made from URLs or resources.
+    public typealias PrefetcherProgressBlock = @Sendable (_ skippedResources: [any Resource], _ failedResources: [any Resource],
+                                                          _ completedResources: [any Resource]) -> Void
+    /// Called once, when the prefetcher has finished or was stopped, with the final lists of resources.
+    public typealias PrefetcherCompletionHandler = @Sendable (_ skippedResources: [any Resource], _ failedResources: [any Resource],
+                                                              _ completedResources: [any Resource]) -> Void
+    /// Called with the sources skipped, failed and completed so far; for prefetchers made from sources.
+    public typealias PrefetcherSourceProgressBlock = @Sendable (_ skipped: [Source], _ failed: [Source], _ completed: [Source]) -> Void
+    /// Called once, when the prefetcher has finished or was stopped, with the final lists of sources.
+    public typealias PrefetcherSourceCompletionHandler = @Sendable (_ skipped: [Source], _ failed: [Source], _ completed: [Source]) -> Void
     /// Called with the whole ``Result`` (the failures with their errors): after each source
     /// for progress, once at the end for completion.
     public typealias PrefetcherResultBlock = @Sendable (_ result: Result) -> Void
@@ -117,28 +124,39 @@ public final class ImagePrefetcher: Sendable {
     ///   - progressBlock: called after each source (default `nil`); used only when labelled.
     ///   - completionHandler: called once at the end (default `nil`).
     public convenience init(sources: [Source], options: AlcedoOptionsInfo? = nil, manager: ImageManager = .shared,
-                            progressBlock: PrefetcherProgressBlock? = nil, completionHandler: PrefetcherCompletionHandler? = nil) {
+                            progressBlock: PrefetcherSourceProgressBlock? = nil,
+                            completionHandler: PrefetcherSourceCompletionHandler? = nil) {
         self.init(sources: sources, options: options, manager: manager,
                   progress: Self.resultBlock(progressBlock), completion: Self.resultBlock(completionHandler))
     }
 
-    /// A block of the three lists as a block of the whole result.
-    private static func resultBlock(_ block: PrefetcherProgressBlock?) -> PrefetcherResultBlock? {
+    /// A block of the three lists of sources as a block of the whole result.
+    private static func resultBlock(_ block: PrefetcherSourceProgressBlock?) -> PrefetcherResultBlock? {
         guard let block else { return nil }
         return { result in block(result.skipped, result.failed, result.completed) }
     }
 
+    /// A block of the three lists of resources as a block of the whole result.
+    private static func resultBlock(_ block: PrefetcherProgressBlock?) -> PrefetcherResultBlock? {
+        guard let block else { return nil }
+        return { result in
+            block(result.skipped.compactMap(\.asResource), result.failed.compactMap(\.asResource),
+                  result.completed.compactMap(\.asResource))
+        }
+    }
+
     /// A prefetcher of `sources` with a completion handler: `ImagePrefetcher(sources: sources) { skipped, failed, completed in … }`.
     public convenience init(sources: [Source], options: AlcedoOptionsInfo? = nil, manager: ImageManager = .shared,
-                            completionHandler: PrefetcherCompletionHandler?) {
+                            completionHandler: PrefetcherSourceCompletionHandler?) {
         self.init(sources: sources, options: options, manager: manager, progressBlock: nil, completionHandler: completionHandler)
     }
 
-    /// A prefetcher of resources (Kingfisher's form; see ``init(sources:options:manager:progressBlock:completionHandler:)``).
+    /// A prefetcher of resources (Kingfisher's form; see ``init(sources:options:manager:progressBlock:completionHandler:)``);
+    /// the blocks get the resources.
     public convenience init(resources: [any Resource], options: AlcedoOptionsInfo? = nil, manager: ImageManager = .shared,
                             progressBlock: PrefetcherProgressBlock? = nil, completionHandler: PrefetcherCompletionHandler? = nil) {
         self.init(sources: resources.map { $0.convertToSource() }, options: options, manager: manager,
-                  progressBlock: progressBlock, completionHandler: completionHandler)
+                  progress: Self.resultBlock(progressBlock), completion: Self.resultBlock(completionHandler))
     }
 
     /// A prefetcher of resources with a completion handler: `ImagePrefetcher(resources: resources) { skipped, failed, completed in … }`.
@@ -204,9 +222,10 @@ public final class ImagePrefetcher: Sendable {
     private func run() async -> Result {
         let (width, stopped) = state.withLock { ($0.maxConcurrentDownloads, $0.stopped) }
         let parsed = manager.parsedOptions(options)
+        var pending = sources.makeIterator()
         if !stopped {
-            await withTaskGroup(of: (Source, Outcome).self) { group in
-                var pending = sources.makeIterator()
+            pending = await withTaskGroup(of: (Source, Outcome).self) { group in
+                var pending = pending
                 var running = 0
                 while running < width, let source = pending.next() {
                     group.addTask { await self.prefetch(source, options: parsed) }
@@ -219,9 +238,16 @@ public final class ImagePrefetcher: Sendable {
                         group.addTask { await self.prefetch(source, options: parsed) }
                     }
                 }
+                return pending
             }
         }
-        let result = state.withLock { $0.result }
+        // Stopped: the sources never started count as failed (cancelled), as in Kingfisher, so
+        // that skipped + failed + completed are all the sources.
+        let notStarted = Array(IteratorSequence(pending))
+        let result = state.withLock { state in
+            state.result.failures += notStarted.map { SourceFailure(source: $0, error: .requestError(reason: .cancelled)) }
+            return state.result
+        }
         if let completionHandler {
             parsed.callbackQueue.execute { completionHandler(result) }
         }

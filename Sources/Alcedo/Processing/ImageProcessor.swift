@@ -15,7 +15,15 @@ public protocol ImageProcessor: Sendable {
     var decodingTarget: (size: PixelSize, mode: ContentMode)? { get }
 
     /// Processes `image`. Failures are ``AlcedoError/processorError(reason:)``.
+    ///
+    /// Implement this or Kingfisher's ``process(item:options:)``; each has a default that
+    /// calls the other, so a processor must implement at least one.
     func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage
+
+    /// Kingfisher's shape: the processed image, or `nil` when processing fails (reported as
+    /// ``ProcessorErrorReason/processingFailed(processor:item:)``). `options` are the options
+    /// of the request being processed. The pipeline gives `.image`: Alcedo decodes first.
+    func process(item: ImageProcessItem, options: AlcedoParsedOptionsInfo) -> AlcedoImage?
 }
 
 extension ImageProcessor {

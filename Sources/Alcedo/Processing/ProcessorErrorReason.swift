@@ -1,5 +1,14 @@
-/// Why a processor could not process an image.
+/// Why the image could not be made: the bytes did not decode, a processor failed, or the image
+/// could not be encoded.
 public enum ProcessorErrorReason: Sendable, Equatable, CustomStringConvertible {
+    /// A processor gave no image (Kingfisher's reason): a processor written in Kingfisher's
+    /// shape returned `nil` from ``ImageProcessor/process(item:options:)``. `item` is what it
+    /// was given.
+    case processingFailed(processor: any ImageProcessor, item: ImageProcessItem)
+    /// The bytes could not be decoded into an image; the reason names the format and the fault.
+    case decodingFailed(DecodingErrorReason)
+    /// The image could not be encoded; the reason names the format and the fault.
+    case encodingFailed(EncodingErrorReason)
     /// A parameter is out of range (a non-positive size, a negative radius, a fraction outside
     /// `0...1`, a number that is not finite…). `processor` is the processor's type name,
     /// `message` names the parameter, the accepted range and the value given.
@@ -15,12 +24,36 @@ public enum ProcessorErrorReason: Sendable, Equatable, CustomStringConvertible {
     /// One line naming the processor and what was wrong.
     public var description: String {
         switch self {
+        case .processingFailed(let processor, let item):
+            let name = processor.identifier.isEmpty ? "\(type(of: processor))" : processor.identifier
+            return "\(name) gave no image for \(item)"
+        case .decodingFailed(let reason):
+            return "\(reason)"
+        case .encodingFailed(let reason):
+            return "\(reason)"
         case .invalidParameter(let processor, let message):
             return "\(processor): \(message)"
         case .outputTooLarge(let processor, let size, let limit):
             return "\(processor): an output of \(size) is over the limit of \(limit)"
         case .workingMemoryTooLarge(let processor, let size, let bytes, let limit):
             return "\(processor): an output of \(size) would take \(bytes) bytes of working memory, over the limit of \(limit)"
+        }
+    }
+}
+
+extension ProcessorErrorReason {
+    /// Two reasons are equal when they are the same case with equal values; processors are
+    /// compared by ``ImageProcessor/identifier``.
+    public static func == (lhs: ProcessorErrorReason, rhs: ProcessorErrorReason) -> Bool {
+        switch (lhs, rhs) {
+        case let (.processingFailed(p1, i1), .processingFailed(p2, i2)): return p1.identifier == p2.identifier && i1 == i2
+        case let (.decodingFailed(a), .decodingFailed(b)): return a == b
+        case let (.encodingFailed(a), .encodingFailed(b)): return a == b
+        case let (.invalidParameter(p1, m1), .invalidParameter(p2, m2)): return p1 == p2 && m1 == m2
+        case let (.outputTooLarge(p1, s1, l1), .outputTooLarge(p2, s2, l2)): return p1 == p2 && s1 == s2 && l1 == l2
+        case let (.workingMemoryTooLarge(p1, s1, b1, l1), .workingMemoryTooLarge(p2, s2, b2, l2)):
+            return p1 == p2 && s1 == s2 && b1 == b2 && l1 == l2
+        default: return false
         }
     }
 }

@@ -42,7 +42,7 @@ struct ErrorStatus: Sendable, Equatable {
         case .requestError(let reason):
             switch reason {
             case .invalidURL: return ErrorStatus(status: 400, reason: text)
-            case .refusedByModifier, .localFileNotAllowed: return ErrorStatus(status: 403, reason: text)
+            case .emptyRequest, .localFileNotAllowed: return ErrorStatus(status: 403, reason: text)
             case .connectionRefused, .hostUnreachable, .dnsFailure, .tlsFailure, .connectionReset:
                 return ErrorStatus(status: 502, reason: text)
             case .connectTimedOut, .timedOut: return ErrorStatus(status: 504, reason: text)
@@ -58,11 +58,10 @@ struct ErrorStatus: Sendable, Equatable {
             case .bodyTooLarge, .notAnImage: return ErrorStatus(status: 422, reason: text)
             case .lengthMismatch, .rejected: return ErrorStatus(status: 502, reason: text)
             }
-        case .decodingError, .encodingError:
-            return ErrorStatus(status: 422, reason: text)
         case .processorError(let reason):
             switch reason {
-            case .outputTooLarge, .workingMemoryTooLarge: return ErrorStatus(status: 422, reason: text)
+            case .decodingFailed, .encodingFailed, .processingFailed, .outputTooLarge, .workingMemoryTooLarge:
+                return ErrorStatus(status: 422, reason: text)
             case .invalidParameter: return ErrorStatus(status: 400, reason: text)
             }
         case .imageSettingError(let reason):

@@ -56,7 +56,7 @@ public final class ImageService: Sendable {
     /// Adds the configured source limit to a decoder's pixel, frame or size refusal, so the
     /// answer names the setting (`--max-src-resolution`) as well as the decoder's figure.
     private func naming(_ status: ErrorStatus, for error: any Error) -> ErrorStatus {
-        guard let error = error as? AlcedoError, case .decodingError(let reason) = error else { return status }
+        guard let error = error as? AlcedoError, case .processorError(.decodingFailed(let reason)) = error else { return status }
         switch reason {
         case .tooManyPixels, .tooManyFrames, .animationTooLarge:
             let megapixels = ProcessingOptions.number(configuration.maxSourceResolution)

@@ -28,7 +28,7 @@ struct CacheSerializerTests {
         do {
             _ = try serializer.data(with: .testPattern(format: .tiff), original: nil)
         } catch {
-            guard case .encodingError(.unsupportedFormat(.png)) = error else {
+            guard case .processorError(.encodingFailed(.unsupportedFormat(.png))) = error else {
                 Issue.record("expected the PNG fallback, got \(error)")
                 return
             }

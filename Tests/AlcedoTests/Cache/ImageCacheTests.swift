@@ -107,7 +107,7 @@ struct ImageCacheTests {
         }
         let size = try await cache.diskStorageSize
         #expect(size > 5 * 8 * 6 * 4)
-        try await cache.clearDiskCache()
+        await cache.clearDiskCache()
         #expect(try await cache.diskStorageSize == 0)
         #expect(cache.imageCachedType(forKey: "k0") == .memory)
         cache.clearMemoryCache()

@@ -94,6 +94,6 @@ struct ConnectionErrorTests {
         #expect(String(reflecting: AlcedoError.imageSettingError(reason: .emptySource)).hasPrefix("AlcedoError.imageSettingError(.emptySource): "))
         #expect(String(reflecting: AlcedoError.requestError(reason: .timedOut(url, limit: .seconds(2))))
             == "AlcedoError.requestError(.timedOut): request error: \(url.absoluteString) did not finish downloading within 2 s")
-        #expect(String(reflecting: AlcedoError.cacheError(reason: .notCached(key: "k"))).hasPrefix("AlcedoError.cacheError(.notCached): "))
+        #expect(String(reflecting: AlcedoError.cacheError(reason: .imageNotExisting(key: "k"))).hasPrefix("AlcedoError.cacheError(.imageNotExisting): "))
     }
 }

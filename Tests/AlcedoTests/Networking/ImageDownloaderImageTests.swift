@@ -115,12 +115,12 @@ struct ImageDownloaderImageTests {
         server.route("/short.png", .ok(pngLikeData(count: 10)))
         server.route("/a.gif", .ok(Data("GIF89a".utf8) + Data(repeating: 0, count: 30)))
         let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadImage(with: server.url("/short.png")) }
-        guard case .decodingError(.truncated(.png, _)) = error else {
+        guard case .processorError(.decodingFailed(.truncated(.png, _))) = error else {
             Issue.record("unexpected \(String(describing: error))")
             return
         }
         let unsupported = await #expect(throws: AlcedoError.self) { try await downloader.downloadImage(with: server.url("/a.gif")) }
-        guard case .decodingError(.unsupportedFormat(.gif)) = unsupported else {
+        guard case .processorError(.decodingFailed(.unsupportedFormat(.gif))) = unsupported else {
             Issue.record("unexpected \(String(describing: unsupported))")
             return
         }
@@ -160,7 +160,7 @@ struct ImageDownloaderImageTests {
         let task = downloader.downloadImage(with: server.url("/a.png")) { result in
             delivered.append(result.map(\.image.size))
         }
-        #expect(task.url == server.url("/a.png"))
+        #expect(task?.url == server.url("/a.png"))
         #expect(await eventually { !delivered.values.isEmpty })
         #expect(try delivered.values.map { try $0.get() } == [PixelSize(width: 2, height: 2)])
         await downloader.shutdown()

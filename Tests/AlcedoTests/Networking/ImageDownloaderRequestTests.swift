@@ -152,7 +152,7 @@ struct ImageDownloaderRequestTests {
             let error = await #expect(throws: AlcedoError.self) {
                 try await downloader.downloadData(with: server.url("/private.png"), options: .init(requestModifier: refuse))
             }
-            guard case .requestError(.refusedByModifier) = error else {
+            guard case .requestError(.emptyRequest) = error else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }

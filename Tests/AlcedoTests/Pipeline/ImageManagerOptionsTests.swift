@@ -75,7 +75,7 @@ struct ImageManagerOptionsTests {
             let error = await #expect(throws: AlcedoError.self) {
                 try await h.manager.retrieveImage(with: url, options: [.onlyFromCache])
             }
-            guard case .notCached(let key) = error?.cacheReason else {
+            guard case .imageNotExisting(let key) = error?.cacheReason else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }
@@ -197,7 +197,7 @@ struct ImageManagerOptionsTests {
             let error = await #expect(throws: AlcedoError.self) {
                 try await h.manager.retrieveImage(with: h.server.url("/no.jpg"), options: [.requestModifier(AnyModifier { _ in nil })])
             }
-            guard case .requestError(.refusedByModifier) = error else {
+            guard case .requestError(.emptyRequest) = error else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }
@@ -349,7 +349,7 @@ struct ImageManagerOptionsTests {
                 try await h.manager.retrieveImage(with: h.server.url("/large.jpg"),
                                                   options: [.decodingLimits(DecodingLimits(maxPixelCount: 100))])
             }
-            guard case .decodingError(.tooManyPixels) = error else {
+            guard case .processorError(.decodingFailed(.tooManyPixels)) = error else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }

@@ -112,7 +112,10 @@ struct ImagePrefetcherTests {
             #expect(await eventually { h.server.requestLog.count == 2 })
             prefetcher.stop()
             let result = await prefetcher.prefetch()
-            #expect(result.failed.count == 2)
+            // The two in flight were cancelled and the four never started count as failed too,
+            // as in Kingfisher: skipped + failed + completed = all the sources.
+            #expect(result.failed.count == 6)
+            #expect(result.failures.allSatisfy { $0.error.isTaskCancelled })
             #expect(result.completed.isEmpty)
             #expect(completions.count == 1)
             #expect(h.server.requestLog.count == 2)
@@ -120,7 +123,7 @@ struct ImagePrefetcherTests {
         }
     }
 
-    @Test func stoppedBeforeStartDoesNothing() async throws {
+    @Test func stoppedBeforeStartLoadsNothingAndFailsEverySource() async throws {
         try await withPipeline { h in
             h.server.route("/x.jpg", .ok(TestImages.jpeg()))
             let completions = Counter()
@@ -128,7 +131,8 @@ struct ImagePrefetcherTests {
                                              completionHandler: { _, _, _ in completions.increment() })
             prefetcher.stop()
             let result = await prefetcher.prefetch()
-            #expect(result.completed.isEmpty && result.failed.isEmpty && result.skipped.isEmpty)
+            #expect(result.completed.isEmpty && result.skipped.isEmpty)
+            #expect(result.failed.map(\.cacheKey) == [h.server.url("/x.jpg").cacheKey])
             #expect(completions.count == 1)
             #expect(h.server.requestLog.isEmpty)
         }

@@ -77,7 +77,7 @@ struct PipelineStressTests {
             let manager = h.manager
             let results = Mutex<[Int: Result<RetrieveImageResult, AlcedoError>]>([:])
             let duplicates = Counter()
-            var tasks: [RetrieveImageTask] = []
+            var tasks: [RetrieveImageTask?] = []
             for call in 0..<600 {
                 let url = h.server.url("/c\(call % 20).jpg")
                 let processor = DownsamplingImageProcessor(size: PixelSize(width: 4 + call % 3, height: 4))

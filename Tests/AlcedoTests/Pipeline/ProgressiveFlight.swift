@@ -25,7 +25,7 @@ extension PipelineHarness {
         let results = Collected<Result<RetrieveImageResult, AlcedoError>>()
         let progress = Collected<(Int64, Int64)>()
         let task = manager.retrieveImage(with: server.url(path), options: options,
-                                         progressBlock: { progress.append(($0, $1)) }) { results.append($0) }
+                                         progressBlock: { progress.append(($0, $1)) }) { results.append($0) }!
         let previews = Collected<AlcedoImage>()
         let reader = Task { for await preview in task.progressiveImages { previews.append(preview) } }
         return ProgressiveFlight(task: task, results: results, previews: previews, progress: progress, reader: reader)

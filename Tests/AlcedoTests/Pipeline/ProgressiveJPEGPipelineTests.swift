@@ -176,7 +176,7 @@ struct ProgressiveJPEGPipelineTests {
                                                        .decodingLimits(DecodingLimits(maxPixelCount: 1000))])
             let outcome = await limited.finish()
             #expect(limited.previews.values.isEmpty)
-            guard case .failure(.decodingError(.tooManyPixels)) = outcome else {
+            guard case .failure(.processorError(.decodingFailed(.tooManyPixels))) = outcome else {
                 Issue.record("expected tooManyPixels, got \(String(describing: outcome))")
                 return
             }

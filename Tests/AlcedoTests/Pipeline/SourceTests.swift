@@ -117,7 +117,7 @@ struct SourceTests {
             let textError = await #expect(throws: AlcedoError.self) {
                 try await h.manager.retrieveImage(with: text, options: [.allowLocalFiles])
             }
-            guard case .decodingError = textError else {
+            guard case .processorError(.decodingFailed) = textError else {
                 Issue.record("unexpected \(String(describing: textError))")
                 return
             }

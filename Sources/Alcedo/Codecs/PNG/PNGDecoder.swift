@@ -134,8 +134,9 @@ public struct PNGDecoder: ImageDecoding {
             } catch {
                 // A frame that cannot be decoded makes the file a still; limits are not waived.
                 switch error {
-                case .decodingError(.tooManyPixels), .decodingError(.tooManyFrames), .decodingError(.animationTooLarge),
-                     .decodingError(.workingMemoryTooLarge), .decodingError(.timedOut):
+                case .processorError(.decodingFailed(.tooManyPixels)), .processorError(.decodingFailed(.tooManyFrames)),
+                     .processorError(.decodingFailed(.animationTooLarge)), .processorError(.decodingFailed(.workingMemoryTooLarge)),
+                     .processorError(.decodingFailed(.timedOut)):
                     throw error
                 default:
                     break

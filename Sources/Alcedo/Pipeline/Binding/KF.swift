@@ -84,6 +84,38 @@ public enum KF {
                                    progressBlock: progressBlock, previewHandler: previewHandler, completionHandler: completion)
         }
 
+        /// Starts the request with no target and returns at once (a fire-and-forget ending,
+        /// neither `async` nor throwing, as Kingfisher's builder): the ``onSuccess(_:)`` or
+        /// ``onFailure(_:)`` handlers are called once, on the callback queue (default
+        /// ``CallbackQueue/untouch``), the ``onPreview(_:)`` and ``onProgress(_:)`` handlers as
+        /// the request goes.
+        ///
+        /// ```swift
+        /// KF.url(url)
+        ///     .setProcessor(processor)
+        ///     .onSuccess { result in print(result.image) }
+        ///     .onFailure { error in print(error.localizedDescription) }
+        ///     .start()
+        /// ```
+        /// - Returns: the task to cancel the request, or `nil` without a source (the failure
+        ///   handlers then get ``ImageSettingErrorReason/emptySource``).
+        @discardableResult
+        public func start() -> RetrieveImageTask? {
+            let (successes, failures) = (successHandlers, failureHandlers)
+            guard let source else {
+                let queue = AlcedoParsedOptionsInfo(manager.defaultOptions + allOptions).callbackQueue
+                queue.execute { failures.forEach { $0(.imageSettingError(reason: .emptySource)) } }
+                return nil
+            }
+            return manager.retrieveImage(with: source, options: allOptions, progressBlock: progressBlock,
+                                         previewHandler: previewHandler) { result in
+                switch result {
+                case .success(let value): successes.forEach { $0(value) }
+                case .failure(let error): failures.forEach { $0(error) }
+                }
+            }
+        }
+
         /// All progress handlers as one, or `nil` without any.
         private var progressBlock: DownloadProgressBlock? {
             let handlers = progressHandlers

@@ -109,7 +109,7 @@ struct AVIFDecoderTests {
         do throws(AlcedoError) {
             _ = try AVIFDecoder().decode(still, options: small)
         } catch {
-            guard case .decodingError(.tooManyPixels) = error else { Issue.record("expected tooManyPixels, got \(error)"); return }
+            guard case .processorError(.decodingFailed(.tooManyPixels)) = error else { Issue.record("expected tooManyPixels, got \(error)"); return }
         }
         let frames = DecodingOptions(limits: DecodingLimits(maxFrameCount: 2))
         let animated = try AVIFHEIFFixtures.data("animated.avif")
@@ -117,7 +117,7 @@ struct AVIFDecoderTests {
             _ = try AVIFDecoder().decode(animated, options: frames)
             Issue.record("three frames passed a limit of two")
         } catch {
-            guard case .decodingError(let reason) = error else { Issue.record("\(error)"); return }
+            guard case .processorError(.decodingFailed(let reason)) = error else { Issue.record("\(error)"); return }
             guard case .tooManyFrames = reason else { Issue.record("expected tooManyFrames, got \(reason)"); return }
         }
     }
@@ -174,7 +174,7 @@ struct HEIFDecoderTests {
             _ = try HEIFDecoder().decode(data, options: DecodingOptions(limits: DecodingLimits(maxPixelCount: 100)))
             Issue.record("a 40x24 image passed a limit of 100 pixels")
         } catch {
-            guard case .decodingError(.tooManyPixels) = error else { Issue.record("expected tooManyPixels, got \(error)"); return }
+            guard case .processorError(.decodingFailed(.tooManyPixels)) = error else { Issue.record("expected tooManyPixels, got \(error)"); return }
         }
         AVIFHEIFFixtures.sweep(data, seed: 0x4E1C) { bytes in
             _ = try? HEIFDecoder().decode(bytes)

@@ -82,7 +82,7 @@ enum JPEGTestSupport {
             _ = try body()
             return "none"
         } catch {
-            guard case .decodingError(let reason) = error else { return "other" }
+            guard case .processorError(.decodingFailed(let reason)) = error else { return "other" }
             switch reason {
             case .emptyData: return "emptyData"
             case .unsupportedFormat: return "unsupportedFormat"
@@ -105,7 +105,7 @@ enum JPEGTestSupport {
             _ = try body()
             return nil
         } catch {
-            if case .decodingError(let reason) = error { return reason }
+            if case .processorError(.decodingFailed(let reason)) = error { return reason }
             return nil
         }
     }
@@ -513,7 +513,7 @@ struct JPEGFileDescriptorTests {
         #expect {
             try Self.withOpenFile(cut) { _ = try JPEGDecoder().decode(fileDescriptor: $0) }
         } throws: { error in
-            guard case .decodingError(.truncated) = error as? AlcedoError else { return false }
+            guard case .processorError(.decodingFailed(.truncated)) = error as? AlcedoError else { return false }
             return true
         }
         var options = DecodingOptions.default

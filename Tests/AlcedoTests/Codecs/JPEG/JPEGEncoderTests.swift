@@ -68,7 +68,7 @@ struct JPEGEncoderTests {
             _ = try encoder.encode(image, options: EncodingOptions(quality: quality))
             Issue.record("quality \(quality) was accepted")
         } catch {
-            guard case .encodingError(.invalidQuality(let reported)) = error else {
+            guard case .processorError(.encodingFailed(.invalidQuality(let reported))) = error else {
                 Issue.record("unexpected error \(error)")
                 return
             }

@@ -92,7 +92,7 @@ struct JPEGHostileInputTests {
                 let exact = image.size == full.size && image.pixels.prefix(exactBytes) == full.pixels.prefix(exactBytes)
                 #expect(exact, "prefix of \(length) bytes decoded with damage above the last MCU row")
             } catch {
-                guard case .decodingError = error else {
+                guard case .processorError(.decodingFailed) = error else {
                     Issue.record("prefix of \(length) bytes: \(error)")
                     continue
                 }

@@ -289,7 +289,7 @@ struct ProgressivePreviewTests {
             error = thrown
         }
         #expect(events < 1_000)
-        guard case .decodingError(.corrupt(.jpeg, let message)) = error else {
+        guard case .processorError(.decodingFailed(.corrupt(.jpeg, let message))) = error else {
             Issue.record("expected corrupt, got \(String(describing: error))")
             return
         }

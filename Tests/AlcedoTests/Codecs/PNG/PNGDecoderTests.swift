@@ -66,7 +66,7 @@ func pngGIFDecodingFailure(_ body: () throws -> Void) -> DecodingErrorReason? {
     do {
         try body()
         return nil
-    } catch AlcedoError.decodingError(let reason) {
+    } catch AlcedoError.processorError(.decodingFailed(let reason)) {
         return reason
     } catch {
         return .unsupportedFeature(format: .unknown, message: "not a decoding error: \(error)")
@@ -185,7 +185,7 @@ struct PNGDecoderTests {
                 #expect(image.pixels.count == 32 * 32 * 4)
                 outcomes["decoded", default: 0] += 1
             } catch {
-                guard case .decodingError(let reason) = error else { Issue.record("not a decoding error: \(error)"); continue }
+                guard case .processorError(.decodingFailed(let reason)) = error else { Issue.record("not a decoding error: \(error)"); continue }
                 outcomes[reason.pngGIFKind, default: 0] += 1
             }
         }

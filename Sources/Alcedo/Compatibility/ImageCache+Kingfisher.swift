@@ -1,0 +1,47 @@
+import Foundation
+
+// Kingfisher's cache calls whose shape differs from Alcedo's own forms.
+extension ImageCache {
+    /// Where the image is cached, loading the disk cache's index first when it is not loaded
+    /// yet, without blocking the caller (Kingfisher 8.7's `imageCachedTypeAsync(forKey:)`).
+    /// Not an access.
+    /// - Parameters:
+    ///   - key: the source's cache key.
+    ///   - processorIdentifier: the processor's identifier (default `""`: the original image).
+    public func imageCachedTypeAsync(forKey key: String, processorIdentifier: String = "") async -> CacheType {
+        await loadedImageCachedType(forKey: key, processorIdentifier: processorIdentifier)
+    }
+
+    /// The callback form of ``imageCachedTypeAsync(forKey:processorIdentifier:)``: calls
+    /// `completionHandler` once, on `callbackQueue` (default ``CallbackQueue/untouch``).
+    public func imageCachedTypeAsync(forKey key: String, processorIdentifier: String = "",
+                                     callbackQueue: CallbackQueue = .untouch,
+                                     completionHandler: @escaping @Sendable (CacheType) -> Void) {
+        Task {
+            let type = await imageCachedTypeAsync(forKey: key, processorIdentifier: processorIdentifier)
+            callbackQueue.execute { completionHandler(type) }
+        }
+    }
+
+    /// The image on disk, decoded (or `nil` when not there), given to `completionHandler` once
+    /// on `callbackQueue` (default ``CallbackQueue/untouch``); Kingfisher's callback form of
+    /// ``retrieveImageInDiskCache(forKey:processorIdentifier:options:cacheSerializer:extendingExpiration:)``.
+    /// `options` are read as a request's (processor identifier, serializer, decoding limits);
+    /// the image is not put in memory.
+    public func retrieveImageInDiskCache(forKey key: String, options: AlcedoOptionsInfo? = nil,
+                                         callbackQueue: CallbackQueue = .untouch,
+                                         completionHandler: @escaping @Sendable (Result<AlcedoImage?, AlcedoError>) -> Void) {
+        let parsed = AlcedoParsedOptionsInfo(options)
+        Task {
+            let result: Result<AlcedoImage?, AlcedoError>
+            do throws(AlcedoError) {
+                result = .success(try await retrieveImageInDiskCache(
+                    forKey: key, processorIdentifier: parsed.processor.identifier, options: parsed.decodingOptions,
+                    cacheSerializer: parsed.cacheSerializer, extendingExpiration: parsed.diskCacheAccessExtendingExpiration))
+            } catch {
+                result = .failure(error)
+            }
+            callbackQueue.execute { completionHandler(result) }
+        }
+    }
+}
