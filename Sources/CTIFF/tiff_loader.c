@@ -8,6 +8,11 @@
 #include <string.h>
 
 static alcedo_tiff_api table;
+static struct {
+#define ALCEDO_TIFF_VARIADIC_FIELD(name) __typeof__(name) *name;
+    ALCEDO_TIFF_VARIADIC_FUNCTIONS(ALCEDO_TIFF_VARIADIC_FIELD)
+#undef ALCEDO_TIFF_VARIADIC_FIELD
+} variadic;
 static const alcedo_tiff_api *loaded;
 static char failure[512];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -34,6 +39,14 @@ static void load(void) {
     }
     ALCEDO_TIFF_FUNCTIONS(ALCEDO_TIFF_RESOLVE)
 #undef ALCEDO_TIFF_RESOLVE
+#define ALCEDO_TIFF_RESOLVE_VARIADIC(name) \
+    *(void **)(&variadic.name) = dlsym(library, #name); \
+    if (variadic.name == NULL) { \
+        snprintf(failure, sizeof failure, "libtiff lacks %s", #name); \
+        return; \
+    }
+    ALCEDO_TIFF_VARIADIC_FUNCTIONS(ALCEDO_TIFF_RESOLVE_VARIADIC)
+#undef ALCEDO_TIFF_RESOLVE_VARIADIC
     loaded = &table;
 }
 
@@ -209,21 +222,21 @@ int alcedo_tiff_close(alcedo_tiff_file *file, uint8_t **bytes, uint64_t *count) 
 /* MARK: fields */
 
 int alcedo_tiff_get_u16(TIFF *tiff, uint32_t tag, uint16_t *value) {
-    return table.TIFFGetField(tiff, tag, value);
+    return variadic.TIFFGetField(tiff, tag, value);
 }
 
 int alcedo_tiff_get_u16_defaulted(TIFF *tiff, uint32_t tag, uint16_t *value) {
-    return table.TIFFGetFieldDefaulted(tiff, tag, value);
+    return variadic.TIFFGetFieldDefaulted(tiff, tag, value);
 }
 
 int alcedo_tiff_get_u32(TIFF *tiff, uint32_t tag, uint32_t *value) {
-    return table.TIFFGetField(tiff, tag, value);
+    return variadic.TIFFGetField(tiff, tag, value);
 }
 
 int alcedo_tiff_get_icc(TIFF *tiff, uint32_t *count, const void **bytes) {
     void *data = NULL;
     uint32_t n = 0;
-    if (!table.TIFFGetField(tiff, TIFFTAG_ICCPROFILE, &n, &data) || data == NULL) return 0;
+    if (!variadic.TIFFGetField(tiff, TIFFTAG_ICCPROFILE, &n, &data) || data == NULL) return 0;
     *count = n;
     *bytes = data;
     return 1;
@@ -232,7 +245,7 @@ int alcedo_tiff_get_icc(TIFF *tiff, uint32_t *count, const void **bytes) {
 int alcedo_tiff_get_extra_samples(TIFF *tiff, uint16_t *count, const uint16_t **values) {
     uint16_t n = 0;
     uint16_t *v = NULL;
-    if (!table.TIFFGetField(tiff, TIFFTAG_EXTRASAMPLES, &n, &v)) return 0;
+    if (!variadic.TIFFGetField(tiff, TIFFTAG_EXTRASAMPLES, &n, &v)) return 0;
     *count = n;
     *values = v;
     return 1;
@@ -240,7 +253,7 @@ int alcedo_tiff_get_extra_samples(TIFF *tiff, uint16_t *count, const uint16_t **
 
 int alcedo_tiff_get_colormap(TIFF *tiff, const uint16_t **red, const uint16_t **green, const uint16_t **blue) {
     uint16_t *r = NULL, *g = NULL, *b = NULL;
-    if (!table.TIFFGetField(tiff, TIFFTAG_COLORMAP, &r, &g, &b) || r == NULL || g == NULL || b == NULL) return 0;
+    if (!variadic.TIFFGetField(tiff, TIFFTAG_COLORMAP, &r, &g, &b) || r == NULL || g == NULL || b == NULL) return 0;
     *red = r;
     *green = g;
     *blue = b;
@@ -249,28 +262,28 @@ int alcedo_tiff_get_colormap(TIFF *tiff, const uint16_t **red, const uint16_t **
 
 uint16_t alcedo_tiff_ink_set(TIFF *tiff) {
     uint16_t value = INKSET_CMYK;
-    if (!table.TIFFGetField(tiff, TIFFTAG_INKSET, &value)) return INKSET_CMYK;
+    if (!variadic.TIFFGetField(tiff, TIFFTAG_INKSET, &value)) return INKSET_CMYK;
     return value;
 }
 
 int alcedo_tiff_set_u16(TIFF *tiff, uint32_t tag, uint16_t value) {
-    return table.TIFFSetField(tiff, tag, (int)value);
+    return variadic.TIFFSetField(tiff, tag, (int)value);
 }
 
 int alcedo_tiff_set_u32(TIFF *tiff, uint32_t tag, uint32_t value) {
-    return table.TIFFSetField(tiff, tag, value);
+    return variadic.TIFFSetField(tiff, tag, value);
 }
 
 int alcedo_tiff_set_icc(TIFF *tiff, uint32_t count, const void *bytes) {
-    return table.TIFFSetField(tiff, TIFFTAG_ICCPROFILE, count, bytes);
+    return variadic.TIFFSetField(tiff, TIFFTAG_ICCPROFILE, count, bytes);
 }
 
 int alcedo_tiff_set_extra_samples(TIFF *tiff, uint16_t count, const uint16_t *values) {
-    return table.TIFFSetField(tiff, TIFFTAG_EXTRASAMPLES, (int)count, values);
+    return variadic.TIFFSetField(tiff, TIFFTAG_EXTRASAMPLES, (int)count, values);
 }
 
 int alcedo_tiff_set_string(TIFF *tiff, uint32_t tag, const char *value) {
-    return table.TIFFSetField(tiff, tag, value);
+    return variadic.TIFFSetField(tiff, tag, value);
 }
 
 /* MARK: RGBA fallback */

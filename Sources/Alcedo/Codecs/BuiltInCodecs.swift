@@ -2,7 +2,7 @@
 enum BuiltInCodecs {
     static var decoders: [any ImageDecoding] {
         [JPEGDecoder(), PNGDecoder(), GIFDecoder(), WebPDecoder(), AVIFDecoder(), HEIFDecoder(format: .heic), HEIFDecoder(format: .heif),
-         BMPDecoder(), ICODecoder()]
+         TIFFDecoder(), BMPDecoder(), ICODecoder()]
     }
     static var encoders: [any ImageEncoding] { [JPEGEncoder(), PNGEncoder(), GIFEncoder(), WebPEncoder(), AVIFEncoder(),
          BMPEncoder(), ICOEncoder()] }

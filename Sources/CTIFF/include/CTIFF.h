@@ -25,9 +25,6 @@
     X(TIFFClose) \
     X(TIFFNumberOfDirectories) \
     X(TIFFSetDirectory) \
-    X(TIFFGetField) \
-    X(TIFFGetFieldDefaulted) \
-    X(TIFFSetField) \
     X(TIFFIsTiled) \
     X(TIFFIsBigEndian) \
     X(TIFFIsBigTIFF) \
@@ -50,6 +47,12 @@
     X(TIFFRGBAImageEnd) \
     X(TIFFWriteEncodedStrip) \
     X(TIFFWriteDirectory)
+
+/// libtiff's variadic functions: Swift cannot call them, so only the C functions below do.
+#define ALCEDO_TIFF_VARIADIC_FUNCTIONS(X) \
+    X(TIFFGetField) \
+    X(TIFFGetFieldDefaulted) \
+    X(TIFFSetField)
 
 /// The libtiff functions Alcedo calls, each non-NULL in a table alcedo_tiff_load() returns.
 typedef struct alcedo_tiff_api {
