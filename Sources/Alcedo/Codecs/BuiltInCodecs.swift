@@ -5,5 +5,5 @@ enum BuiltInCodecs {
          TIFFDecoder(), BMPDecoder(), ICODecoder()]
     }
     static var encoders: [any ImageEncoding] { [JPEGEncoder(), PNGEncoder(), GIFEncoder(), WebPEncoder(), AVIFEncoder(),
-         BMPEncoder(), ICOEncoder()] }
+         TIFFEncoder(), BMPEncoder(), ICOEncoder()] }
 }
