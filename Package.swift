@@ -51,10 +51,12 @@ let package = Package(
         // libavif and libheif are loaded with dlopen on first use (see their headers).
         .target(name: "CAVIF", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         .target(name: "CHEIF", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+        // libtiff is loaded with dlopen on first use too (see its header); libtiff-dev gives the header.
+        .target(name: "CTIFF", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         .target(
             name: "Alcedo",
             dependencies: [
-                "CAlcedoCodecs", "CPNG", "CGIF", "CWebP", "CLCMS2", "CAVIF", "CHEIF",
+                "CAlcedoCodecs", "CPNG", "CGIF", "CWebP", "CLCMS2", "CAVIF", "CHEIF", "CTIFF",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -16,6 +16,7 @@ have_header gif_lib.h || missing+=(libgif-dev)
 have_pc lcms2 || missing+=(liblcms2-dev)
 have_pc libavif || missing+=(libavif-dev)
 have_pc libheif || missing+=(libheif-dev)
+have_pc libtiff-4 || missing+=(libtiff-dev)
 # The shared cache tier's tests start their own redis-server processes on loopback ports.
 command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
 # The service unit's tests run systemd-analyze verify and security (contrib/systemd).
@@ -32,6 +33,8 @@ if [ "${ALCEDO_WITH_TOOLS:-0}" = "1" ]; then
   command -v jpgicc >/dev/null 2>&1 || missing+=(liblcms2-utils)
   command -v avifdec >/dev/null 2>&1 || missing+=(libavif-bin)
   command -v heif-convert >/dev/null 2>&1 || missing+=(libheif-examples)
+  command -v tiffcp >/dev/null 2>&1 || missing+=(libtiff-tools)
+  command -v icotool >/dev/null 2>&1 || missing+=(icoutils)
   command -v readelf >/dev/null 2>&1 || missing+=(binutils)
 fi
 

@@ -6,7 +6,7 @@ import Foundation
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Print the format, size, frames, loop count, durations, orientation and colour profile of image files."
+        abstract: "Print the format, size, frames, pages, loop count, durations, orientation, bit depth, compression, icon entries and colour profile of image files."
     )
 
     @Argument(help: "Image files to inspect.")
@@ -46,11 +46,20 @@ struct InfoCommand: ParsableCommand {
                 text += ", loop \(info.loopCount == 0 ? "forever" : String(info.loopCount))"
                 text += ", \(String(format: "%.3f", info.totalDuration)) s"
             }
+            if info.pageCount > 1 { text += ", \(info.pageCount) pages" }
             text += ", orientation \(info.orientation.rawValue)"
+            if let model = info.colorModel { text += ", \(model)" }
+            if let depth = info.bitDepth { text += ", \(depth)-bit" }
+            if let compression = info.compression { text += ", compression \(compression)" }
             if info.hasAlpha { text += ", alpha" }
             if let profile = info.colorProfile { text += ", " + profile.textPhrase }
             text += ", \(byteCount) bytes"
             Console.line(text)
+            for (index, entry) in info.entries.enumerated() {
+                var line = "  entry \(index): \(entry.width)x\(entry.height), \(entry.bitDepth)-bit \(entry.encoding), \(entry.byteCount) bytes"
+                if let hotSpot = entry.hotSpot { line += ", hot spot \(hotSpot.x),\(hotSpot.y)" }
+                Console.line(line)
+            }
         }
     }
 }

@@ -23,6 +23,8 @@ public enum DecodingErrorReason: Sendable, Equatable, CustomStringConvertible {
     case workingMemoryTooLarge(format: ImageFormat, what: String, bytes: Int, limit: Int)
     /// Decoding used more CPU time than ``DecodingLimits/decodingTimeout``.
     case timedOut(format: ImageFormat, limit: Duration)
+    /// ``DecodingOptions/page`` names a page the file does not have (`count` pages, from 0).
+    case pageOutOfRange(format: ImageFormat, page: Int, count: Int)
 
     public var description: String {
         switch self {
@@ -49,6 +51,8 @@ public enum DecodingErrorReason: Sendable, Equatable, CustomStringConvertible {
             return "\(format): \(what) would take \(bytes) bytes of working memory, over the limit of \(limit)"
         case .timedOut(let format, let limit):
             return "\(format): decoding took more than \(limit) of CPU time"
+        case .pageOutOfRange(let format, let page, let count):
+            return "\(format): page \(page) does not exist (the file has \(count) page\(count == 1 ? "" : "s"), from 0)"
         }
     }
 }

@@ -44,6 +44,20 @@ public struct ImageInfo: Sendable, Equatable {
     /// The colour profile the file carries (`nil`: none, unreadable, or read with
     /// ``ColorManagement/ignore``). Set by the decoders that read profiles.
     public var colorProfile: ImageColorProfile? = nil
+    /// The number of pages (TIFF directories); 1 for single-page formats. ``frameCount``
+    /// counts animation frames, not pages: decoders return one page, chosen by ``DecodingOptions/page``.
+    public var pageCount: Int = 1
+    /// The stored bit depth in the format's own terms: bits a sample for TIFF, bits a pixel for
+    /// BMP and icon bitmaps (`nil` when the decoder does not report it).
+    public var bitDepth: Int? = nil
+    /// The stored compression in the format's own words (`"lzw"`, `"deflate"`, `"rle8"`,
+    /// `"bitfields"`, `"none"`…), `nil` when the decoder does not report it.
+    public var compression: String? = nil
+    /// How the samples are stored (`"rgb"`, `"rgba"`, `"gray"`, `"gray+alpha"`, `"palette"`,
+    /// `"cmyk"`, `"ycbcr"`…), `nil` when the decoder does not report it.
+    public var colorModel: String? = nil
+    /// Every entry of an icon or cursor directory (ICO, CUR), in file order; empty for other formats.
+    public var entries: [IconEntry] = []
 
     public init(format: ImageFormat, width: Int, height: Int, frameCount: Int = 1, loopCount: Int = 0,
                 frameDurations: [Double] = [0], orientation: ImageOrientation = .up, hasAlpha: Bool = false) {
@@ -59,6 +73,36 @@ public struct ImageInfo: Sendable, Equatable {
 
     /// Sum of the frame durations, in seconds.
     public var totalDuration: Double { frameDurations.reduce(0, +) }
+}
+
+/// One image of an icon (ICO) or cursor (CUR) file, as its own header describes it.
+public struct IconEntry: Sendable, Equatable {
+    /// Width in pixels, read from the entry's own PNG or bitmap header (the directory's byte may lie).
+    public var width: Int
+    /// Height in pixels, read from the entry's own header.
+    public var height: Int
+    /// Bits a pixel (the bitmap's bit count, or the PNG's bit depth times its channels).
+    public var bitDepth: Int
+    /// How the entry is stored: ``ImageFormat/png`` or ``ImageFormat/bmp`` (a headerless bitmap with an AND mask).
+    public var encoding: ImageFormat
+    /// The cursor's hot spot (x, y); `nil` for icons.
+    public var hotSpot: (x: Int, y: Int)?
+    /// Bytes the entry takes in the file.
+    public var byteCount: Int
+
+    public init(width: Int, height: Int, bitDepth: Int, encoding: ImageFormat, hotSpot: (x: Int, y: Int)? = nil, byteCount: Int) {
+        self.width = width
+        self.height = height
+        self.bitDepth = bitDepth
+        self.encoding = encoding
+        self.hotSpot = hotSpot
+        self.byteCount = byteCount
+    }
+
+    public static func == (lhs: IconEntry, rhs: IconEntry) -> Bool {
+        lhs.width == rhs.width && lhs.height == rhs.height && lhs.bitDepth == rhs.bitDepth && lhs.encoding == rhs.encoding
+            && lhs.hotSpot?.x == rhs.hotSpot?.x && lhs.hotSpot?.y == rhs.hotSpot?.y && lhs.byteCount == rhs.byteCount
+    }
 }
 
 /// How a target size is to be met: fit inside it or cover it.
@@ -88,6 +132,14 @@ public struct DecodingOptions: Sendable, Hashable {
     public var limits: DecodingLimits
     /// What to do with the file's colour profile (default ``ColorManagement/convertToSRGB``).
     public var colorManagement: ColorManagement
+    /// The page of a multi-page file (TIFF) to decode, from 0 (default 0: the first page). A
+    /// page past the last is ``DecodingErrorReason/pageOutOfRange(format:page:count:)``;
+    /// single-page formats ignore it.
+    public var page: Int = 0
+    /// For icons and cursors (ICO, CUR): decode the entry whose size is closest to this one
+    /// (default `nil`: with ``targetSize`` set, the smallest entry that still covers it, else the
+    /// largest entry). Other formats ignore it.
+    public var preferredIconSize: PixelSize? = nil
 
     public init(targetSize: PixelSize? = nil, contentMode: ContentMode = .aspectFit, firstFrameOnly: Bool = false,
                 allowTruncated: Bool = false, appliesOrientation: Bool = true, limits: DecodingLimits = .default,

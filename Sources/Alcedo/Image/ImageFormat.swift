@@ -44,7 +44,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         case "webp": self = .webp
         case "tif", "tiff": self = .tiff
         case "bmp": self = .bmp
-        case "ico": self = .ico
+        case "ico", "cur": self = .ico
         case "heic": self = .heic
         case "heif": self = .heif
         case "avif": self = .avif
@@ -117,7 +117,10 @@ extension ImageFormat {
             let dibSize = Int(at(14)) | Int(at(15)) << 8 | Int(at(16)) << 16 | Int(at(17)) << 24
             if [12, 16, 40, 52, 56, 64, 108, 124].contains(dibSize) { return .bmp }
         }
-        if matches([0x00, 0x00, 0x01, 0x00]) && count >= 6 && (at(4) != 0 || at(5) != 0) { return .ico }
+        // Icons (type 1) and cursors (type 2) share one layout and one decoder.
+        if (matches([0x00, 0x00, 0x01, 0x00]) || matches([0x00, 0x00, 0x02, 0x00])) && count >= 6 && (at(4) != 0 || at(5) != 0) {
+            return .ico
+        }
         if let isoFormat = sniffISOBaseMedia(bytes) { return isoFormat }
         if sniffSVG(bytes) { return .svg }
         return .unknown

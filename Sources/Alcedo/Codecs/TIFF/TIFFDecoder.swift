@@ -1,0 +1,155 @@
+import CTIFF
+import Foundation
+
+/// Decodes TIFF files (classic and BigTIFF, either byte order) with libtiff, read from memory.
+///
+/// - **Layouts**: strips and tiles; samples interleaved or in separate planes; every
+///   compression the system's libtiff offers (none, LZW and Deflate with or without the
+///   horizontal predictor, PackBits, JPEG, CCITT RLE/G3/G4 for bilevel images, and ZSTD,
+///   LZMA, WebP, JBIG where libtiff was built with them).
+/// - **Pixels**: gray (min-is-black, min-is-white), gray + alpha, palette, RGB and RGBA
+///   (associated alpha is un-premultiplied; unspecified extra samples are taken as straight
+///   alpha), CMYK (+ alpha), 1, 2, 4, 8 and 16 bits a sample (16-bit reduced to 8 with
+///   rounding). YCbCr JPEG is converted by libjpeg. Other photometric interpretations (YCbCr
+///   without JPEG, CIE L*a*b*, LogLuv) go through libtiff's RGBA interface. Floating-point
+///   and signed samples are refused (`.unsupportedFeature`).
+/// - **Colour**: an ICC profile (tag 34675) goes through ``DecodingOptions/colorManagement``;
+///   CMYK goes through its CMYK profile or, without one, through the generic CMYK profile
+///   JPEG uses (under ``ColorManagement/ignore``: the naive formula).
+/// - **Orientation**: the Orientation tag is applied like EXIF's (recorded either way).
+/// - **Pages**: the directory ``DecodingOptions/page`` (default the first); ``info(for:options:)``
+///   counts them in ``ImageInfo/pageCount``.
+///
+/// ## Bounded work
+/// The declared size is checked against ``DecodingLimits/maxPixelCount`` and the decoded size
+/// of one strip or tile (all its planes) against ``DecodingLimits/maxWorkingMemory`` before
+/// anything is allocated; no single allocation inside libtiff may exceed the working-memory
+/// limit either. Each strip's or tile's stored bytes are checked to lie inside the data before
+/// it is read: an offset past the data is `.corrupt`, one whose bytes run past the end
+/// `.truncated` (with ``DecodingOptions/allowTruncated`` such strips stay transparent).
+/// ``DecodingLimits/decodingTimeout`` is checked between strips and tiles. libtiff's errors
+/// and warnings are captured per file (never printed); its first error becomes the message.
+///
+/// ## Decode-time scaling
+/// With ``DecodingOptions/targetSize``, pages Alcedo converts itself shrink while they decode
+/// by the largest integer factor that keeps them at least twice the size the target needs
+/// (premultiplied box average, as PNG); the full-size picture is never held.
+public struct TIFFDecoder: ImageDecoding {
+    /// `.tiff`.
+    public var format: ImageFormat { .tiff }
+
+    /// Creates a TIFF decoder.
+    public init() {}
+
+    /// Reads the directory of ``DecodingOptions/page``: size (upright), alpha, bit depth,
+    /// compression, colour model, orientation, ICC profile and the page count.
+    public func info(for data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
+        let result: Result<ImageInfo, AlcedoError> = data.withUnsafeBytes { raw in
+            Result { () throws(AlcedoError) -> ImageInfo in
+                try TIFFReadSession.with(raw, maxSingleAllocation: options.limits.maxWorkingMemory) { session throws(AlcedoError) in
+                    try session.select(page: options.page)
+                    let page = try TIFFPage(session)
+                    var info = ImageInfo(format: .tiff, width: page.width, height: page.height,
+                                         orientation: page.orientation, hasAlpha: page.alpha != .none)
+                    if options.appliesOrientation && page.orientation.swapsDimensions { swap(&info.width, &info.height) }
+                    info.pageCount = session.pageCount
+                    info.bitDepth = page.bitsPerSample
+                    info.compression = TIFFCompressionName.name(page.compression)
+                    info.colorModel = page.colorModelName
+                    if options.colorManagement != .ignore, let icc = page.iccProfile {
+                        info.colorProfile = ImageColorProfile(iccData: icc)
+                    }
+                    return info
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Decodes page ``DecodingOptions/page``.
+    /// - Throws: `.decodingError` with `.emptyData`, `.invalidHeader`, `.truncated`, `.corrupt`,
+    ///   `.unsupportedFeature`, `.pageOutOfRange`, `.tooManyPixels`, `.workingMemoryTooLarge`
+    ///   or `.timedOut`.
+    public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
+        let result: Result<AlcedoImage, AlcedoError> = data.withUnsafeBytes { raw in
+            Result { () throws(AlcedoError) -> AlcedoImage in
+                try TIFFReadSession.with(raw, maxSingleAllocation: options.limits.maxWorkingMemory) { session throws(AlcedoError) in
+                    try session.select(page: options.page)
+                    return try Self.decodePage(session, options: options)
+                }
+            }
+        }
+        let image = try result.get()
+        return options.appliesOrientation ? image.applyingOrientation(image.orientation) : image
+    }
+
+    /// Decodes the current page as stored (orientation recorded, not applied).
+    private static func decodePage(_ session: TIFFReadSession, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
+        var page = try TIFFPage(session)
+        try options.limits.check(width: page.width, height: page.height, format: .tiff)
+        guard session.lib.TIFFIsCODECConfigured!(page.compression) != 0 else {
+            throw .decodingError(reason: .unsupportedFeature(format: .tiff, message:
+                "\(TIFFCompressionName.name(page.compression)) compression is not available in this libtiff"))
+        }
+        guard page.sampleFormat != Int(SAMPLEFORMAT_IEEEFP), page.sampleFormat != Int(SAMPLEFORMAT_INT) else {
+            throw .decodingError(reason: .unsupportedFeature(format: .tiff, message:
+                "\(page.sampleFormat == Int(SAMPLEFORMAT_IEEEFP) ? "floating-point" : "signed") samples"))
+        }
+        if Int32(page.photometric) == PHOTOMETRIC_YCBCR && Int32(page.compression) == COMPRESSION_JPEG {
+            _ = alcedo_tiff_set_u16(session.handle, UInt32(TIFFTAG_JPEGCOLORMODE), UInt16(JPEGCOLORMODE_RGB))
+        }
+        if !page.convertsSamples { page.model = .other }
+        let deadline = options.limits.startDeadline(format: .tiff)
+        var image: AlcedoImage
+        if page.model == .other {
+            image = try decodeThroughRGBA(session, page: page, options: options)
+        } else {
+            image = try TIFFRasterReader(session: session, page: page, options: options, deadline: deadline).decode()
+        }
+        image = image.recordingOrientation(page.orientation)
+        return image
+    }
+
+    /// libtiff's RGBA interface (associated alpha out, un-premultiplied here), at full size.
+    private static func decodeThroughRGBA(_ session: TIFFReadSession, page: TIFFPage,
+                                          options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
+        let width = page.width, height = page.height
+        var message = [CChar](repeating: 0, count: 1024)
+        var ok = false
+        var pixels = [UInt8](unsafeUninitializedCapacity: width * height * 4) { buffer, initialized in
+            buffer.initialize(repeating: 0)
+            initialized = buffer.count
+            ok = UnsafeMutableRawPointer(buffer.baseAddress!).withMemoryRebound(to: UInt32.self, capacity: width * height) { raster in
+                alcedo_tiff_read_rgba(session.handle, raster, UInt32(width), UInt32(height), &message) != 0
+            }
+        }
+        guard ok else {
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if text.lowercased().contains("sorry") || text.lowercased().contains("not supported") || text.lowercased().contains("can not handle") {
+                throw .decodingError(reason: .unsupportedFeature(format: .tiff, message: text))
+            }
+            throw session.error(text.isEmpty ? "libtiff could not convert the page to RGBA" : text)
+        }
+        if page.alpha != .none { PixelUnpremultiplier.unpremultiply(&pixels) }
+        let plan = ColorPlan.forRGBA(iccData: Int32(page.photometric) == PHOTOMETRIC_YCBCR ? page.iccProfile : nil,
+                                     mode: options.colorManagement, format: .tiff)
+        plan.apply(to: &pixels)
+        return AlcedoImage(width: width, height: height, pixels: pixels, sourceFormat: .tiff, colorMetadata: plan.metadata)
+    }
+}
+
+/// Un-premultiplies RGBA8 in place (associated alpha to straight).
+enum PixelUnpremultiplier {
+    static func unpremultiply(_ pixels: inout [UInt8]) {
+        pixels.withUnsafeMutableBufferPointer { p in
+            var i = 0
+            while i + 3 < p.count {
+                let a = UInt32(p[i + 3])
+                if a != 255 {
+                    for c in 0..<3 { p[i + c] = a == 0 ? 0 : UInt8(min(255, (UInt32(p[i + c]) * 255 + a / 2) / a)) }
+                }
+                i += 4
+            }
+        }
+    }
+}
