@@ -2,6 +2,10 @@
 enum BuiltInCodecs {
     static var decoders: [any ImageDecoding] {
         [JPEGDecoder(), PNGDecoder(), GIFDecoder(), WebPDecoder(), AVIFDecoder(), HEIFDecoder(format: .heic), HEIFDecoder(format: .heif)]
+            + [JXLDecoder(), SVGDecoder()]
     }
-    static var encoders: [any ImageEncoding] { [JPEGEncoder(), PNGEncoder(), GIFEncoder(), WebPEncoder(), AVIFEncoder()] }
+    static var encoders: [any ImageEncoding] {
+        [JPEGEncoder(), PNGEncoder(), GIFEncoder(), WebPEncoder(), AVIFEncoder()]
+            + [HEICEncoder(), JXLEncoder()]
+    }
 }

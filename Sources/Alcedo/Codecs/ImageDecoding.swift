@@ -44,6 +44,11 @@ public struct ImageInfo: Sendable, Equatable {
     /// The colour profile the file carries (`nil`: none, unreadable, or read with
     /// ``ColorManagement/ignore``). Set by the decoders that read profiles.
     public var colorProfile: ImageColorProfile? = nil
+    /// Bits per sample the file stores (`nil`: the decoder does not report it).
+    public var bitDepth: Int? = nil
+    /// How the pixels are stored, in the format's words (for example `"lossless (modular)"`
+    /// for JPEG XL; `nil`: the decoder does not report it).
+    public var compression: String? = nil
 
     public init(format: ImageFormat, width: Int, height: Int, frameCount: Int = 1, loopCount: Int = 0,
                 frameDurations: [Double] = [0], orientation: ImageOrientation = .up, hasAlpha: Bool = false) {

@@ -4,9 +4,10 @@ extension ImageInfo {
     /// The facts `alcedo info --json` prints, as a JSON object (for `JSONSerialization`):
     /// `format`, `width`, `height`, `frames`, `loopCount`, `durations`, `totalDuration`,
     /// `orientation` (the EXIF value), `hasAlpha`, `bytes` (the file's size, `byteCount`) and
-    /// `iccProfile` (the embedded colour profile, or null).
+    /// `iccProfile` (the embedded colour profile, or null); `bitDepth` and `compression` when
+    /// the decoder reports them.
     public func jsonObject(byteCount: Int) -> [String: Any] {
-        [
+        var object: [String: Any] = [
             "format": format.rawValue,
             "width": width,
             "height": height,
@@ -19,6 +20,9 @@ extension ImageInfo {
             "bytes": byteCount,
             "iccProfile": colorProfile?.jsonObject ?? NSNull(),
         ]
+        if let bitDepth { object["bitDepth"] = bitDepth }
+        if let compression { object["compression"] = compression }
+        return object
     }
 }
 
