@@ -51,12 +51,16 @@ let package = Package(
         // libavif and libheif are loaded with dlopen on first use (see their headers).
         .target(name: "CAVIF", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         .target(name: "CHEIF", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
-        // libtiff is loaded with dlopen on first use too (see its header); libtiff-dev gives the header.
+        // libtiff, libjxl and librsvg are loaded with dlopen on first use too (see their headers);
+        // their -dev packages give the headers.
         .target(name: "CTIFF", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+        .target(name: "CJXL", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+        .target(name: "CRSVG", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         .target(
             name: "Alcedo",
             dependencies: [
                 "CAlcedoCodecs", "CPNG", "CGIF", "CWebP", "CLCMS2", "CAVIF", "CHEIF", "CTIFF",
+                "CJXL", "CRSVG",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

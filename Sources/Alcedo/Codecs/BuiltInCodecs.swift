@@ -2,8 +2,10 @@
 enum BuiltInCodecs {
     static var decoders: [any ImageDecoding] {
         [JPEGDecoder(), PNGDecoder(), GIFDecoder(), WebPDecoder(), AVIFDecoder(), HEIFDecoder(format: .heic), HEIFDecoder(format: .heif),
-         TIFFDecoder(), BMPDecoder(), ICODecoder()]
+         TIFFDecoder(), BMPDecoder(), ICODecoder(), JXLDecoder(), SVGDecoder()]
     }
-    static var encoders: [any ImageEncoding] { [JPEGEncoder(), PNGEncoder(), GIFEncoder(), WebPEncoder(), AVIFEncoder(),
-         TIFFEncoder(), BMPEncoder(), ICOEncoder()] }
+    static var encoders: [any ImageEncoding] {
+        [JPEGEncoder(), PNGEncoder(), GIFEncoder(), WebPEncoder(), AVIFEncoder(),
+         TIFFEncoder(), BMPEncoder(), ICOEncoder(), HEICEncoder(), JXLEncoder()]
+    }
 }

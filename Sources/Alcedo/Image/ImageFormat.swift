@@ -18,6 +18,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     case heif
     case avif
     case svg
+    /// JPEG XL: a bare codestream (`FF 0A`) or the ISO BMFF container (`JXL ` signature box).
+    case jxl
     /// Bytes that match no known image signature.
     case unknown
 
@@ -49,6 +51,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         case "heif": self = .heif
         case "avif": self = .avif
         case "svg": self = .svg
+        case "jxl": self = .jxl
         default: return nil
         }
     }
@@ -68,6 +71,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         case .heif: return "image/heif"
         case .avif: return "image/avif"
         case .svg: return "image/svg+xml"
+        case .jxl: return "image/jxl"
         case .unknown: return "application/octet-stream"
         }
     }
@@ -121,6 +125,8 @@ extension ImageFormat {
         if (matches([0x00, 0x00, 0x01, 0x00]) || matches([0x00, 0x00, 0x02, 0x00])) && count >= 6 && (at(4) != 0 || at(5) != 0) {
             return .ico
         }
+        if matches([0xFF, 0x0A]) && count >= 3 { return .jxl }
+        if matches([0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
         if let isoFormat = sniffISOBaseMedia(bytes) { return isoFormat }
         if sniffSVG(bytes) { return .svg }
         return .unknown

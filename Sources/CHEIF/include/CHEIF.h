@@ -31,7 +31,21 @@
     X(heif_image_release) \
     X(heif_image_get_width) \
     X(heif_image_get_height) \
-    X(heif_image_get_plane_readonly)
+    X(heif_image_get_plane_readonly) \
+    X(heif_have_encoder_for_format) \
+    X(heif_context_get_encoder_for_format) \
+    X(heif_encoder_release) \
+    X(heif_encoder_set_lossy_quality) \
+    X(heif_encoder_set_lossless) \
+    X(heif_encoder_set_parameter_string) \
+    X(heif_image_create) \
+    X(heif_image_add_plane) \
+    X(heif_image_get_plane) \
+    X(heif_image_set_raw_color_profile) \
+    X(heif_encoding_options_alloc) \
+    X(heif_encoding_options_free) \
+    X(heif_context_encode_image) \
+    X(heif_context_write)
 
 /// The libheif functions Alcedo calls, each non-NULL in a table alcedo_heif_load() returns.
 typedef struct alcedo_heif_api {
