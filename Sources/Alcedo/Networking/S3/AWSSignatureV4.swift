@@ -60,7 +60,7 @@ public struct AWSSignatureV4: Sendable {
         let canonical = canonicalRequest(method: method, url: url, headers: signed, payloadHash: payloadHash)
         let scope = self.scope(time)
         let toSign = stringToSign(canonicalRequest: canonical.text, time: time)
-        let signature = Self.hex(HMAC<SHA256>.authenticationCode(for: Data(toSign.utf8), using: signingKey(day: String(time.prefix(8)))))
+        let signature = self.signature(stringToSign: toSign, time: time)
         var added = HTTPHeaderFields()
         added["x-amz-date"] = time
         added["x-amz-content-sha256"] = payloadHash
@@ -93,6 +93,11 @@ public struct AWSSignatureV4: Sendable {
     public func stringToSign(canonicalRequest: String, time: String) -> String {
         let hash = Self.hex(SHA256.hash(data: Data(canonicalRequest.utf8)))
         return "AWS4-HMAC-SHA256\n\(time)\n\(scope(time))\n\(hash)"
+    }
+
+    /// The signature, hex: HMAC-SHA256 of the string to sign with the signing key of `time`'s day.
+    public func signature(stringToSign: String, time: String) -> String {
+        Self.hex(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: signingKey(day: String(time.prefix(8)))))
     }
 
     /// The credential scope of a request made at `time`: `yyyyMMdd/region/service/aws4_request`.
