@@ -81,10 +81,11 @@ public final class LocalFolderImageDataLoader: ImageDataLoading {
 
     // MARK: Resolving
 
-    /// The path segments of a `local:///path` URL, each percent-decoded once.
+    /// The path segments of a `local:///path` URL, each percent-decoded once (`.` dropped):
+    /// the checks made before any file is looked at.
     /// - Throws: `.invalidURL` for another scheme, a host (`local://host/…`) or bad
     ///   percent-encoding; `.sourceNotAllowed` for `..`, an encoded `/`, a NUL or an empty path.
-    static func segments(of url: URL) throws(AlcedoError) -> [String] {
+    public static func segments(of url: URL) throws(AlcedoError) -> [String] {
         guard url.scheme?.lowercased() == "local", (url.host(percentEncoded: true) ?? "").isEmpty else {
             throw .requestError(reason: .invalidURL(url.absoluteString))
         }

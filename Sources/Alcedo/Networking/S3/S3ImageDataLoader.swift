@@ -51,11 +51,19 @@ public final class S3ImageDataLoader: ImageDataLoading {
             guard let scheme = endpoint.scheme?.lowercased(), scheme == "http" || scheme == "https",
                   let host = endpoint.host, !host.isEmpty else { throw .invalidEndpoint(endpoint.absoluteString) }
         }
-        self.configuration = configuration
         var credentials = configuration.credentials
         if credentials == nil { credentials = try S3Credentials.resolve(environment: environment) }
-        self.credentials = credentials
-        signer = credentials.map { AWSSignatureV4(credentials: $0, region: configuration.region) }
+        self.init(configuration: configuration, resolvedCredentials: credentials, httpConfiguration: httpConfiguration)
+    }
+
+    /// Creates a loader with credentials already found (`nil`: unsigned requests), without
+    /// looking at the environment or checking the endpoint (a loader with an endpoint that is
+    /// not an http(s) URL fails each load with `.invalidURL`).
+    public init(configuration: S3Configuration, resolvedCredentials: S3Credentials?,
+                httpConfiguration: AsyncHTTPClientImageLoader.Configuration = .init()) {
+        self.configuration = configuration
+        credentials = resolvedCredentials
+        signer = resolvedCredentials.map { AWSSignatureV4(credentials: $0, region: configuration.region) }
         http = AsyncHTTPClientImageLoader(configuration: httpConfiguration)
     }
 
@@ -67,6 +75,9 @@ public final class S3ImageDataLoader: ImageDataLoading {
             throw AlcedoError.requestError(reason: .sourceNotAllowed(request.url, reason: refusal))
         }
         let target = configuration.objectURL(bucket: location.bucket, key: location.key, versionID: location.versionID)
+        guard let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https", target.host != nil else {
+            throw AlcedoError.requestError(reason: .invalidURL(target.absoluteString))
+        }
         var headers = HTTPHeaderFields()
         for field in request.headers {
             let name = field.name.lowercased()
