@@ -147,7 +147,7 @@ let package = Package(
         .testTarget(
             name: "AlcedoServerTests",
             dependencies: [
-                "Alcedo", "AlcedoServer",
+                "Alcedo", "AlcedoServer", "AlcedoTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -23,6 +23,10 @@ command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missi
 command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
 # The TLS test makes a throwaway CA and server certificate with the openssl command.
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+# The object-storage tests run moto's S3 server and botocore from a Python virtual environment
+# (made below by install-s3-test-tools.sh, from PyPI).
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
+python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
 
 # Optional tools: reference decoders used by a few conformance tests and the benchmarks.
 if [ "${ALCEDO_WITH_TOOLS:-0}" = "1" ]; then
@@ -60,14 +64,17 @@ if [ "${ALCEDO_WITH_SERVE_BENCH:-0}" = "1" ]; then
   python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
 fi
 
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null 2>&1 || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
-  SUDO="sudo"
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+    SUDO="sudo"
+  fi
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+
+# moto[server] and boto3 for the object-storage tests (quiet when already there).
+bash "$(dirname "$0")/install-s3-test-tools.sh"

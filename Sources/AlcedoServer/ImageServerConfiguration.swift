@@ -1,5 +1,6 @@
 import Alcedo
 import Foundation
+import Logging
 
 /// Everything `alcedo serve` can be told; every property has the default stated on it.
 public struct ImageServerConfiguration: Sendable {
@@ -63,6 +64,19 @@ public struct ImageServerConfiguration: Sendable {
     /// it, servers behind one load balancer download each source and make each variant once
     /// (`AlcedoRedis` provides one on Redis; `alcedo serve --redis` sets it).
     public var sharedCacheTier: SharedCacheTier?
+
+    /// Read `s3://bucket/key` sources from this S3 or S3-compatible store (default `nil`: the
+    /// `s3:` scheme is refused with 403). Its endpoint is not subject to the address check
+    /// (``allowPrivateNetworks``): the operator chose it. Without credentials in it, they are
+    /// looked for in the environment and the shared credentials file when the server starts
+    /// (none found: unsigned requests).
+    public var s3: S3Configuration?
+    /// The folder `local:///path` sources are read from, and nothing outside it (default
+    /// `nil`: the `local:` scheme is refused with 403). See ``LocalFolderImageDataLoader``.
+    public var localRoot: URL?
+    /// Where the server logs what it must not tell clients, such as why an object store refused
+    /// access (default: a logger labelled `alcedo.serve`).
+    public var logger = Logger(label: "alcedo.serve")
 
     /// The defaults.
     public init() {}

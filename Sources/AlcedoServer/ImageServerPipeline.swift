@@ -9,7 +9,9 @@ public struct ImageServerPipeline: Sendable {
     public let manager: ImageManager
     /// Originals (bytes on disk) and processed variants (in memory and on disk).
     public let cache: ImageCache
-    /// Downloads through the ``GuardedImageLoader``.
+    /// Downloads through the ``GuardedImageLoader`` (http, https), an ``S3ImageDataLoader`` (s3,
+    /// with ``ImageServerConfiguration/s3``) and a ``LocalFolderImageDataLoader`` (local, with
+    /// ``ImageServerConfiguration/localRoot``).
     public let downloader: ImageDownloader
     /// The checks on sources.
     public let sourceGuard: SourceGuard
@@ -18,8 +20,16 @@ public struct ImageServerPipeline: Sendable {
     public init(configuration: ImageServerConfiguration) {
         sourceGuard = SourceGuard(allowPrivateNetworks: configuration.allowPrivateNetworks,
                                   allowedSources: configuration.allowedSources,
-                                  trustedHosts: configuration.trustedSourceHosts)
-        let loader = GuardedImageLoader(sourceGuard: sourceGuard)
+                                  trustedHosts: configuration.trustedSourceHosts,
+                                  s3: configuration.s3, localRoot: configuration.localRoot)
+        // HTTP through the guard; S3 straight to its configured endpoint; local inside the root.
+        var loaders: [any ImageDataLoading] = [GuardedImageLoader(sourceGuard: sourceGuard)]
+        if let s3 = configuration.s3 {
+            let credentials = s3.credentials ?? (try? S3Credentials.resolve())
+            loaders.append(S3ImageDataLoader(configuration: s3, resolvedCredentials: credentials))
+        }
+        if let root = configuration.localRoot { loaders.append(LocalFolderImageDataLoader(root: root)) }
+        let loader = loaders.count == 1 ? loaders[0] : CompositeImageDataLoader(loaders)
         downloader = ImageDownloader(
             name: "alcedo-serve",
             configuration: ImageDownloader.Configuration(timeout: configuration.downloadTimeout,

@@ -1,10 +1,18 @@
 import Foundation
 
-/// Sends one HTTP GET and streams the response body: the transport under ``ImageDownloader``.
+/// Sends one GET and streams the response body: the transport under ``ImageDownloader``.
 ///
 /// The downloader does everything else (redirects, status checks, limits, timeouts, retries,
-/// coalescing), so a loader only moves bytes. Alcedo ships ``AsyncHTTPClientImageLoader`` (the
-/// default); conform your own type to route requests through another client.
+/// coalescing, conditional requests), so a loader only moves bytes. Alcedo ships
+/// ``AsyncHTTPClientImageLoader`` (`http`, `https`; the default), ``S3ImageDataLoader``
+/// (`s3://bucket/key`, signed with AWS Signature Version 4) and
+/// ``LocalFolderImageDataLoader`` (`local:///path` inside one folder);
+/// ``CompositeImageDataLoader`` puts several behind one downloader. Conform your own type to
+/// route requests through another client or storage.
+///
+/// A loader of another scheme than HTTP answers in HTTP's terms all the same: a status (200,
+/// 304 for a conditional request whose validators still match, 404…), header fields
+/// (`Content-Length`, `ETag`, `Last-Modified`, `Content-Type`) and a body.
 ///
 /// A conforming loader:
 /// - does **not** follow redirects: a 3xx comes back as it is, so the downloader can count
@@ -20,6 +28,14 @@ public protocol ImageDataLoading: Sendable {
 
     /// Releases the loader's connections and threads; later loads fail. Safe to call twice.
     func shutdown() async
+
+    /// The URL schemes this loader reads, lower-case (default `["http", "https"]`). The
+    /// manager and the downloader accept a source URL whose scheme is listed here.
+    var supportedSchemes: Set<String> { get }
+}
+
+extension ImageDataLoading {
+    public var supportedSchemes: Set<String> { ["http", "https"] }
 }
 
 /// A response head and its body, as a loader returns it.

@@ -38,7 +38,7 @@ extension ImageDownloader {
             }
             request = modified
         }
-        guard let host = Self.hostKey(request.url) else {
+        guard let host = limiterKey(request.url) else {
             return .failure(.requestError(reason: .invalidURL(request.url.absoluteString)))
         }
         do {
@@ -196,6 +196,15 @@ extension ImageDownloader {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty else { return nil }
         return "\(scheme)://\(host.lowercased()):\(url.port ?? (scheme == "https" ? 443 : 80))"
+    }
+
+    /// The key of the per-host limit for a request: ``hostKey(_:)`` for http(s), else
+    /// `scheme://host` (`s3://bucket`, `local://`) for a scheme the loader reads; `nil` when
+    /// no loader reads the URL.
+    func limiterKey(_ url: URL) -> String? {
+        if let key = Self.hostKey(url) { return key }
+        guard let scheme = url.scheme?.lowercased(), loader.supportedSchemes.contains(scheme) else { return nil }
+        return "\(scheme)://\(url.host?.lowercased() ?? "")"
     }
 
     static func mapLoaderError(_ error: any Error, url: URL) -> AlcedoError {

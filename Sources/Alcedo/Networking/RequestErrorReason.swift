@@ -2,7 +2,8 @@ import Foundation
 
 /// Why a request failed before a usable response arrived.
 public enum RequestErrorReason: Sendable, CustomStringConvertible {
-    /// The URL cannot be requested (no host, or a scheme other than `http` and `https`).
+    /// The URL cannot be requested (no host, or a scheme no loader of the downloader reads:
+    /// `http` and `https`, and `s3` or `local` with those loaders).
     case invalidURL(String)
     /// A `file://` URL was given as a URL or a ``Resource`` without
     /// ``AlcedoOptionsInfoItem/allowLocalFiles``. Nothing was read: the message says nothing
@@ -10,6 +11,9 @@ public enum RequestErrorReason: Sendable, CustomStringConvertible {
     case localFileNotAllowed(URL)
     /// The request modifier returned `nil` for the request to this URL (Kingfisher's name).
     case emptyRequest(URL)
+    /// The loader refused the source before reading anything: a denied S3 bucket, a path that
+    /// leaves a local folder's root. `reason` says which rule refused it.
+    case sourceNotAllowed(URL, reason: String)
     /// The caller, or every caller of a coalesced request, cancelled.
     case cancelled
     /// No connection to the server could be made within the connect timeout.
@@ -45,6 +49,7 @@ public enum RequestErrorReason: Sendable, CustomStringConvertible {
         case .localFileNotAllowed(let url):
             return "local files are not loaded from a URL unless the request allows them (.allowLocalFiles): \(url.absoluteString)"
         case .emptyRequest(let url): return "the request modifier refused the request to \(url.absoluteString)"
+        case .sourceNotAllowed(let url, let reason): return "the source \(url.absoluteString) is not allowed: \(reason)"
         case .cancelled: return "cancelled"
         case .connectTimedOut(let url, let limit):
             return "could not connect to \(url.host ?? url.absoluteString) within \(limit.alcedoSeconds)"

@@ -19,6 +19,9 @@ public enum ResponseErrorReason: Sendable, CustomStringConvertible {
     case notAnImage(URL, contentType: String?, byteCount: Int, excerpt: String)
     /// The downloader's response delegate rejected the body.
     case rejected(URL, message: String)
+    /// An S3-compatible store answered with an error (`NoSuchKey`, `AccessDenied`, `SlowDown`…);
+    /// see ``ObjectStorageError/category``.
+    case objectStorageError(ObjectStorageError)
 
     /// The reason in one line.
     public var description: String {
@@ -37,6 +40,7 @@ public enum ResponseErrorReason: Sendable, CustomStringConvertible {
                 ? "\(url.absoluteString) sent an empty body\(type), not an image"
                 : "\(url.absoluteString) sent \(byteCount) bytes\(type), not an image: \(excerpt)"
         case .rejected(let url, let message): return "the response from \(url.absoluteString) was rejected: \(message)"
+        case .objectStorageError(let error): return error.description
         }
     }
 }

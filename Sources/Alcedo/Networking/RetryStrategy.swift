@@ -29,6 +29,7 @@ public struct RetryContext: Sendable {
 
     /// The wait the server asked for with `Retry-After` on a 429 or 503 response, if any.
     public var retryAfter: Duration? {
+        if case .responseError(.objectStorageError(let storageError)) = error { return storageError.retryAfter }
         guard case .responseError(.invalidStatusCode(let code, let response)) = error, code == 429 || code == 503 else {
             return nil
         }
@@ -95,7 +96,8 @@ public struct DelayRetryStrategy: RetryStrategy {
 extension AlcedoError {
     /// `true` for failures that may go away on another attempt: timeouts, connection failures
     /// (refused, unreachable, DNS, reset, other network failures), responses 408, 429 and 5xx,
-    /// and bodies cut short. Cancellations and TLS failures (a certificate does not change
+    /// an object store's throttling and server errors (`SlowDown`, 503, `InternalError`), and
+    /// bodies cut short. Cancellations and TLS failures (a certificate does not change
     /// between attempts) are never retriable.
     public var isRetriable: Bool {
         switch self {
@@ -109,6 +111,7 @@ extension AlcedoError {
             switch reason {
             case .invalidStatusCode(let code, _): return code == 408 || code == 429 || (500...599).contains(code)
             case .lengthMismatch(_, let expected, let received): return received < expected
+            case .objectStorageError(let storageError): return storageError.category == .throttled
             default: return false
             }
         default:

@@ -61,18 +61,24 @@ extension ImageManager {
 
     /// The source to load: a `file://` resource becomes a ``LocalFileImageDataProvider`` under
     /// ``AlcedoOptionsInfoItem/allowLocalFiles`` and is refused otherwise, before any cache or
-    /// file is looked at; a resource with a scheme other than `http(s)` is an invalid URL.
+    /// file is looked at; a resource with a scheme other than `http(s)` or one the downloader's
+    /// loader reads (``ImageDataLoading/supportedSchemes``, such as `s3` or `local`) is an invalid URL.
     func resolved(_ source: Source, options: AlcedoParsedOptionsInfo) throws(AlcedoError) -> Source {
         guard case .network(let resource) = source else { return source }
         let url = resource.downloadURL
-        switch url.scheme?.lowercased() {
+        let scheme = url.scheme?.lowercased()
+        switch scheme {
         case "http", "https":
             return source
         case "file":
             guard options.allowLocalFiles else { throw .requestError(reason: .localFileNotAllowed(url)) }
             return .provider(LocalFileImageDataProvider(fileURL: url, cacheKey: resource.cacheKey))
         default:
-            throw .requestError(reason: .invalidURL(url.absoluteString))
+            let downloader = options.downloader ?? self.downloader
+            guard let scheme, downloader.loader.supportedSchemes.contains(scheme) else {
+                throw .requestError(reason: .invalidURL(url.absoluteString))
+            }
+            return source
         }
     }
 

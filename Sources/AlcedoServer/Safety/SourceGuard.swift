@@ -18,8 +18,13 @@ public struct SourceRefusal: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String { "source refused: \(reason)" }
 }
 
-/// Decides which sources the server may fetch: the scheme (http and https only), the
-/// allowed URL prefixes, and the addresses connected to.
+/// Decides which sources the server may fetch: the scheme (http and https; `s3` with an
+/// ``s3`` configuration, `local` with a ``localRoot``), the allowed URL prefixes, the S3
+/// buckets, and the addresses connected to.
+///
+/// The address check applies to http(s) sources only: the S3 endpoint is the operator's
+/// choice (a MinIO on the private network is fine), and a local path is checked against the
+/// root instead (``LocalFolderImageDataLoader``).
 ///
 /// By default sources on loopback (127/8, ::1), private (10/8, 172.16/12, 192.168/16,
 /// fc00::/7), link-local (169.254/16, cloud metadata included, fe80::/10), multicast,
@@ -35,11 +40,20 @@ public struct SourceGuard: Sendable {
     /// (default empty). Only the exact host is exempt: a redirect elsewhere is checked.
     public var trustedHosts: Set<String>
 
+    /// The S3 store `s3://bucket/key` sources are read from (default `nil`: the `s3:` scheme
+    /// is refused). Its allowed and denied buckets are checked here, before any cache or request.
+    public var s3: S3Configuration?
+    /// The folder `local:///path` sources are read from (default `nil`: the `local:` scheme is refused).
+    public var localRoot: URL?
+
     /// Creates a guard; every parameter defaults to the value stated on its property.
-    public init(allowPrivateNetworks: Bool = false, allowedSources: [String] = [], trustedHosts: Set<String> = []) {
+    public init(allowPrivateNetworks: Bool = false, allowedSources: [String] = [], trustedHosts: Set<String> = [],
+                s3: S3Configuration? = nil, localRoot: URL? = nil) {
         self.allowPrivateNetworks = allowPrivateNetworks
         self.allowedSources = allowedSources
         self.trustedHosts = trustedHosts
+        self.s3 = s3
+        self.localRoot = localRoot
     }
 
     /// The source URL when its scheme and prefix are allowed.
@@ -48,8 +62,29 @@ public struct SourceGuard: Sendable {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
             throw SourceRefusal("\"\(text)\" is not an absolute URL")
         }
-        guard scheme == "http" || scheme == "https" else { throw SourceRefusal("the \(scheme): scheme is not allowed") }
-        guard let host = url.host, !host.isEmpty else { throw SourceRefusal("\"\(text)\" has no host") }
+        switch scheme {
+        case "http", "https":
+            guard let host = url.host, !host.isEmpty else { throw SourceRefusal("\"\(text)\" has no host") }
+        case "s3":
+            guard let s3 else { throw SourceRefusal("the s3: scheme is not enabled (alcedo serve --s3)") }
+            let location: S3ObjectLocation
+            do throws(AlcedoError) {
+                location = try S3ObjectLocation(url: url)
+            } catch {
+                throw SourceRefusal("\"\(text)\" is not s3://bucket/key")
+            }
+            if let refusal = s3.refusal(forBucket: location.bucket) { throw SourceRefusal(refusal) }
+        case "local":
+            guard localRoot != nil else { throw SourceRefusal("the local: scheme needs a root folder (alcedo serve --local-root DIR)") }
+            do throws(AlcedoError) {
+                _ = try LocalFolderImageDataLoader.segments(of: url)
+            } catch {
+                if case .requestError(.sourceNotAllowed(_, let reason)) = error { throw SourceRefusal("\(text): \(reason)") }
+                throw SourceRefusal("\"\(text)\" is not local:///path")
+            }
+        default:
+            throw SourceRefusal("the \(scheme): scheme is not allowed")
+        }
         if !allowedSources.isEmpty, !allowedSources.contains(where: { text.hasPrefix($0) }) {
             throw SourceRefusal("\(text) does not start with an allowed source prefix")
         }

@@ -6,6 +6,9 @@ import Foundation
 struct ErrorStatus: Sendable, Equatable {
     let status: Int
     let reason: String
+    /// What the server's log says about it when that must not reach the client (why an
+    /// object store refused access), else `nil`.
+    var log: String?
 
     /// The queue is full: 429 with `Retry-After`.
     static let queueFull = ErrorStatus(status: 429, reason: "too many requests: the processing queue is full")
@@ -26,9 +29,10 @@ struct ErrorStatus: Sendable, Equatable {
         }
     }
 
-    init(status: Int, reason: String) {
+    init(status: Int, reason: String, log: String? = nil) {
         self.status = status
         self.reason = reason
+        self.log = log
     }
 
     /// An ``ErrorStatus`` thrown as it is.
@@ -42,7 +46,7 @@ struct ErrorStatus: Sendable, Equatable {
         case .requestError(let reason):
             switch reason {
             case .invalidURL: return ErrorStatus(status: 400, reason: text)
-            case .emptyRequest, .localFileNotAllowed: return ErrorStatus(status: 403, reason: text)
+            case .emptyRequest, .localFileNotAllowed, .sourceNotAllowed: return ErrorStatus(status: 403, reason: text)
             case .connectionRefused, .hostUnreachable, .dnsFailure, .tlsFailure, .connectionReset:
                 return ErrorStatus(status: 502, reason: text)
             case .connectTimedOut, .timedOut: return ErrorStatus(status: 504, reason: text)
@@ -57,6 +61,18 @@ struct ErrorStatus: Sendable, Equatable {
             case .invalidStatusCode(let code, _): return ErrorStatus(status: code == 404 || code == 410 ? 404 : 502, reason: text)
             case .bodyTooLarge, .notAnImage: return ErrorStatus(status: 422, reason: text)
             case .lengthMismatch, .rejected: return ErrorStatus(status: 502, reason: text)
+            case .objectStorageError(let storageError):
+                switch storageError.category {
+                case .notFound: return ErrorStatus(status: 404, reason: text)
+                case .accessDenied:
+                    // The client learns only that access was refused; the log names the cause
+                    // (AccessDenied, SignatureDoesNotMatch, InvalidAccessKeyId…).
+                    return ErrorStatus(status: 403, reason: "source refused: the object store denied access to \(storageError.url.absoluteString)",
+                                       log: "the object store refused \(storageError.url.absoluteString): \(storageError.code)"
+                                           + (storageError.message.map { " (\($0))" } ?? "")
+                                           + (storageError.requestID.map { ", request ID \($0)" } ?? ""))
+                case .throttled, .other: return ErrorStatus(status: 502, reason: text)
+                }
             }
         case .processorError(let reason):
             switch reason {

@@ -31,7 +31,7 @@ extension ImageService {
             response = Response(status: .ok, headers: headers,
                                 body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: json)))
         } catch {
-            response = errorResponse(ErrorStatus(error))
+            response = errorResponse(logged(ErrorStatus(error)))
         }
         metrics.recordResponse(status: Int(response.status.code))
         return response

@@ -47,10 +47,16 @@ public final class ImageService: Sendable {
         do {
             response = try await imageResponse(path: path, request: request)
         } catch {
-            response = errorResponse(naming(ErrorStatus(error), for: error))
+            response = errorResponse(logged(naming(ErrorStatus(error), for: error)))
         }
         metrics.recordResponse(status: Int(response.status.code))
         return response
+    }
+
+    /// Logs what an error's answer leaves out (why an object store refused access).
+    func logged(_ status: ErrorStatus) -> ErrorStatus {
+        if let log = status.log { configuration.logger.warning("\(log)") }
+        return status
     }
 
     /// Adds the configured source limit to a decoder's pixel, frame or size refusal, so the
