@@ -35,7 +35,29 @@ public struct ImageServerConfiguration: Sendable {
     /// `Cache-Control: max-age` of image responses, in seconds (default one year, 31,536,000).
     public var ttl: Int = 31_536_000
     /// Named option lists for `preset:NAME` (default none), as `--preset NAME=OPTIONS` gives them.
+    /// A preset named `default` applies to every URL before its own options; presets may use
+    /// presets (a loop is cut with a warning).
     public var presets: [String: [String]] = [:]
+    /// URLs name presets instead of options, `/SIGNATURE/PRESET[:PRESET…]/SOURCE` (default
+    /// `false`; imgproxy's `IMGPROXY_ONLY_PRESETS`, `--only-presets`).
+    public var onlyPresets = false
+    /// Accept the security options `max_src_resolution`, `max_src_file_size`,
+    /// `max_animation_frames`, `max_animation_frame_resolution` and `max_result_dimension` in
+    /// URLs (default `false`: 403; imgproxy's `IMGPROXY_ALLOW_SECURITY_OPTIONS`, `--allow-security-options`).
+    public var allowSecurityOptions = false
+    /// The longest side of a result, padding and extension included: a larger result is
+    /// scaled down to fit, as imgproxy's `IMGPROXY_MAX_RESULT_DIMENSION` (default 0: no limit).
+    /// ``maxResultSide`` still refuses what is larger than it.
+    public var maxResultDimension = 0
+    /// The formats a result gets when the URL names none and no negotiation picks one, in
+    /// order (default JPEG, PNG, GIF, as imgproxy's `IMGPROXY_PREFERRED_FORMATS`,
+    /// `--preferred-formats`): a source in one of them keeps its format; any other source
+    /// (WebP, AVIF, HEIC, TIFF…) gets the first that can hold the result: no alpha for JPEG,
+    /// animation only for GIF and WebP.
+    public var preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]
+    /// The image `watermark`/`wm` places (default `nil`: the option changes nothing), made from
+    /// `--watermark-path`, `--watermark-url` or `--watermark-data` and `--watermark-opacity`.
+    public var watermark: WatermarkImage?
     /// Serve WebP to clients that accept it when the URL names no format (default `true`).
     public var autoWebP = true
     /// Serve AVIF to clients that accept it when the URL names no format, preferred over WebP
@@ -87,15 +109,36 @@ public struct ImageServerConfiguration: Sendable {
         guard let equals = text.firstIndex(of: "="), equals != text.startIndex else { throw .invalidPreset(text) }
         let name = String(text[..<equals])
         let options = text[text.index(after: equals)...].split(separator: "/").map(String.init)
+        // A preset may name presets given after it: `pr:` segments are checked by
+        // ``validatePresets()`` once all are known; the others are checked here.
         var probe = ProcessingOptions()
-        for option in options {
+        var warnings: [String] = []
+        let rules = ImgproxyParsingRules(allowSecurityOptions: true)
+        for option in options where !(option.hasPrefix("pr:") || option.hasPrefix("preset:")) {
             do throws(ImgproxyURLError) {
-                try probe.apply(segment: Substring(option), presets: presets)
+                try probe.apply(segment: Substring(option), rules: rules, usedPresets: [], warnings: &warnings)
             } catch {
                 throw .invalidPresetOption(name: name, error: error)
             }
         }
         presets[name] = options
+    }
+
+    /// Checks every preset with all presets known (presets may name presets defined after them;
+    /// a loop is cut, as imgproxy does).
+    /// - Throws: ``ServerConfigurationError/invalidPresetOption(name:error:)`` for a preset that
+    ///   names an unknown preset or whose options do not parse.
+    public func validatePresets() throws(ServerConfigurationError) {
+        let rules = ImgproxyParsingRules(presets: presets, allowSecurityOptions: true)
+        for name in presets.keys.sorted() {
+            var probe = ProcessingOptions()
+            var warnings: [String] = []
+            do throws(ImgproxyURLError) {
+                try probe.applyPresets([name], rules: rules, usedPresets: [], warnings: &warnings)
+            } catch {
+                throw .invalidPresetOption(name: name, error: error)
+            }
+        }
     }
 
     /// The quality a result in `format` gets when its URL sets none: ``formatQuality``, else
@@ -104,9 +147,30 @@ public struct ImageServerConfiguration: Sendable {
         min(100, max(1, formatQuality[format] ?? defaultQuality))
     }
 
+    /// The rules URLs are parsed by: presets, ``onlyPresets``, ``allowSecurityOptions``.
+    public var parsingRules: ImgproxyParsingRules {
+        ImgproxyParsingRules(presets: presets, allowSecurityOptions: allowSecurityOptions, onlyPresets: onlyPresets)
+    }
+
+    /// Parses imgproxy's `IMGPROXY_PREFERRED_FORMATS` form, `jpeg,png,gif`, into ``preferredFormats``.
+    /// - Throws: ``ServerConfigurationError/invalidValue(_:message:)`` for a format Alcedo cannot write.
+    public mutating func setPreferredFormats(_ names: [String]) throws(ServerConfigurationError) {
+        var formats: [ImageFormat] = []
+        for name in names {
+            do throws(ImgproxyURLError) {
+                let format = try ProcessingOptions.format(name.trimmingCharacters(in: .whitespaces))
+                if !formats.contains(format) { formats.append(format) }
+            } catch {
+                throw .invalidValue("preferred formats", message: "\"\(name)\" is not a format Alcedo writes")
+            }
+        }
+        guard !formats.isEmpty else { throw .invalidValue("preferred formats", message: "the list is empty") }
+        preferredFormats = formats
+    }
+
     /// The format negotiation ``autoWebP`` and ``autoAVIF`` make.
     public var negotiation: FormatNegotiation {
-        FormatNegotiation(autoWebP: autoWebP, autoAVIF: autoAVIF)
+        FormatNegotiation(autoWebP: autoWebP, autoAVIF: autoAVIF, preferredFormats: preferredFormats)
     }
 
     /// Parses imgproxy's `IMGPROXY_FORMAT_QUALITY` form, `avif=63,webp=79`, into ``formatQuality``

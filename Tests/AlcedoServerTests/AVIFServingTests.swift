@@ -263,7 +263,11 @@ struct AVIFServingTests {
         #expect(negotiation.outputFormat(source: .apng, animated: true, accepted: AcceptedImageFormats(avif: true)) == .png)
         #expect(negotiation.outputFormat(source: .gif, animated: false, accepted: both) == .gif)
         #expect(negotiation.outputFormat(source: .avif, animated: false, accepted: both) == .avif)
-        #expect(negotiation.outputFormat(source: .avif, animated: false, accepted: AcceptedImageFormats(webP: true)) == .png)
+        // Not negotiated: imgproxy's preferred formats, JPEG unless the result has alpha.
+        #expect(negotiation.outputFormat(source: .avif, animated: false, accepted: AcceptedImageFormats(webP: true)) == nil,
+                "depends on alpha")
+        #expect(negotiation.outputFormat(source: .avif, animated: false, alpha: false, accepted: AcceptedImageFormats(webP: true)) == .jpeg)
+        #expect(negotiation.outputFormat(source: .avif, animated: false, alpha: true, accepted: AcceptedImageFormats()) == .png)
         #expect(FormatNegotiation().outputFormat(source: .png, animated: nil, accepted: both) == .webp, "AVIF off by default")
         #expect(FormatNegotiation(autoWebP: false).outputFormat(source: .png, animated: nil, accepted: both) == .png)
     }

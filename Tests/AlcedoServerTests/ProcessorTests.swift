@@ -28,9 +28,13 @@ struct ProcessorTests {
         // fill-down: too small to fill keeps the requested aspect ratio.
         ("rs:fill-down:800:400", 400, 200, 300, 150),
         ("rs:fill-down:200:200", 200, 200, 200, 200),
-        // force: exactly the size (not enlarged without el).
+        // force: exactly the size; without el a side that would grow keeps the source's and
+        // the other shrinks by the same factor (imgproxy's scale rule).
         ("rs:force:200:100", 200, 100, 200, 100),
-        ("rs:force:500:100", 400, 100, 300, 100),
+        ("rs:force:500:100", 400, 80, 300, 60),
+        // force with a side of 0 keeps that side of the source.
+        ("rs:force:200:0", 200, 300, 200, 400),
+        ("rs:force:0:100", 400, 100, 300, 100),
         // auto: fill when orientations match, else fit.
         ("rs:auto:200:100", 200, 100, 75, 100),
         ("rs:auto:100:200", 100, 75, 100, 200),

@@ -35,21 +35,26 @@ extension AlcedoImage {
         return replacingFrames(cut, width: size.width, height: size.height)
     }
 
-    /// The image centred on a canvas of `size` (at least the image's) filled with `background`.
-    func extended(to size: PixelSize, background: RGBA) -> AlcedoImage {
-        let originX = (size.width - width) / 2, originY = (size.height - height) / 2
-        let rowBytes = width * 4, canvasRowBytes = size.width * 4
+    /// The image on a canvas of `size` filled with `background`, its top-left corner at
+    /// `origin` (which may be negative or push the image past the canvas: only the overlap is copied).
+    func embedded(in size: PixelSize, at origin: (x: Int, y: Int), background: RGBA) -> AlcedoImage {
+        let canvasRowBytes = size.width * 4
+        let fromX = max(0, -origin.x), toX = min(width, size.width - origin.x)
+        let fromY = max(0, -origin.y), toY = min(height, size.height - origin.y)
         let fill = [background.red, background.green, background.blue, background.alpha]
         let grown = frames.map { frame -> Frame in
             var pixels = [UInt8](repeating: 0, count: canvasRowBytes * size.height)
-            for index in stride(from: 0, to: pixels.count, by: 4) {
-                pixels[index] = fill[0]; pixels[index + 1] = fill[1]; pixels[index + 2] = fill[2]; pixels[index + 3] = fill[3]
+            if fill != [0, 0, 0, 0] {
+                for index in stride(from: 0, to: pixels.count, by: 4) {
+                    pixels[index] = fill[0]; pixels[index + 1] = fill[1]; pixels[index + 2] = fill[2]; pixels[index + 3] = fill[3]
+                }
             }
+            guard toX > fromX, toY > fromY else { return Frame(pixels: pixels, duration: frame.duration) }
             frame.pixels.withUnsafeBufferPointer { source in
                 pixels.withUnsafeMutableBufferPointer { destination in
-                    for row in 0..<height {
-                        destination.baseAddress!.advanced(by: (originY + row) * canvasRowBytes + originX * 4)
-                            .update(from: source.baseAddress!.advanced(by: row * rowBytes), count: rowBytes)
+                    for row in fromY..<toY {
+                        destination.baseAddress!.advanced(by: (origin.y + row) * canvasRowBytes + (origin.x + fromX) * 4)
+                            .update(from: source.baseAddress!.advanced(by: (row * width + fromX) * 4), count: (toX - fromX) * 4)
                     }
                 }
             }

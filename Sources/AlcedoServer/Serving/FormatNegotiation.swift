@@ -48,27 +48,32 @@ public struct AcceptedImageFormats: Sendable, Hashable {
 }
 
 /// How the server picks the output format when a URL names none (no extension, no `format`):
-/// from the source's format, whether the result is animated, and what the client accepts.
+/// from the source's format, whether the result is animated or has alpha, and what the client accepts.
 ///
 /// - A JPEG, PNG or still WebP source becomes AVIF when ``autoAVIF`` is on and the client
-///   accepts AVIF; else WebP when ``autoWebP`` is on and the client accepts WebP; else it
-///   keeps its format (a WebP source stays WebP).
+///   accepts AVIF; else WebP when ``autoWebP`` is on and the client accepts WebP.
 /// - An animated result is never negotiated to AVIF, as imgproxy decides too: `image/avif` in
 ///   `Accept` does not promise AV1 sequences (browsers shipped still AVIF before animated AVIF).
-///   An animated WebP stays WebP, an animated PNG becomes WebP when accepted, else PNG.
-/// - A GIF stays GIF. An AVIF source is AVIF when negotiated, else PNG, as are other formats
-///   Alcedo does not write.
+///   An animated WebP stays WebP when WebP is accepted, an animated PNG becomes WebP when accepted.
+/// - A GIF stays GIF when GIF is a preferred format.
+/// - Otherwise imgproxy's preferred formats decide (``preferredFormats``, default JPEG, PNG,
+///   GIF): a source in the list keeps its format; any other (WebP, AVIF, HEIC, TIFF…) gets the
+///   first listed format that can hold the result: not JPEG when it has alpha, GIF (or WebP,
+///   AVIF) when it is animated; the first of the list when none can.
 public struct FormatNegotiation: Sendable, Hashable {
     /// Negotiate WebP with clients that accept it (default `true`, `--auto-webp`).
     public var autoWebP: Bool
     /// Negotiate AVIF with clients that accept it, preferred over WebP (default `false`,
     /// `--auto-avif`, as imgproxy: the AV1 encode is the costliest step of a request).
     public var autoAVIF: Bool
+    /// The formats used when nothing is negotiated, in order (default JPEG, PNG, GIF).
+    public var preferredFormats: [ImageFormat]
 
-    /// A negotiation with WebP on and AVIF off by default.
-    public init(autoWebP: Bool = true, autoAVIF: Bool = false) {
+    /// A negotiation with WebP on and AVIF off by default, and imgproxy's preferred formats.
+    public init(autoWebP: Bool = true, autoAVIF: Bool = false, preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]) {
         self.autoWebP = autoWebP
         self.autoAVIF = autoAVIF
+        self.preferredFormats = preferredFormats.isEmpty ? [.jpeg, .png, .gif] : preferredFormats
     }
 
     /// The accepted formats this negotiation may choose: those turned on.
@@ -78,22 +83,48 @@ public struct FormatNegotiation: Sendable, Hashable {
 
     /// The output format for a result made from a `source`-format image, for a client that
     /// accepts `accepted`.
-    /// - Parameter animated: whether the result has more than one frame; `nil` when not known.
-    /// - Returns: `nil` only when the answer depends on animation and `animated` is `nil`.
-    public func outputFormat(source: ImageFormat, animated: Bool?, accepted: AcceptedImageFormats) -> ImageFormat? {
+    /// - Parameters:
+    ///   - animated: whether the result has more than one frame; `nil` when not known.
+    ///   - alpha: whether the result has transparent pixels; `nil` when not known.
+    /// - Returns: `nil` only when the answer depends on animation or alpha and that is not known.
+    public func outputFormat(source: ImageFormat, animated: Bool?, alpha: Bool? = nil,
+                             accepted: AcceptedImageFormats) -> ImageFormat? {
         let usable = usable(accepted)
         switch source {
-        case .jpeg: return usable.avif ? .avif : (usable.webP ? .webp : .jpeg)
-        case .png: return usable.avif ? .avif : (usable.webP ? .webp : .png)
-        case .gif: return .gif
+        case .jpeg, .png:
+            if usable.avif { return .avif }
+            if usable.webP { return .webp }
+        case .gif:
+            if preferredFormats.contains(.gif) { return .gif }
         case .webp, .apng, .avif:
-            let fallback: ImageFormat = source == .webp ? .webp : (usable.webP && source == .apng ? .webp : .png)
-            guard usable.avif else { return fallback }
-            guard let animated else { return nil }
-            if !animated { return .avif }
-            return source == .avif && usable.webP ? .webp : fallback
+            if usable.avif || usable.webP {
+                guard let animated else { return nil }
+                if !animated, usable.avif { return .avif }
+                if usable.webP, source != .avif || animated { return .webp }
+            }
         default:
-            return .png
+            break
         }
+        return preferred(source: source == .apng ? .png : source, animated: animated, alpha: alpha)
+    }
+
+    /// imgproxy's choice without negotiation: the source's format when preferred, else the
+    /// first preferred format that can hold the result.
+    func preferred(source: ImageFormat, animated: Bool?, alpha: Bool?) -> ImageFormat? {
+        if preferredFormats.contains(source) { return source }
+        for format in preferredFormats {
+            let holdsAnimation = format == .gif || format == .webp || format == .avif
+            let holdsAlpha = format != .jpeg
+            if !holdsAnimation {
+                guard let animated else { return nil }
+                if animated { continue }
+            }
+            if !holdsAlpha {
+                guard let alpha else { return nil }
+                if alpha { continue }
+            }
+            return format
+        }
+        return preferredFormats[0]
     }
 }

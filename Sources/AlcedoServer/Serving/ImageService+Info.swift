@@ -10,7 +10,8 @@ extension ImageService {
     public func info(path: String, request: Request) async -> Response {
         let response: Response
         do {
-            let (parsed, signedPart) = try ImgproxyPath.parse(path, presets: configuration.presets)
+            var warnings: [String] = []
+            let (parsed, signedPart) = try ImgproxyPath.parse(path, rules: configuration.parsingRules, warnings: &warnings)
             try verifySignature(parsed.signature, signedPart: signedPart)
             let url = try pipeline.sourceGuard.checkSource(parsed.sourceURL)
             let data: Data

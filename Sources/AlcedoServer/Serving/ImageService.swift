@@ -2,6 +2,7 @@ import Alcedo
 import Crypto
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 
 /// The image proxy's request handling, independent of how it is mounted: parses and verifies
@@ -9,6 +10,8 @@ import NIOCore
 /// No image logic lives here: it is all ``ImageServerPipeline``'s ImageManager and
 /// ``ImgproxyProcessor``.
 public final class ImageService: Sendable {
+    /// Where URL warnings (a boolean that is not one, a preset loop) are logged.
+    static let logger = Logger(label: "alcedo.serve")
     /// The configuration the service was made with.
     public let configuration: ImageServerConfiguration
     /// The pipeline behind it.
@@ -84,9 +87,15 @@ public final class ImageService: Sendable {
             metrics.recordHit(tier: "not-modified")
             return notModifiedResponse(etag: stored.etag, lastModified: stored.lastModified, negotiated: known.negotiated)
         }
-        let (parsed, signedPart) = try ImgproxyPath.parse(path, presets: configuration.presets)
+        var warnings: [String] = []
+        let (parsed, signedPart) = try ImgproxyPath.parse(path, rules: configuration.parsingRules, warnings: &warnings)
+        for warning in warnings { Self.logger.warning("\(warning)", metadata: ["path": "\(path)"]) }
         try verifySignature(parsed.signature, signedPart: signedPart)
-        let sourceURL = try pipeline.sourceGuard.checkSource(parsed.sourceURL)
+        let sourceURL = try pipeline.sourceGuard.checkSource(parsed.fetchableSourceURL)
+        if parsed.options.raw || !parsed.options.skipProcessing.isEmpty,
+           let response = try await unprocessedResponse(parsed, url: sourceURL, request: request) {
+            return response
+        }
         let requested = parsed.requestedFormat
         let accepted = requested == nil
             ? configuration.negotiation.usable(AcceptedImageFormats(acceptHeaders: request.headers[values: .accept]))
@@ -96,9 +105,10 @@ public final class ImageService: Sendable {
         let canonical = unsigned
         let encoding = ResponseEncoding(requested: requested, accepted: accepted, quality: parsed.options.quality,
                                         defaultQualities: FormatQualities(fallback: configuration.defaultQuality,
-                                                                          perFormat: configuration.formatQuality),
+                                                                          perFormat: configuration.formatQuality
+                                                                              .merging(parsed.options.formatQuality) { $1 }),
                                         avifSpeed: configuration.avifSpeed, background: parsed.options.background,
-                                        maxBytes: parsed.options.maxBytes)
+                                        maxBytes: parsed.options.maxBytes, preferredFormats: configuration.preferredFormats)
         let variantKey = canonical.signedPart + "|" + encoding.identifier
 
         if let revalidationKey {
@@ -131,6 +141,8 @@ public final class ImageService: Sendable {
         var headers = cachingHeaders(etag: result.etag, lastModified: result.lastModified, negotiated: requested == nil)
         headers[.contentType] = result.format.mimeType
         headers[.contentLength] = String(result.body.readableBytes)
+        headers[.contentDisposition] = Self.contentDisposition(source: parsed.sourceURL, filename: parsed.options.filename,
+                                                               format: result.format, attachment: parsed.options.returnAttachment)
         let body: ResponseBody = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: result.body)
         return Response(status: .ok, headers: headers, body: body)
     }
@@ -146,10 +158,12 @@ public final class ImageService: Sendable {
             admission.release()
         }
         let start = ContinuousClock.now
-        let processor = ImgproxyProcessor(options: parsed.options, maximumResultSide: configuration.maxResultSide)
+        let processor = ImgproxyProcessor(options: parsed.options, maximumResultSide: configuration.maxResultSide,
+                                          maxResultDimension: configuration.maxResultDimension, watermark: configuration.watermark)
         let requested = encoding.requested
         let firstFrameOnly = parsed.options.page == nil && requested.map(Self.writesFirstFrameOnly) == true
-        let options = pipeline.options(processor: processor, encoding: encoding, firstFrameOnly: firstFrameOnly)
+        var options = pipeline.options(processor: processor, encoding: encoding, firstFrameOnly: firstFrameOnly)
+        if let limits = decodingLimits(for: parsed.options.security) { options.append(.decodingLimits(limits)) }
         let retrieved = try await gate.run(parsed.sourceURL) {
             try await pipeline.manager.retrieveImage(with: url, options: options)
         }
@@ -159,7 +173,11 @@ public final class ImageService: Sendable {
         info.animated = parsed.options.page == nil && !firstFrameOnly ? retrieved.image.isAnimated : sources[parsed.sourceURL]?.animated
         sources[parsed.sourceURL] = info
         if let data = retrieved.originalData, retrieved.cacheType == .none { metrics.sourceBytes.increment(by: Int64(data.count)) }
-        let format = encoding.format(source: info.format, animated: retrieved.image.isAnimated)
+        if let limit = parsed.options.security.maxSourceFileSize, limit > 0, let data = retrieved.originalData, data.count > limit {
+            throw ErrorStatus.Thrown(status: ErrorStatus(status: 422, reason: "the source is \(data.count) bytes, over the URL's max_src_file_size of \(limit)"))
+        }
+        let image = retrieved.image
+        let format = encoding.format(source: info.format, animated: image.isAnimated, alpha: { image.hasAlpha })
         let body: Data
         if let stored = retrieved.variantData, ImageFormat.sniff(stored) == format {
             // The caches' copy of this variant is the response itself (``ResponseSerializer``).
@@ -184,6 +202,85 @@ public final class ImageService: Sendable {
                              lastModified: info.lastModified, tier: tier, expires: .now + lifetime)
     }
 
+    /// The decoding limits a URL's security options set (`nil`: the server's).
+    func decodingLimits(for security: ProcessingOptions.SecurityLimits) -> DecodingLimits? {
+        guard security.maxSourceResolution != nil || security.maxAnimationFrames != nil
+            || security.maxAnimationFrameResolution != nil else { return nil }
+        var limits = configuration.decodingLimits
+        if let megapixels = security.maxSourceResolution {
+            limits.maxPixelCount = max(1, Int(megapixels * 1_000_000))
+            limits.maxTotalBytes = limits.maxPixelCount * 4
+        }
+        if let frames = security.maxAnimationFrames { limits.maxFrameCount = frames }
+        if let megapixels = security.maxAnimationFrameResolution, megapixels > 0 {
+            // Each frame within the limit; all frames within it times the frame count.
+            limits.maxPixelCount = min(limits.maxPixelCount, max(1, Int(megapixels * 1_000_000)))
+            limits.maxTotalBytes = max(limits.maxTotalBytes, limits.maxPixelCount * 4 * limits.maxFrameCount)
+        }
+        return limits
+    }
+
+    /// `Content-Disposition` as imgproxy writes it: `inline` (or `attachment`), the file name
+    /// from `filename` or the source URL's last path segment (`image` when it has none), with
+    /// the result format's extension.
+    static func contentDisposition(source: String, filename: String?, format: ImageFormat?, attachment: Bool) -> String {
+        var path = source
+        if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<end]) }
+        var last = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        if let scheme = path.range(of: "://"), path[scheme.upperBound...].firstIndex(of: "/") == nil { last = "" }
+        var stem = last, ext = ""
+        if let dot = last.lastIndex(of: "."), dot != last.startIndex {
+            stem = String(last[..<dot])
+            ext = String(last[dot...])
+        }
+        if let filename, !filename.isEmpty { stem = filename }
+        if let format { ext = "." + format.preferredFileExtension }
+        if stem.isEmpty { stem = "image" }
+        let safe = stem.replacingOccurrences(of: "\"", with: "%22")
+            .unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "_" : String($0) }.joined()
+        return (attachment ? "attachment" : "inline") + "; filename=\"" + safe + ext + "\""
+    }
+
+    /// `raw` and `skip_processing`: the source's bytes as they are. `raw` sends any image the
+    /// source answers (the source guard, the download timeout and the source-size limits still
+    /// apply; the pixel limits do not); `skip_processing` does so only for a source in one of
+    /// its formats when the URL asks for no other format, after the pixel limit is checked.
+    /// - Returns: `nil` when the source is processed as usual.
+    private func unprocessedResponse(_ parsed: ImgproxyPath, url: URL, request: Request) async throws -> Response? {
+        if !parsed.options.raw, let requested = parsed.requestedFormat, !parsed.options.skipProcessing.contains(requested) {
+            return nil
+        }
+        guard await admission.acquire(onQueued: { metrics.enterQueue() }, onDequeued: { metrics.leaveQueue() }) else {
+            throw ErrorStatus.Thrown(status: .queueFull)
+        }
+        defer { admission.release() }
+        let downloaded = try await pipeline.downloader.downloadData(with: url)
+        let data = downloaded.data
+        if let limit = parsed.options.security.maxSourceFileSize, limit > 0, data.count > limit {
+            throw ErrorStatus.Thrown(status: ErrorStatus(status: 422, reason: "the source is \(data.count) bytes, over the URL's max_src_file_size of \(limit)"))
+        }
+        let format = ImageFormat.sniff(data)
+        if !parsed.options.raw {
+            guard parsed.options.skipProcessing.contains(format) || (format == .apng && parsed.options.skipProcessing.contains(.png)),
+                  parsed.requestedFormat == nil || parsed.requestedFormat == format else { return nil }
+            let info = try ImageCodecRegistry.shared.info(for: data)
+            let limits = decodingLimits(for: parsed.options.security) ?? configuration.decodingLimits
+            try limits.check(width: info.width, height: info.height, format: format)
+        }
+        metrics.sourceBytes.increment(by: Int64(data.count))
+        var headers = HTTPFields()
+        headers[.cacheControl] = cacheControl
+        headers[.contentType] = downloaded.response.headers["Content-Type"] ?? format.mimeType
+        headers[.contentLength] = String(data.count)
+        if let etag = downloaded.cacheInfo.etag { headers[.eTag] = etag }
+        if let lastModified = downloaded.cacheInfo.lastModified { headers[.lastModified] = lastModified }
+        headers[.contentDisposition] = Self.contentDisposition(source: parsed.sourceURL, filename: parsed.options.filename,
+                                                               format: format == .unknown ? nil : format,
+                                                               attachment: parsed.options.returnAttachment)
+        let body: ResponseBody = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data))
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
     /// Whether a result asked for in `format` is made from the source's first frame only (the
     /// format cannot animate, so the other frames are not even decoded).
     static func writesFirstFrameOnly(_ format: ImageFormat) -> Bool {
@@ -195,8 +292,8 @@ public final class ImageService: Sendable {
     static func predictedFormat(_ encoding: ResponseEncoding, source: SourceInfo, page: Int?) -> ImageFormat? {
         if let requested = encoding.requested { return requested }
         let animated = page != nil ? false : source.animated
-        return FormatNegotiation(autoWebP: true, autoAVIF: true).outputFormat(source: source.format, animated: animated,
-                                                                              accepted: encoding.accepted)
+        return FormatNegotiation(autoWebP: true, autoAVIF: true, preferredFormats: encoding.preferredFormats)
+            .outputFormat(source: source.format, animated: animated, accepted: encoding.accepted)
     }
 
     /// Encodes with the encoding's quality for `format`, flattening onto the background (white
@@ -234,11 +331,10 @@ public final class ImageService: Sendable {
 
     // MARK: Signatures
 
+    /// imgproxy's rule: without keys any signature segment is accepted (it holds no `:`, which
+    /// the parser checked); with keys, one of them must have signed the path.
     func verifySignature(_ signature: String, signedPart: String) throws(ImgproxyURLError) {
-        if configuration.keys.isEmpty {
-            guard signature == "insecure" || signature == "_" else { throw .signatureRequired }
-            return
-        }
+        if configuration.keys.isEmpty { return }
         guard signature != "insecure", signature != "_" else { throw .signatureRequired }
         // Every key is tried (no early exit), so timing does not tell which one matched.
         var matched = false

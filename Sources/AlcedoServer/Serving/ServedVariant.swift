@@ -17,11 +17,17 @@ struct ResponseEncoding: Sendable, Hashable {
     var background: RGBA?
     var maxBytes: Int
 
-    /// The output format for a result made from a `source`-format image.
-    func format(source: ImageFormat, animated: Bool) -> ImageFormat {
+    /// The formats used when nothing is negotiated (the server's preferred formats).
+    var preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]
+
+    /// The output format for a result made from a `source`-format image; `alpha` is asked only
+    /// when the choice depends on it.
+    func format(source: ImageFormat, animated: Bool, alpha: () -> Bool) -> ImageFormat {
+        if let requested { return requested }
         // `accepted` holds only what the configuration turned on: negotiate with both allowed.
-        requested ?? FormatNegotiation(autoWebP: true, autoAVIF: true).outputFormat(source: source, animated: animated,
-                                                                                    accepted: accepted) ?? .png
+        let negotiation = FormatNegotiation(autoWebP: true, autoAVIF: true, preferredFormats: preferredFormats)
+        if let format = negotiation.outputFormat(source: source, animated: animated, accepted: accepted) { return format }
+        return negotiation.outputFormat(source: source, animated: animated, alpha: alpha(), accepted: accepted) ?? .png
     }
 
     /// The quality a result in `format` is encoded with.
@@ -35,6 +41,7 @@ struct ResponseEncoding: Sendable, Hashable {
         if requested == nil {
             if accepted.avif { format += "+avif" }
             if accepted.webP { format += "+webp" }
+            if preferredFormats != [.jpeg, .png, .gif] { format += "+" + preferredFormats.map(\.rawValue).joined(separator: "+") }
         }
         let background = background.map { "\($0.red).\($0.green).\($0.blue)" } ?? "-"
         let qualityText = requested.map { "q\(self.quality(for: $0))" }
@@ -81,7 +88,8 @@ struct ResponseSerializer: CacheSerializer {
     let encoding: ResponseEncoding
 
     func data(with image: AlcedoImage, original: Data?) throws(AlcedoError) -> Data {
-        try ImageService.encode(image, as: encoding.format(source: image.sourceFormat, animated: image.isAnimated),
+        try ImageService.encode(image, as: encoding.format(source: image.sourceFormat, animated: image.isAnimated,
+                                                           alpha: { image.hasAlpha }),
                                 encoding: encoding)
     }
 

@@ -41,26 +41,54 @@ public struct ImgproxyPath: Sendable, Hashable {
     /// - Returns: the parsed path and the signed part (everything after the signature segment).
     /// - Throws: ``ImgproxyURLError`` saying what was wrong.
     public static func parse(_ path: String, presets: [String: [String]] = [:]) throws(ImgproxyURLError) -> (path: ImgproxyPath, signedPart: String) {
+        var warnings: [String] = []
+        return try parse(path, rules: ImgproxyParsingRules(presets: presets, allowSecurityOptions: true), warnings: &warnings)
+    }
+
+    /// Parses a path under `rules`, as imgproxy 4 does: the signature segment may be anything
+    /// without a `:` (checked against the keys by the server); `%3A` in the options is read as
+    /// `:`; a plain source whose `scheme://` lost a slash (`http:/host`) is repaired; the
+    /// `default` preset applies first; with ``ImgproxyParsingRules/onlyPresets`` the first
+    /// segment names presets. Non-fatal problems are added to `warnings`.
+    /// - Returns: the parsed path and the signed part (everything after the signature segment,
+    ///   repaired as above).
+    /// - Throws: ``ImgproxyURLError`` saying what was wrong.
+    public static func parse(_ path: String, rules: ImgproxyParsingRules,
+                             warnings: inout [String]) throws(ImgproxyURLError) -> (path: ImgproxyPath, signedPart: String) {
         guard path.hasPrefix("/") else { throw .malformedPath("it must start with /") }
         let afterSlash = path.dropFirst()
         guard let end = afterSlash.firstIndex(of: "/") else { throw .malformedPath("expected /signature/options/source") }
         let signature = String(afterSlash[..<end])
         guard !signature.isEmpty else { throw .malformedPath("the signature segment is empty") }
-        let signedPart = String(afterSlash[end...])
+        guard !signature.contains(":") else { throw .malformedSignature }
+        let signedPart = "/" + redenormalized(String(afterSlash[afterSlash.index(after: end)...]))
         var segments = signedPart.dropFirst().split(separator: "/", omittingEmptySubsequences: false)[...]
         var options = ProcessingOptions()
-        while let segment = segments.first, segment.contains(":"), segment != "plain" {
-            try options.apply(segment: segment, presets: presets)
-            segments = segments.dropFirst()
+        if rules.presets["default"] != nil {
+            try options.applyPresets(["default"], rules: rules, usedPresets: [], warnings: &warnings)
+        }
+        if rules.onlyPresets {
+            guard let first = segments.first, segments.count > 1 else { throw .malformedPath("expected /signature/presets/source") }
+            if first != "plain" {
+                let names = first.split(separator: ":", omittingEmptySubsequences: true).map(String.init)
+                for name in names where rules.presets[name] == nil { throw .presetsOnly(name) }
+                try options.applyPresets(names, rules: rules, usedPresets: [], warnings: &warnings)
+                segments = segments.dropFirst()
+            }
+        } else {
+            while let segment = segments.first, segment.contains(":"), segment != "plain" {
+                try options.apply(segment: segment, rules: rules, usedPresets: [], warnings: &warnings)
+                segments = segments.dropFirst()
+            }
         }
         guard let first = segments.first, !first.isEmpty else { throw .malformedPath("no source URL") }
         var result = ImgproxyPath(signature: signature, options: options, sourceURL: "", encoding: .base64)
-        if first == "plain" {
+        if first == "plain", segments.count > 1 {
             result.encoding = .plain
             var encoded = segments.dropFirst().joined(separator: "/")
             if let at = encoded.lastIndex(of: "@") {
                 let ext = String(encoded[encoded.index(after: at)...])
-                result.extensionFormat = try ProcessingOptions.format(ext)
+                if !ext.isEmpty, !options.raw { result.extensionFormat = try ProcessingOptions.format(ext) }
                 encoded = String(encoded[..<at])
             }
             guard let decoded = encoded.removingPercentEncoding else { throw .invalidSource("bad percent-encoding") }
@@ -69,7 +97,7 @@ public struct ImgproxyPath: Sendable, Hashable {
             var encoded = segments.joined()
             if let dot = encoded.lastIndex(of: ".") {
                 let ext = String(encoded[encoded.index(after: dot)...])
-                result.extensionFormat = try ProcessingOptions.format(ext)
+                if !ext.isEmpty, !options.raw { result.extensionFormat = try ProcessingOptions.format(ext) }
                 encoded = String(encoded[..<dot])
             }
             guard let bytes = Base64URL.decode(encoded), let text = String(validating: bytes, as: UTF8.self) else {
@@ -78,10 +106,53 @@ public struct ImgproxyPath: Sendable, Hashable {
             result.sourceURL = text
         }
         guard !result.sourceURL.isEmpty else { throw .invalidSource("empty") }
-        guard result.sourceURL.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else {
-            throw .invalidSource("contains spaces or control characters")
+        guard result.sourceURL.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
+            throw .invalidSource("contains control characters")
         }
         return (result, signedPart)
+    }
+
+    /// The source URL as it is fetched: spaces (which imgproxy accepts unescaped) percent-encoded.
+    public var fetchableSourceURL: String {
+        sourceURL.contains(" ") ? sourceURL.replacingOccurrences(of: " ", with: "%20") : sourceURL
+    }
+
+    /// Undoes what proxies and browsers do to paths, as imgproxy does: `%3A` in the options part
+    /// becomes `:`, and a plain source's `scheme:/x` (a slash merged away) becomes `scheme://x`
+    /// (`local:///x` for the `local` scheme).
+    static func redenormalized(_ path: String) -> String {
+        var options: Substring, plain: Substring?
+        if path.hasPrefix("plain/") {
+            options = ""
+            plain = path.dropFirst(6)
+        } else if let range = path.range(of: "/plain/") {
+            options = path[..<range.lowerBound]
+            plain = path[range.upperBound...]
+        } else {
+            options = path[...]
+            plain = nil
+        }
+        let fixedOptions = options.contains("%3A") ? options.replacingOccurrences(of: "%3A", with: ":") : String(options)
+        guard var source = plain.map(String.init) else { return fixedOptions }
+        source = repairedScheme(source)
+        return fixedOptions.isEmpty ? "plain/" + source : fixedOptions + "/plain/" + source
+    }
+
+    /// imgproxy's `^(\S+):/([^/])` repair: the last `:/` followed by something other than `/`,
+    /// with no white space before it, becomes `://`.
+    private static func repairedScheme(_ source: String) -> String {
+        let bytes = Array(source.utf8)
+        let limit = bytes.firstIndex { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0B || $0 == 0x0C } ?? bytes.count
+        var index = min(limit, bytes.count - 3)
+        while index >= 1 {
+            if bytes[index] == UInt8(ascii: ":"), bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] != UInt8(ascii: "/") {
+                let scheme = String(decoding: bytes[..<index], as: UTF8.self)
+                let rest = String(decoding: bytes[(index + 2)...], as: UTF8.self)
+                return scheme + (scheme == "local" ? ":///" : "://") + rest
+            }
+            index -= 1
+        }
+        return source
     }
 
     /// The part of the path after the signature segment, in canonical form (what is signed).

@@ -18,8 +18,16 @@ public enum ImgproxyURLError: Error, Sendable, Hashable, CustomStringConvertible
     case unsupportedFormat(String)
     /// The signature is missing or wrong for every configured key (403).
     case invalidSignature
-    /// `insecure` (or `_`) was used while keys are configured, or a signature without keys (403).
+    /// `insecure` (or `_`) was used while keys are configured (403).
     case signatureRequired
+    /// The signature segment holds a `:`: it is an option, so the signature is missing (403).
+    case malformedSignature
+    /// A security option (`msr`, `msfs`, `maf`, `mafr`, `mrd`) while the server does not allow them (403).
+    case securityOptionsNotAllowed(String)
+    /// `expires` is in the past (404, as imgproxy).
+    case expired
+    /// An option in a URL of a server that takes presets only (`--only-presets`).
+    case presetsOnly(String)
 
     public var description: String {
         switch self {
@@ -31,12 +39,54 @@ public enum ImgproxyURLError: Error, Sendable, Hashable, CustomStringConvertible
         case .unsupportedFormat(let name): return "unsupported output format \"\(name)\""
         case .invalidSignature: return "invalid signature"
         case .signatureRequired: return "a signature is required (the server has keys)"
+        case .malformedSignature: return "malformed path: the first segment must be the signature, not an option"
+        case .securityOptionsNotAllowed(let name):
+            return "option \"\(name)\": security options are not allowed (start the server with --allow-security-options)"
+        case .expired: return "the URL has expired (option \"expires\")"
+        case .presetsOnly(let name): return "\"\(name)\" is not a preset: this server takes preset names only in URLs"
         }
     }
 
     /// `true` for the signature errors (403), `false` for the others (400).
     public var isSignatureError: Bool {
-        self == .invalidSignature || self == .signatureRequired
+        self == .invalidSignature || self == .signatureRequired || self == .malformedSignature
+    }
+
+    /// The HTTP status Alcedo answers: 403 for signatures and refused security options, 404
+    /// for an expired URL (as imgproxy), 400 for the other bad options.
+    public var status: Int {
+        switch self {
+        case .invalidSignature, .signatureRequired, .malformedSignature, .securityOptionsNotAllowed: return 403
+        case .expired: return 404
+        default: return 400
+        }
+    }
+
+    /// The status imgproxy 4 answers for the same URL (404 for option errors).
+    public var imgproxyStatus: Int {
+        switch self {
+        case .invalidSignature, .signatureRequired, .malformedSignature, .securityOptionsNotAllowed: return 403
+        case .unsupportedFormat: return 422
+        default: return 404
+        }
+    }
+}
+
+/// What the parser needs besides the path: the presets and which option groups are allowed.
+public struct ImgproxyParsingRules: Sendable {
+    /// Named option lists for `preset:NAME`; a preset named `default` applies to every URL first
+    /// (default none).
+    public var presets: [String: [String]]
+    /// Accept the security options `msr`, `msfs`, `maf`, `mafr` and `mrd` (default `false`: 403).
+    public var allowSecurityOptions: Bool
+    /// URLs carry preset names instead of options: `/SIGNATURE/PRESET:PRESET/SOURCE` (default `false`).
+    public var onlyPresets: Bool
+
+    /// Creates rules (defaults: no presets, no security options, options in the URL).
+    public init(presets: [String: [String]] = [:], allowSecurityOptions: Bool = false, onlyPresets: Bool = false) {
+        self.presets = presets
+        self.allowSecurityOptions = allowSecurityOptions
+        self.onlyPresets = onlyPresets
     }
 }
 
@@ -47,24 +97,29 @@ extension ProcessingOptions {
 
     /// Applies one option segment (`name:arg:arg`), expanding presets from `presets`.
     /// - Throws: ``ImgproxyURLError`` naming the option.
-    mutating func apply(segment: Substring, presets: [String: [String]], depth: Int = 0) throws(ImgproxyURLError) {
+    mutating func apply(segment: Substring, presets: [String: [String]]) throws(ImgproxyURLError) {
+        var warnings: [String] = []
+        try apply(segment: segment, rules: ImgproxyParsingRules(presets: presets, allowSecurityOptions: true), usedPresets: [],
+                  warnings: &warnings)
+    }
+
+    /// Applies one option segment under `rules`; `usedPresets` are the presets being expanded
+    /// (a preset met again is skipped with a warning, as imgproxy does); non-fatal problems
+    /// (a boolean that is not one) are added to `warnings`.
+    mutating func apply(segment: Substring, rules: ImgproxyParsingRules, usedPresets: [String],
+                        warnings: inout [String]) throws(ImgproxyURLError) {
         let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         let name = parts[0]
         let args = Array(parts.dropFirst())
+        func bool(_ text: String) -> Bool { Self.bool(text, name, &warnings) }
         switch name {
         case "resize", "rs":
-            try Self.count(args, name, 0...5)
+            try Self.count(args, name, 0...8)
             if args.count > 0, !args[0].isEmpty { resizingType = try Self.resizingType(args[0], name) }
-            if args.count > 1 { width = try Self.side(args[1], name) }
-            if args.count > 2 { height = try Self.side(args[2], name) }
-            if args.count > 3 { enlarge = try Self.bool(args[3], name) }
-            if args.count > 4 { extend = try Self.bool(args[4], name) }
+            if args.count > 1 { try applySize(Array(args[1...]), name, &warnings) }
         case "size", "s":
-            try Self.count(args, name, 0...4)
-            if args.count > 0 { width = try Self.side(args[0], name) }
-            if args.count > 1 { height = try Self.side(args[1], name) }
-            if args.count > 2 { enlarge = try Self.bool(args[2], name) }
-            if args.count > 3 { extend = try Self.bool(args[3], name) }
+            try Self.count(args, name, 0...7)
+            try applySize(args, name, &warnings)
         case "resizing_type", "rt":
             try Self.count(args, name, 1...1)
             resizingType = try Self.resizingType(args[0], name)
@@ -74,34 +129,92 @@ extension ProcessingOptions {
         case "height", "h":
             try Self.count(args, name, 1...1)
             height = try Self.side(args[0], name)
+        case "min-width", "mw":
+            try Self.count(args, name, 1...1)
+            minWidth = try Self.side(args[0], name)
+        case "min-height", "mh":
+            try Self.count(args, name, 1...1)
+            minHeight = try Self.side(args[0], name)
+        case "zoom", "z":
+            try Self.count(args, name, 1...2)
+            zoomX = try Self.factor(args[0], name)
+            zoomY = args.count > 1 ? try Self.factor(args[1], name) : zoomX
         case "dpr":
             try Self.count(args, name, 1...1)
-            let value = try Self.double(args[0], name)
-            guard value > 0, value <= 8 else { throw .invalidArgument(option: name, message: "must be in (0, 8], got \(args[0])") }
-            dpr = value
+            dpr = try Self.factor(args[0], name)
         case "enlarge", "el":
             try Self.count(args, name, 1...1)
-            enlarge = try Self.bool(args[0], name)
+            enlarge = bool(args[0])
         case "extend", "ex":
-            try Self.count(args, name, 1...1)
-            extend = try Self.bool(args[0], name)
+            try Self.count(args, name, 1...4)
+            extend = bool(args[0])
+            if args.count > 1 { extendGravity = try Self.gravity(Array(args[1...]), name, current: extendGravity, smart: false) }
+        case "extend_aspect_ratio", "extend_ar", "exar":
+            try Self.count(args, name, 1...4)
+            extendAspectRatio = bool(args[0])
+            if args.count > 1 {
+                extendAspectRatioGravity = try Self.gravity(Array(args[1...]), name, current: extendAspectRatioGravity, smart: false)
+            }
         case "gravity", "g":
-            gravity = try Self.gravity(args, name)
+            gravity = try Self.gravity(args, name, current: gravity, smart: true)
         case "crop", "c":
-            try Self.count(args, name, 2...5)
-            let w = try Self.double(args[0], name), h = try Self.double(args[1], name)
+            try Self.count(args, name, 1...5)
+            let w = try Self.double(args[0], name)
+            let h = args.count > 1 ? try Self.double(args[1], name) : crop?.height ?? 0
             guard w >= 0, h >= 0, w <= Double(Self.maximumSide), h <= Double(Self.maximumSide) else {
                 throw .invalidArgument(option: name, message: "width and height must be in 0...\(Self.maximumSide)")
             }
-            var cropGravity: Gravity?
-            if args.count > 2 { cropGravity = try Self.gravity(Array(args[2...]), name) }
-            crop = Crop(width: w, height: h, gravity: cropGravity)
+            var cropGravity = crop?.gravity
+            if args.count > 2 { cropGravity = try Self.gravity(Array(args[2...]), name, current: cropGravity ?? .center, smart: true) }
+            crop = w == 0 && h == 0 && cropGravity == nil ? nil : Crop(width: w, height: h, gravity: cropGravity)
+        case "trim", "t":
+            try Self.count(args, name, 1...4)
+            if args[0].isEmpty {
+                trim = nil
+            } else {
+                let threshold = try Self.double(args[0], name)
+                guard threshold >= 0, threshold <= 255 else { throw .invalidArgument(option: name, message: "threshold must be in 0...255") }
+                var value = trim ?? Trim()
+                value.threshold = threshold
+                value.color = args.count > 1 && !args[1].isEmpty ? try Self.color(args[1], name) : nil
+                if args.count > 2, !args[2].isEmpty { value.equalHorizontal = bool(args[2]) }
+                if args.count > 3, !args[3].isEmpty { value.equalVertical = bool(args[3]) }
+                trim = value
+            }
+        case "padding", "pd":
+            try Self.count(args, name, 1...4)
+            var value = padding
+            if !args[0].isEmpty { value.top = try Self.side(args[0], name) }
+            if args.count > 1, !args[1].isEmpty { value.right = try Self.side(args[1], name) } else { value.right = value.top }
+            if args.count > 2, !args[2].isEmpty { value.bottom = try Self.side(args[2], name) } else { value.bottom = value.top }
+            if args.count > 3, !args[3].isEmpty { value.left = try Self.side(args[3], name) } else { value.left = value.right }
+            padding = value
+        case "flip", "fl":
+            try Self.count(args, name, 1...2)
+            if !args[0].isEmpty { flipHorizontal = bool(args[0]) }
+            if args.count > 1, !args[1].isEmpty { flipVertical = bool(args[1]) }
+        case "pixelate", "pix":
+            try Self.count(args, name, 1...1)
+            guard let value = Int(args[0]), (0...10_000).contains(value) else {
+                throw .invalidArgument(option: name, message: "must be an integer in 0...10000, got \"\(args[0])\"")
+            }
+            pixelate = value > 1 ? value : 0
+        case "watermark", "wm":
+            try applyWatermark(args, name)
         case "quality", "q":
             try Self.count(args, name, 1...1)
-            guard let value = Int(args[0]), (0...100).contains(value) else {
-                throw .invalidArgument(option: name, message: "must be an integer in 0...100, got \"\(args[0])\"")
+            quality = try Self.quality(args[0], name)
+        case "format_quality", "fq":
+            guard !args.isEmpty, args.count % 2 == 0 else {
+                throw .invalidArgument(option: name, message: "expects FORMAT:QUALITY pairs")
             }
-            quality = value
+            for index in stride(from: 0, to: args.count, by: 2) {
+                guard let format = ImageFormat(fileExtension: args[index]), format != .unknown else {
+                    throw .invalidArgument(option: name, message: "unknown image format \"\(args[index])\"")
+                }
+                let value = try Self.quality(args[index + 1], name)
+                formatQuality[format] = value == 0 ? nil : value
+            }
         case "format", "f", "ext":
             try Self.count(args, name, 1...1)
             format = try Self.format(args[0])
@@ -136,10 +249,23 @@ extension ProcessingOptions {
             rotate = ((value % 360) + 360) % 360
         case "auto_rotate", "ar":
             try Self.count(args, name, 1...1)
-            autoRotate = try Self.bool(args[0], name)
+            autoRotate = bool(args[0])
         case "strip_metadata", "sm":
             try Self.count(args, name, 1...1)
-            stripMetadata = try Self.bool(args[0], name)
+            stripMetadata = bool(args[0])
+        case "keep_copyright", "kcr":
+            try Self.count(args, name, 1...1)
+            keepCopyright = bool(args[0])
+        case "strip_color_profile", "scp":
+            try Self.count(args, name, 1...1)
+            stripColorProfile = bool(args[0])
+        case "enforce_thumbnail", "eth":
+            try Self.count(args, name, 1...1)
+            enforceThumbnail = bool(args[0])
+        case "preserve_hdr", "ph":
+            // Alcedo decodes to 8 bits per channel: accepted and without effect.
+            try Self.count(args, name, 1...1)
+            _ = bool(args[0])
         case "max_bytes", "mb":
             try Self.count(args, name, 1...1)
             guard let value = Int(args[0]), value >= 0 else {
@@ -152,6 +278,61 @@ extension ProcessingOptions {
                 throw .invalidArgument(option: name, message: "must be printable ASCII without spaces")
             }
             cacheBuster = args[0]
+        case "skip_processing", "skp":
+            for arg in args {
+                guard let format = ImageFormat(fileExtension: arg), format != .unknown else {
+                    throw .invalidArgument(option: name, message: "unknown image format \"\(arg)\"")
+                }
+                if !skipProcessing.contains(format) { skipProcessing.append(format) }
+            }
+        case "raw":
+            try Self.count(args, name, 1...1)
+            raw = bool(args[0])
+        case "expires", "exp":
+            try Self.count(args, name, 1...1)
+            guard let value = Int(args[0]) else { throw .invalidArgument(option: name, message: "expects a Unix timestamp, got \"\(args[0])\"") }
+            if value > 0, value < Int(Date().timeIntervalSince1970) { throw .expired }
+            expires = value
+        case "filename", "fn":
+            try Self.count(args, name, 1...2)
+            if args.count > 1, bool(args[1]) {
+                let text = args[0].hasSuffix("=") ? String(args[0].prefix { $0 != "=" }) : args[0]
+                guard let bytes = Base64URL.decode(text), let decoded = String(validating: bytes, as: UTF8.self) else {
+                    throw .invalidArgument(option: name, message: "\"\(args[0])\" is not URL-safe base64 of a UTF-8 name")
+                }
+                filename = decoded.isEmpty ? nil : decoded
+            } else {
+                let decoded = args[0].removingPercentEncoding ?? args[0]
+                filename = decoded.isEmpty ? nil : decoded
+            }
+        case "return_attachment", "att":
+            try Self.count(args, name, 1...1)
+            returnAttachment = bool(args[0])
+        case "max_src_resolution", "msr":
+            try Self.securityAllowed(rules, name)
+            try Self.count(args, name, 1...1)
+            security.maxSourceResolution = try Self.megapixels(args[0], name)
+        case "max_src_file_size", "msfs":
+            try Self.securityAllowed(rules, name)
+            try Self.count(args, name, 1...1)
+            guard let value = Int(args[0]) else { throw .invalidArgument(option: name, message: "expects an integer, got \"\(args[0])\"") }
+            security.maxSourceFileSize = value
+        case "max_animation_frames", "maf":
+            try Self.securityAllowed(rules, name)
+            try Self.count(args, name, 1...1)
+            guard let value = Int(args[0]), value > 0 else {
+                throw .invalidArgument(option: name, message: "expects a positive integer, got \"\(args[0])\"")
+            }
+            security.maxAnimationFrames = value
+        case "max_animation_frame_resolution", "mafr":
+            try Self.securityAllowed(rules, name)
+            try Self.count(args, name, 1...1)
+            security.maxAnimationFrameResolution = try Self.megapixels(args[0], name)
+        case "max_result_dimension", "mrd":
+            try Self.securityAllowed(rules, name)
+            try Self.count(args, name, 1...1)
+            guard let value = Int(args[0]) else { throw .invalidArgument(option: name, message: "expects an integer, got \"\(args[0])\"") }
+            security.maxResultDimension = max(0, value)
         case "page", "pg":
             try Self.count(args, name, 1...1)
             guard let value = Int(args[0]), value >= 0, value < 100_000 else {
@@ -160,11 +341,7 @@ extension ProcessingOptions {
             page = value
         case "preset", "pr":
             guard !args.isEmpty else { throw .invalidArgument(option: name, message: "expects at least one preset name") }
-            guard depth < 4 else { throw .invalidArgument(option: name, message: "presets nest too deeply") }
-            for preset in args {
-                guard let segments = presets[preset] else { throw .unknownPreset(preset) }
-                for inner in segments { try apply(segment: Substring(inner), presets: presets, depth: depth + 1) }
-            }
+            try applyPresets(args, rules: rules, usedPresets: usedPresets, warnings: &warnings)
         case "round_corner":
             try Self.count(args, name, 1...1)
             let value = try Self.double(args[0], name)
@@ -185,6 +362,78 @@ extension ProcessingOptions {
         default:
             throw .unknownOption(name)
         }
+    }
+
+    /// Expands presets by name; one already being expanded is skipped with a warning.
+    mutating func applyPresets(_ names: [String], rules: ImgproxyParsingRules, usedPresets: [String],
+                               warnings: inout [String]) throws(ImgproxyURLError) {
+        for preset in names {
+            guard let segments = rules.presets[preset] else { throw .unknownPreset(preset) }
+            if usedPresets.contains(preset) {
+                warnings.append("recursive use of preset \"\(preset)\" skipped")
+                continue
+            }
+            for inner in segments {
+                try apply(segment: Substring(inner), rules: rules, usedPresets: usedPresets + [preset], warnings: &warnings)
+            }
+        }
+    }
+
+    /// `WIDTH:HEIGHT:ENLARGE:EXTEND[:GRAVITY…]`, each part optional (an empty one keeps the value).
+    private mutating func applySize(_ args: [String], _ name: String, _ warnings: inout [String]) throws(ImgproxyURLError) {
+        if args.count > 0, !args[0].isEmpty { width = try Self.side(args[0], name) }
+        if args.count > 1, !args[1].isEmpty { height = try Self.side(args[1], name) }
+        if args.count > 2, !args[2].isEmpty { enlarge = Self.bool(args[2], name, &warnings) }
+        if args.count > 3, !args[3].isEmpty {
+            extend = Self.bool(args[3], name, &warnings)
+            if args.count > 4 { extendGravity = try Self.gravity(Array(args[4...]), name, current: extendGravity, smart: false) }
+        }
+    }
+
+    private mutating func applyWatermark(_ args: [String], _ name: String) throws(ImgproxyURLError) {
+        try Self.count(args, name, 1...7)
+        let opacity = try Self.double(args[0], name)
+        guard (0...1).contains(opacity) else { throw .invalidArgument(option: name, message: "opacity must be in 0...1, got \(args[0])") }
+        guard opacity > 0 else {
+            watermark = nil
+            return
+        }
+        var value = watermark ?? Watermark(opacity: opacity)
+        value.opacity = opacity
+        var rest = args.dropFirst()
+        if let position = rest.first, !position.isEmpty {
+            rest = rest.dropFirst()
+            switch position {
+            case "re": value.position = .replicate
+            case "fp":
+                guard rest.count >= 2 else { throw .invalidArgument(option: name, message: "fp expects x:y") }
+                let x = try Self.double(rest[rest.startIndex], name), y = try Self.double(rest[rest.startIndex + 1], name)
+                guard (0...1).contains(x), (0...1).contains(y) else {
+                    throw .invalidArgument(option: name, message: "focus point coordinates must be in 0...1")
+                }
+                value.position = .focusPoint(x: x, y: y)
+                value.xOffset = 0
+                value.yOffset = 0
+                rest = rest.dropFirst(2)
+                if let scale = rest.first, !scale.isEmpty { value.scale = try Self.watermarkScale(scale, name) }
+                guard rest.count <= 1 else { throw .invalidArgument(option: name, message: "too many arguments after fp:x:y") }
+                watermark = value
+                return
+            default:
+                guard let compass = Compass(rawValue: position), compass != .smart else {
+                    throw .invalidArgument(option: name, message: "unknown position \"\(position)\" (ce no so ea we nowe noea sowe soea re fp)")
+                }
+                value.position = .compass(compass)
+            }
+        } else if !rest.isEmpty {
+            rest = rest.dropFirst()
+        }
+        let extra = Array(rest)
+        guard extra.count <= 3 else { throw .invalidArgument(option: name, message: "expects opacity:position:x:y:scale") }
+        if extra.count > 0, !extra[0].isEmpty { value.xOffset = try Self.offset(extra[0], name) }
+        if extra.count > 1, !extra[1].isEmpty { value.yOffset = try Self.offset(extra[1], name) }
+        if extra.count > 2, !extra[2].isEmpty { value.scale = try Self.watermarkScale(extra[2], name) }
+        watermark = value
     }
 
     private static func count(_ args: [String], _ name: String, _ range: ClosedRange<Int>) throws(ImgproxyURLError) {
@@ -208,12 +457,50 @@ extension ProcessingOptions {
         return value
     }
 
-    private static func bool(_ text: String, _ name: String) throws(ImgproxyURLError) -> Bool {
+    /// imgproxy's booleans (Go's `strconv.ParseBool`); anything else is `false` with a warning.
+    static func bool(_ text: String, _ name: String, _ warnings: inout [String]) -> Bool {
         switch text {
         case "1", "t", "T", "true", "TRUE", "True": return true
-        case "0", "f", "F", "false", "FALSE", "False", "": return false
-        default: throw .invalidArgument(option: name, message: "expects a boolean (1/0, t/f, true/false), got \"\(text)\"")
+        case "0", "f", "F", "false", "FALSE", "False": return false
+        default:
+            warnings.append("option \"\(name)\": \"\(text)\" is not a boolean, taken as false")
+            return false
         }
+    }
+
+    private static func factor(_ text: String, _ name: String) throws(ImgproxyURLError) -> Double {
+        let value = try double(text, name)
+        guard value > 0, value <= 100 else { throw .invalidArgument(option: name, message: "must be a number in (0, 100], got \(text)") }
+        return value
+    }
+
+    private static func quality(_ text: String, _ name: String) throws(ImgproxyURLError) -> Int {
+        guard let value = Int(text), (0...100).contains(value) else {
+            throw .invalidArgument(option: name, message: "must be an integer in 0...100, got \"\(text)\"")
+        }
+        return value
+    }
+
+    private static func megapixels(_ text: String, _ name: String) throws(ImgproxyURLError) -> Double {
+        let value = try double(text, name)
+        guard value >= 0, value <= 100_000 else { throw .invalidArgument(option: name, message: "must be megapixels in 0...100000, got \(text)") }
+        return value
+    }
+
+    private static func offset(_ text: String, _ name: String) throws(ImgproxyURLError) -> Double {
+        let value = try double(text, name)
+        guard abs(value) <= Double(maximumSide) else { throw .invalidArgument(option: name, message: "offsets must be within \(maximumSide) pixels") }
+        return value
+    }
+
+    private static func watermarkScale(_ text: String, _ name: String) throws(ImgproxyURLError) -> Double {
+        let value = try double(text, name)
+        guard value >= 0, value <= 100 else { throw .invalidArgument(option: name, message: "scale must be in 0...100, got \(text)") }
+        return value
+    }
+
+    private static func securityAllowed(_ rules: ImgproxyParsingRules, _ name: String) throws(ImgproxyURLError) {
+        guard rules.allowSecurityOptions else { throw .securityOptionsNotAllowed(name) }
     }
 
     private static func double(_ text: String, _ name: String) throws(ImgproxyURLError) -> Double {
@@ -232,48 +519,55 @@ extension ProcessingOptions {
         return value
     }
 
+    /// An output format by imgproxy's name or extension: one Alcedo can write (JPEG, PNG, WebP,
+    /// GIF, AVIF, and any other with an encoder registered in ``ImageCodecRegistry``).
     static func format(_ text: String) throws(ImgproxyURLError) -> ImageFormat {
-        switch text.lowercased() {
-        case "jpg", "jpeg": return .jpeg
-        case "png": return .png
-        case "webp": return .webp
-        case "gif": return .gif
-        case "avif": return .avif
-        default: throw .unsupportedFormat(text)
-        }
+        guard let format = ImageFormat(fileExtension: text), format != .unknown else { throw .unsupportedFormat(text) }
+        let normalized: ImageFormat = format == .apng ? .png : format
+        guard [.jpeg, .png, .webp, .gif, .avif].contains(normalized)
+            || ImageCodecRegistry.shared.encodableFormats.contains(normalized) else { throw .unsupportedFormat(text) }
+        return normalized
     }
 
+    /// A hex colour: `RGB` (each digit doubled), `RRGGBB` or `RRGGBBAA`.
     static func color(_ text: String, _ name: String) throws(ImgproxyURLError) -> RGBA {
+        if text.utf8.count == 3, let bytes = SigningKey.bytes(fromHex: text.map { "\($0)\($0)" }.joined()) {
+            return RGBA(red: bytes[0], green: bytes[1], blue: bytes[2])
+        }
         guard text.count == 6 || text.count == 8, let bytes = SigningKey.bytes(fromHex: text) else {
-            throw .invalidArgument(option: name, message: "expects a hex colour RRGGBB or RRGGBBAA, got \"\(text)\"")
+            throw .invalidArgument(option: name, message: "expects a hex colour RGB, RRGGBB or RRGGBBAA, got \"\(text)\"")
         }
         return RGBA(red: bytes[0], green: bytes[1], blue: bytes[2], alpha: bytes.count == 4 ? bytes[3] : 255)
     }
 
-    private static func gravity(_ args: [String], _ name: String) throws(ImgproxyURLError) -> Gravity {
-        guard let first = args.first else { throw .invalidArgument(option: name, message: "expects a gravity type") }
+    /// `TYPE[:X[:Y]]` or `fp:X:Y`. An empty offset keeps the one of `current` (imgproxy sets
+    /// only the values given); `smart` allows `sm`, which takes no offsets.
+    private static func gravity(_ args: [String], _ name: String, current: Gravity, smart: Bool) throws(ImgproxyURLError) -> Gravity {
+        guard let first = args.first, !first.isEmpty else { throw .invalidArgument(option: name, message: "expects a gravity type") }
+        var (x, y): (Double, Double)
+        switch current {
+        case .compass(_, let cx, let cy): (x, y) = (cx, cy)
+        case .focusPoint(let fx, let fy): (x, y) = (fx, fy)
+        }
         if first == "fp" {
             guard args.count == 3 else { throw .invalidArgument(option: name, message: "fp expects x:y") }
-            let x = try double(args[1], name), y = try double(args[2], name)
+            if !args[1].isEmpty { x = try double(args[1], name) }
+            if !args[2].isEmpty { y = try double(args[2], name) }
             guard (0...1).contains(x), (0...1).contains(y) else {
                 throw .invalidArgument(option: name, message: "focus point coordinates must be in 0...1")
             }
             return .focusPoint(x: x, y: y)
         }
-        guard let compass = Compass(rawValue: first) else {
-            throw .invalidArgument(option: name, message: "unknown gravity \"\(first)\" (ce no so ea we nowe noea sowe soea sm fp)")
+        guard let compass = Compass(rawValue: first), smart || compass != .smart else {
+            throw .invalidArgument(option: name, message: "unknown gravity \"\(first)\" (ce no so ea we nowe noea sowe soea\(smart ? " sm" : "") fp)")
         }
-        guard args.count == 1 || args.count == 3 else {
-            throw .invalidArgument(option: name, message: "expects a type and optionally x and y offsets")
+        if compass == .smart {
+            guard args.count == 1 else { throw .invalidArgument(option: name, message: "sm takes no offsets") }
+            return .compass(.smart, xOffset: 0, yOffset: 0)
         }
-        var x = 0.0, y = 0.0
-        if args.count == 3 {
-            x = try double(args[1], name)
-            y = try double(args[2], name)
-        }
-        guard abs(x) <= Double(maximumSide), abs(y) <= Double(maximumSide) else {
-            throw .invalidArgument(option: name, message: "offsets must be within \(maximumSide) pixels")
-        }
+        guard args.count <= 3 else { throw .invalidArgument(option: name, message: "expects a type and optionally x and y offsets") }
+        if args.count > 1, !args[1].isEmpty { x = try offset(args[1], name) }
+        if args.count > 2, !args[2].isEmpty { y = try offset(args[2], name) }
         return .compass(compass, xOffset: x, yOffset: y)
     }
 }

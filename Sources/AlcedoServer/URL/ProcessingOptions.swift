@@ -68,6 +68,93 @@ public struct ProcessingOptions: Sendable, Hashable {
         }
     }
 
+    /// A trim of the surrounding background, before anything else (imgproxy's `trim`/`t`).
+    public struct Trim: Sendable, Hashable {
+        /// How far a pixel's channels may differ from the background colour and still be trimmed (default 10).
+        public var threshold: Double
+        /// The background colour (default `nil`: the top-left pixel's). Magenta `ff00ff` trims transparency.
+        public var color: RGBA?
+        /// Cut the same amount from the left and the right (default `false`).
+        public var equalHorizontal: Bool
+        /// Cut the same amount from the top and the bottom (default `false`).
+        public var equalVertical: Bool
+
+        public init(threshold: Double = 10, color: RGBA? = nil, equalHorizontal: Bool = false, equalVertical: Bool = false) {
+            self.threshold = threshold
+            self.color = color
+            self.equalHorizontal = equalHorizontal
+            self.equalVertical = equalVertical
+        }
+    }
+
+    /// Padding added around the result in pixels before ``dpr`` (imgproxy's `padding`/`pd`, CSS order).
+    public struct Padding: Sendable, Hashable {
+        public var top = 0, right = 0, bottom = 0, left = 0
+
+        public init(top: Int = 0, right: Int = 0, bottom: Int = 0, left: Int = 0) {
+            self.top = top
+            self.right = right
+            self.bottom = bottom
+            self.left = left
+        }
+
+        /// `true` when any side is not 0.
+        public var isEnabled: Bool { top != 0 || right != 0 || bottom != 0 || left != 0 }
+    }
+
+    /// Where a watermark goes: a compass position, tiled over the whole image, or a focus point.
+    public enum WatermarkPosition: Sendable, Hashable {
+        /// One of the compass positions (`ce` by default); smart gravity is not one.
+        case compass(Compass)
+        /// `re`: the watermark repeated over the whole image, the offsets giving the spacing.
+        case replicate
+        /// `fp:X:Y`: the watermark centred on this point, each coordinate in `0...1`.
+        case focusPoint(x: Double, y: Double)
+    }
+
+    /// A watermark over the result (imgproxy's `watermark`/`wm`), from the server's watermark image.
+    public struct Watermark: Sendable, Hashable {
+        /// Multiplies the server's watermark opacity, in `0...1`.
+        public var opacity: Double
+        /// Default `.compass(.center)`.
+        public var position: WatermarkPosition
+        /// Offsets from the position in pixels before ``ProcessingOptions/dpr`` (a fraction of
+        /// the image below 1); with `re` the spacing between tiles (default 0).
+        public var xOffset: Double
+        public var yOffset: Double
+        /// The watermark's size as a fraction of the result's (default 0: its own size).
+        public var scale: Double
+
+        public init(opacity: Double, position: WatermarkPosition = .compass(.center), xOffset: Double = 0, yOffset: Double = 0,
+                    scale: Double = 0) {
+            self.opacity = opacity
+            self.position = position
+            self.xOffset = xOffset
+            self.yOffset = yOffset
+            self.scale = scale
+        }
+    }
+
+    /// Per-URL limits that replace the server's (imgproxy's security options; refused unless the
+    /// server allows security options). `nil` keeps the server's value.
+    public struct SecurityLimits: Sendable, Hashable {
+        /// `max_src_resolution`/`msr`: megapixels.
+        public var maxSourceResolution: Double?
+        /// `max_src_file_size`/`msfs`: bytes (0 or less: no limit).
+        public var maxSourceFileSize: Int?
+        /// `max_animation_frames`/`maf`: frames processed (at least 1).
+        public var maxAnimationFrames: Int?
+        /// `max_animation_frame_resolution`/`mafr`: megapixels per frame (0: only the whole-image limit).
+        public var maxAnimationFrameResolution: Double?
+        /// `max_result_dimension`/`mrd`: the longest side of a result, which is scaled down to fit (0: none).
+        public var maxResultDimension: Int?
+
+        public init() {}
+
+        /// `true` when no limit is set.
+        public var isEmpty: Bool { self == SecurityLimits() }
+    }
+
     /// Default `.fit`.
     public var resizingType: ResizingType = .fit
     /// Requested width in pixels before ``dpr``; 0 (the default) derives it from the height
@@ -75,24 +162,52 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var width = 0
     /// Requested height in pixels before ``dpr``; 0 (the default) as for ``width``.
     public var height = 0
-    /// Multiplies ``width`` and ``height`` (default 1).
+    /// The least width of the result before ``dpr`` (default 0: none), `min-width`/`mw`.
+    public var minWidth = 0
+    /// The least height of the result before ``dpr`` (default 0: none), `min-height`/`mh`.
+    public var minHeight = 0
+    /// Multiplies the horizontal scale, not offsets or paddings (default 1), `zoom`/`z`.
+    public var zoomX: Double = 1
+    /// Multiplies the vertical scale, not offsets or paddings (default 1), `zoom`/`z`.
+    public var zoomY: Double = 1
+    /// Multiplies every size, offset and padding (default 1).
     public var dpr: Double = 1
     /// Enlarge a source smaller than the requested size (default `false`).
     public var enlarge = false
     /// Extend a result smaller than the requested size to it, with ``background`` (default `false`).
     public var extend = false
-    /// Where crops and extensions are placed (default ``Gravity/center``).
+    /// Where the image sits on an extended canvas (default ``Gravity/center``), `ex:1:GRAVITY`.
+    public var extendGravity: Gravity = .center
+    /// Extend the result to the requested aspect ratio (default `false`), `extend_aspect_ratio`/`exar`.
+    public var extendAspectRatio = false
+    /// Where the image sits when extended to the aspect ratio (default ``Gravity/center``).
+    public var extendAspectRatioGravity: Gravity = .center
+    /// Where crops are placed (default ``Gravity/center``).
     public var gravity: Gravity = .center
     /// A crop before resizing (default none).
     public var crop: Crop?
+    /// Trim the surrounding background first (default none).
+    public var trim: Trim?
+    /// Padding around the result, filled with ``background`` (default none).
+    public var padding = Padding()
+    /// Mirror left and right (default `false`), `flip:1`.
+    public var flipHorizontal = false
+    /// Mirror top and bottom (default `false`), `flip::1`.
+    public var flipVertical = false
+    /// Pixelate with blocks of this many pixels (default 0: none; 1 is none too).
+    public var pixelate = 0
+    /// A watermark (default none).
+    public var watermark: Watermark?
     /// Encoder quality 1-100; 0 (the default) is the server's default quality for the output
     /// format (80; WebP 79, AVIF 63, as imgproxy).
     public var quality = 0
-    /// The output format: JPEG, PNG, WebP, GIF or AVIF (default `nil`: the URL's extension,
-    /// else negotiated, else the source's).
+    /// Per-format qualities that replace the server's (default none), `format_quality`/`fq`.
+    public var formatQuality: [ImageFormat: Int] = [:]
+    /// The output format (default `nil`: the URL's extension, else negotiated, else the
+    /// server's preferred formats).
     public var format: ImageFormat?
-    /// Fills transparent areas and extensions with this colour (default `nil`: transparent,
-    /// white when the output format has no alpha).
+    /// Fills transparent areas, extensions and padding with this colour (default `nil`:
+    /// transparent, white when the output format has no alpha).
     public var background: RGBA?
     /// Gaussian blur σ in pixels (default 0: none).
     public var blur: Double = 0
@@ -104,10 +219,30 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var autoRotate = true
     /// Leave metadata out of the result (default `true`; Alcedo's encoders never write any).
     public var stripMetadata = true
-    /// Lower the quality of a JPEG or WebP result until it fits in this many bytes (default 0: no limit).
+    /// Keep copyright notices when stripping metadata (default `nil`: the server's, which keeps
+    /// none: Alcedo writes no metadata).
+    public var keepCopyright: Bool?
+    /// Convert to sRGB and drop the ICC profile (default `nil`: the server's; Alcedo always
+    /// converts to sRGB and writes no profile).
+    public var stripColorProfile: Bool?
+    /// Use the source's embedded thumbnail when it has one (default `nil`: no).
+    public var enforceThumbnail: Bool?
+    /// Lower the quality of a JPEG, WebP or AVIF result until it fits in this many bytes (default 0: no limit).
     public var maxBytes = 0
     /// Changes the URL and the ETag, nothing else (default empty).
     public var cacheBuster = ""
+    /// Source formats sent as they are when the result would have the same format (default none).
+    public var skipProcessing: [ImageFormat] = []
+    /// Send the source's bytes unprocessed and unchecked (default `false`).
+    public var raw = false
+    /// A Unix time after which the URL answers 404 (default `nil`: never).
+    public var expires: Int?
+    /// The file name in `Content-Disposition` (default `nil`: the source URL's last path segment).
+    public var filename: String?
+    /// `Content-Disposition: attachment` instead of `inline` (default `false`).
+    public var returnAttachment = false
+    /// Per-URL security limits (default none).
+    public var security = SecurityLimits()
     /// Serve only this frame (0-based) of an animated source (default `nil`: all frames).
     public var page: Int?
     /// Alcedo: corner radius in pixels (default 0: none), `round_corner:R`.
@@ -120,16 +255,32 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// The defaults: fit, no size (the source size), no effects.
     public init() {}
 
-    /// `true` when the options change pixels (anything but format, quality, cache buster…).
-    var changesPixels: Bool {
-        var neutral = ProcessingOptions()
-        neutral.format = format
-        neutral.quality = quality
-        neutral.maxBytes = maxBytes
-        neutral.cacheBuster = cacheBuster
-        neutral.stripMetadata = stripMetadata
-        return neutral != self
+    /// The options with every field that does not change pixels reset (format, quality,
+    /// cache buster, metadata, response headers and limits checked elsewhere).
+    var pixelOptions: ProcessingOptions {
+        var copy = self
+        copy.format = nil
+        copy.quality = 0
+        copy.formatQuality = [:]
+        copy.maxBytes = 0
+        copy.cacheBuster = ""
+        copy.stripMetadata = true
+        copy.keepCopyright = nil
+        copy.stripColorProfile = nil
+        copy.skipProcessing = []
+        copy.raw = false
+        copy.expires = nil
+        copy.filename = nil
+        copy.returnAttachment = false
+        copy.security.maxSourceResolution = nil
+        copy.security.maxSourceFileSize = nil
+        copy.security.maxAnimationFrames = nil
+        copy.security.maxAnimationFrameResolution = nil
+        return copy
     }
+
+    /// `true` when the options change pixels (anything but format, quality, cache buster…).
+    var changesPixels: Bool { pixelOptions != ProcessingOptions() }
 
     /// The options in canonical imgproxy form, one segment each, only those that differ from
     /// the defaults: `rs:fill:300:200:1:0`, `g:noea`, `q:75`… Parsing them gives these options.
@@ -137,7 +288,20 @@ public struct ProcessingOptions: Sendable, Hashable {
         var segments: [String] = []
         let defaults = ProcessingOptions()
         if resizingType != defaults.resizingType || width != 0 || height != 0 || enlarge || extend {
-            segments.append("rs:\(resizingType.rawValue):\(width):\(height):\(enlarge ? 1 : 0):\(extend ? 1 : 0)")
+            var segment = "rs:\(resizingType.rawValue):\(width):\(height):\(enlarge ? 1 : 0):\(extend ? 1 : 0)"
+            if extend, extendGravity != .center { segment += ":" + Self.gravityArguments(extendGravity) }
+            segments.append(segment)
+        }
+        if !extend, extendGravity != .center { segments.append("ex:0:" + Self.gravityArguments(extendGravity)) }
+        if extendAspectRatio || extendAspectRatioGravity != .center {
+            var segment = "exar:\(extendAspectRatio ? 1 : 0)"
+            if extendAspectRatioGravity != .center { segment += ":" + Self.gravityArguments(extendAspectRatioGravity) }
+            segments.append(segment)
+        }
+        if minWidth != 0 { segments.append("mw:\(minWidth)") }
+        if minHeight != 0 { segments.append("mh:\(minHeight)") }
+        if zoomX != 1 || zoomY != 1 {
+            segments.append(zoomX == zoomY ? "z:\(Self.number(zoomX))" : "z:\(Self.number(zoomX)):\(Self.number(zoomY))")
         }
         if dpr != 1 { segments.append("dpr:\(Self.number(dpr))") }
         if gravity != .center { segments.append("g:" + Self.gravityArguments(gravity)) }
@@ -146,7 +310,33 @@ public struct ProcessingOptions: Sendable, Hashable {
             if let gravity = crop.gravity { segment += ":" + Self.gravityArguments(gravity) }
             segments.append(segment)
         }
+        if let trim {
+            var segment = "t:\(Self.number(trim.threshold)):" + (trim.color.map { Self.hex($0) } ?? "")
+            segment += ":\(trim.equalHorizontal ? 1 : 0):\(trim.equalVertical ? 1 : 0)"
+            segments.append(segment)
+        }
+        if padding.isEnabled { segments.append("pd:\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)") }
+        if flipHorizontal || flipVertical { segments.append("fl:\(flipHorizontal ? 1 : 0):\(flipVertical ? 1 : 0)") }
+        if pixelate > 1 { segments.append("pix:\(pixelate)") }
+        if let watermark {
+            var segment = "wm:\(Self.number(watermark.opacity)):"
+            switch watermark.position {
+            case .compass(let compass): segment += compass.rawValue
+            case .replicate: segment += "re"
+            case .focusPoint(let x, let y): segment += "fp:\(Self.number(x)):\(Self.number(y))"
+            }
+            if case .focusPoint = watermark.position {
+                segment += ":\(Self.number(watermark.scale))"
+            } else {
+                segment += ":\(Self.number(watermark.xOffset)):\(Self.number(watermark.yOffset)):\(Self.number(watermark.scale))"
+            }
+            segments.append(segment)
+        }
         if quality != 0 { segments.append("q:\(quality)") }
+        if !formatQuality.isEmpty {
+            let pairs = formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }
+            segments.append("fq:" + pairs.map { "\($0.key.preferredFileExtension):\($0.value)" }.joined(separator: ":"))
+        }
         if let format { segments.append("f:\(format.preferredFileExtension)") }
         if let background { segments.append("bg:" + Self.hex(background)) }
         if blur != 0 { segments.append("bl:\(Self.number(blur))") }
@@ -154,8 +344,21 @@ public struct ProcessingOptions: Sendable, Hashable {
         if rotate != 0 { segments.append("rot:\(rotate)") }
         if !autoRotate { segments.append("ar:0") }
         if !stripMetadata { segments.append("sm:0") }
+        if let keepCopyright { segments.append("kcr:\(keepCopyright ? 1 : 0)") }
+        if let stripColorProfile { segments.append("scp:\(stripColorProfile ? 1 : 0)") }
+        if let enforceThumbnail { segments.append("eth:\(enforceThumbnail ? 1 : 0)") }
         if maxBytes != 0 { segments.append("mb:\(maxBytes)") }
         if !cacheBuster.isEmpty { segments.append("cb:\(cacheBuster)") }
+        if !skipProcessing.isEmpty { segments.append("skp:" + skipProcessing.map(\.preferredFileExtension).joined(separator: ":")) }
+        if raw { segments.append("raw:1") }
+        if let expires { segments.append("exp:\(expires)") }
+        if let filename { segments.append("fn:" + Base64URL.encode(Array(filename.utf8)) + ":1") }
+        if returnAttachment { segments.append("att:1") }
+        if let value = security.maxSourceResolution { segments.append("msr:\(Self.number(value))") }
+        if let value = security.maxSourceFileSize { segments.append("msfs:\(value)") }
+        if let value = security.maxAnimationFrames { segments.append("maf:\(value)") }
+        if let value = security.maxAnimationFrameResolution { segments.append("mafr:\(Self.number(value))") }
+        if let value = security.maxResultDimension { segments.append("mrd:\(value)") }
         if let page { segments.append("pg:\(page)") }
         if roundCorner != 0 { segments.append("round_corner:\(Self.number(roundCorner))") }
         if let border { segments.append("border:\(Self.number(border.width)):\(Self.hex(border.color))") }
@@ -165,13 +368,7 @@ public struct ProcessingOptions: Sendable, Hashable {
 
     /// The canonical text of the options that change pixels: part of the processor identifier.
     var pixelIdentifier: String {
-        var copy = self
-        copy.format = nil
-        copy.quality = 0
-        copy.maxBytes = 0
-        copy.cacheBuster = ""
-        copy.stripMetadata = true
-        return copy.pathSegments.joined(separator: "/")
+        pixelOptions.pathSegments.joined(separator: "/")
     }
 
     static func gravityArguments(_ gravity: Gravity) -> String {

@@ -89,6 +89,21 @@ final class ServerHarness: Sendable {
 enum TestImages {
     /// A `width` x `height` image whose left half is red and right half blue (top rows
     /// green when `markTop`), so crops and gravities can be told apart.
+    /// A gradient where a pixel's red is its x and its green its y (each scaled to 0...255
+    /// across the image), blue 100: a probe pixel tells which source pixel landed there.
+    static func gradient(width: Int, height: Int) -> AlcedoImage {
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                let i = (y * width + x) * 4
+                pixels[i] = UInt8(width > 1 ? x * 255 / (width - 1) : 0)
+                pixels[i + 1] = UInt8(height > 1 ? y * 255 / (height - 1) : 0)
+                pixels[i + 2] = 100
+            }
+        }
+        return AlcedoImage(width: width, height: height, pixels: pixels)
+    }
+
     static func halves(width: Int, height: Int, markTop: Bool = false) -> AlcedoImage {
         var pixels = [UInt8](repeating: 255, count: width * height * 4)
         for y in 0..<height {
