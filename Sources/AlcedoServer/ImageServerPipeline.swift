@@ -18,12 +18,17 @@ public struct ImageServerPipeline: Sendable {
     public init(configuration: ImageServerConfiguration) {
         sourceGuard = SourceGuard(allowPrivateNetworks: configuration.allowPrivateNetworks,
                                   allowedSources: configuration.allowedSources,
-                                  trustedHosts: configuration.trustedSourceHosts)
+                                  trustedHosts: configuration.trustedSourceHosts,
+                                  allowedAddressKinds: configuration.allowedAddressKinds)
         let loader = GuardedImageLoader(sourceGuard: sourceGuard)
+        var headers = ImageDownloader.Configuration.standardHeaders
+        headers["User-Agent"] = configuration.userAgent
         downloader = ImageDownloader(
             name: "alcedo-serve",
             configuration: ImageDownloader.Configuration(timeout: configuration.downloadTimeout,
-                                                         maximumBodySize: configuration.maxSourceBytes),
+                                                         maximumBodySize: configuration.maxSourceBytes,
+                                                         maximumRedirects: configuration.maxRedirects,
+                                                         defaultHeaders: headers),
             loader: loader)
         cache = ImageCache(
             memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config(totalCostLimit: configuration.memoryCacheBytes)),

@@ -10,8 +10,7 @@ extension ImageService {
     public func info(path: String, request: Request) async -> Response {
         let response: Response
         do {
-            let (parsed, signedPart) = try ImgproxyPath.parse(path, presets: configuration.presets)
-            try verifySignature(parsed.signature, signedPart: signedPart)
+            let parsed = try parseAndVerify(path)
             let url = try pipeline.sourceGuard.checkSource(parsed.sourceURL)
             let data: Data
             if let cached = try? await pipeline.cache.retrieveDataInDiskCache(forKey: parsed.sourceURL) {

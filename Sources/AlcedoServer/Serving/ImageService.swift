@@ -78,17 +78,22 @@ public final class ImageService: Sendable {
             metrics.recordHit(tier: "not-modified")
             return notModifiedResponse(etag: stored.etag, lastModified: stored.lastModified, negotiated: known.negotiated)
         }
-        let (parsed, signedPart) = try ImgproxyPath.parse(path, presets: configuration.presets)
-        try verifySignature(parsed.signature, signedPart: signedPart)
+        let parsed = try parseAndVerify(path)
         let sourceURL = try pipeline.sourceGuard.checkSource(parsed.sourceURL)
         let requested = parsed.requestedFormat
-        let accepted = requested == nil
-            ? configuration.negotiation.usable(AcceptedImageFormats(acceptHeaders: request.headers[values: .accept]))
-            : AcceptedImageFormats()
+        let clientAccepts = AcceptedImageFormats(acceptHeaders: request.headers[values: .accept])
+        // --enforce-webp/--enforce-avif: a client that accepts the format gets it even when the
+        // URL names another (AVIF only for a result that is not animated, as imgproxy).
+        let enforced = requested == nil ? AcceptedImageFormats()
+            : AcceptedImageFormats(webP: configuration.enforceWebP && clientAccepts.webP,
+                                   avif: configuration.enforceAVIF && clientAccepts.avif)
+        let accepted = requested == nil ? configuration.negotiation.usable(clientAccepts) : AcceptedImageFormats()
+        // The answer depends on Accept: negotiated, or enforceable.
+        let negotiated = requested == nil || configuration.enforceWebP || configuration.enforceAVIF
         var unsigned = parsed
         unsigned.signature = ""
         let canonical = unsigned
-        let encoding = ResponseEncoding(requested: requested, accepted: accepted, quality: parsed.options.quality,
+        let encoding = ResponseEncoding(requested: requested, accepted: accepted, enforced: enforced, quality: parsed.options.quality,
                                         defaultQualities: FormatQualities(fallback: configuration.defaultQuality,
                                                                           perFormat: configuration.formatQuality),
                                         avifSpeed: configuration.avifSpeed, background: parsed.options.background,
@@ -96,14 +101,14 @@ public final class ImageService: Sendable {
         let variantKey = canonical.signedPart + "|" + encoding.identifier
 
         if let revalidationKey {
-            revalidations.record(revalidationKey, RevalidationTable.Entry(variantKey: variantKey, negotiated: requested == nil))
+            revalidations.record(revalidationKey, RevalidationTable.Entry(variantKey: variantKey, negotiated: negotiated))
         }
         // A conditional request answered from what is known of the source, without processing.
         // A result in memory knows its own ETag: nothing to look up or hash.
         if conditional, let stored = results.cached(variantKey),
            notModified(request, etag: stored.etag, lastModified: stored.lastModified) {
             metrics.recordHit(tier: "not-modified")
-            return notModifiedResponse(etag: stored.etag, lastModified: stored.lastModified, negotiated: requested == nil)
+            return notModifiedResponse(etag: stored.etag, lastModified: stored.lastModified, negotiated: negotiated)
         }
         var known = conditional ? sources[parsed.sourceURL] : nil
         if conditional, known == nil { known = await sourceInfoFromDisk(parsed.sourceURL) }
@@ -111,7 +116,7 @@ public final class ImageService: Sendable {
             let etag = etag(for: canonical, validator: info.validator, format: format)
             if notModified(request, etag: etag, lastModified: info.lastModified) {
                 metrics.recordHit(tier: "not-modified")
-                return notModifiedResponse(etag: etag, lastModified: info.lastModified, negotiated: requested == nil)
+                return notModifiedResponse(etag: etag, lastModified: info.lastModified, negotiated: negotiated)
             }
         }
 
@@ -120,10 +125,11 @@ public final class ImageService: Sendable {
         }
         metrics.recordHit(tier: joined ? "result" : result.tier)
         if notModified(request, etag: result.etag, lastModified: result.lastModified) {
-            return notModifiedResponse(etag: result.etag, lastModified: result.lastModified, negotiated: requested == nil)
+            return notModifiedResponse(etag: result.etag, lastModified: result.lastModified, negotiated: negotiated)
         }
-        var headers = cachingHeaders(etag: result.etag, lastModified: result.lastModified, negotiated: requested == nil)
+        var headers = cachingHeaders(etag: result.etag, lastModified: result.lastModified, negotiated: negotiated)
         headers[.contentType] = result.format.mimeType
+        if let debug = result.debug { debug.add(to: &headers) }
         headers[.contentLength] = String(result.body.readableBytes)
         let body: ResponseBody = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: result.body)
         return Response(status: .ok, headers: headers, body: body)
@@ -174,8 +180,20 @@ public final class ImageService: Sendable {
         case .none: tier = "source"
         }
         let lifetime: Duration = .seconds(60)
+        let debug = configuration.debugHeaders
+            ? await debugFacts(source: parsed.sourceURL, original: retrieved.originalData, result: retrieved.image) : nil
         return EncodedResult(body: ByteBuffer(bytes: body), format: format, etag: etag(for: canonical, validator: info.validator, format: format),
-                             lastModified: info.lastModified, tier: tier, expires: .now + lifetime)
+                             lastModified: info.lastModified, tier: tier, expires: .now + lifetime, debug: debug)
+    }
+
+    /// imgproxy's debug headers for a result: the source's size in bytes and pixels (read
+    /// from its header, downloaded now or kept on disk) and the result's size in pixels.
+    private func debugFacts(source: String, original: Data?, result: AlcedoImage) async -> DebugFacts {
+        var data = original
+        if data == nil { data = try? await pipeline.cache.retrieveDataInDiskCache(forKey: source)?.data }
+        let info = data.flatMap { try? ImageCodecRegistry.shared.info(for: $0, options: DecodingOptions(limits: configuration.decodingLimits)) }
+        return DebugFacts(originBytes: data?.count, originWidth: info?.width, originHeight: info?.height,
+                          resultWidth: result.width, resultHeight: result.height)
     }
 
     /// Whether a result asked for in `format` is made from the source's first frame only (the
@@ -187,8 +205,14 @@ public final class ImageService: Sendable {
     /// The format a response will have, known before processing: `nil` when it depends on
     /// whether the source is animated and that is not known yet.
     static func predictedFormat(_ encoding: ResponseEncoding, source: SourceInfo, page: Int?) -> ImageFormat? {
-        if let requested = encoding.requested { return requested }
         let animated = page != nil ? false : source.animated
+        if let requested = encoding.requested {
+            if encoding.enforced.avif, requested != .avif {
+                guard let animated else { return nil }
+                if !animated { return .avif }
+            }
+            return encoding.enforced.webP ? .webp : requested
+        }
         return FormatNegotiation(autoWebP: true, autoAVIF: true).outputFormat(source: source.format, animated: animated,
                                                                               accepted: encoding.accepted)
     }
@@ -228,15 +252,29 @@ public final class ImageService: Sendable {
 
     // MARK: Signatures
 
+    /// Parses `path` with the configured presets and default options, verifies its signature,
+    /// and rewrites its source URL (``ImageServerConfiguration/sourceURLRewriter``).
+    func parseAndVerify(_ path: String) throws(ImgproxyURLError) -> ImgproxyPath {
+        var (parsed, signedPart) = try ImgproxyPath.parse(path, presets: configuration.presets, defaults: configuration.defaultOptions)
+        try verifySignature(parsed.signature, signedPart: signedPart)
+        if !configuration.sourceURLRewriter.isIdentity {
+            parsed.sourceURL = configuration.sourceURLRewriter.rewrite(parsed.sourceURL)
+        }
+        return parsed
+    }
+
     func verifySignature(_ signature: String, signedPart: String) throws(ImgproxyURLError) {
         if configuration.keys.isEmpty {
             guard signature == "insecure" || signature == "_" else { throw .signatureRequired }
             return
         }
+        if configuration.trustedSignatures.contains(signature) { return }
         guard signature != "insecure", signature != "_" else { throw .signatureRequired }
         // Every key is tried (no early exit), so timing does not tell which one matched.
         var matched = false
-        for key in configuration.keys where key.verify(signature: signature, for: signedPart) { matched = true }
+        for key in configuration.keys where key.verify(signature: signature, for: signedPart, size: configuration.signatureSize) {
+            matched = true
+        }
         guard matched else { throw .invalidSignature }
     }
 
@@ -304,9 +342,9 @@ public final class ImageService: Sendable {
     private func notModified(_ request: Request, etag: String, lastModified: String?) -> Bool {
         let tags = request.headers[values: .ifNoneMatch]
         if !tags.isEmpty {
-            return tags.contains { Self.entityTags($0, match: etag) }
+            return configuration.useETag && tags.contains { Self.entityTags($0, match: etag) }
         }
-        if let since = request.headers[.ifModifiedSince], let lastModified,
+        if configuration.useLastModified, let since = request.headers[.ifModifiedSince], let lastModified,
            let sinceDate = HTTPDate.parse(since), let modified = HTTPDate.parse(lastModified) {
             return modified <= sinceDate
         }
@@ -340,8 +378,8 @@ public final class ImageService: Sendable {
     private func cachingHeaders(etag: String, lastModified: String?, negotiated: Bool) -> HTTPFields {
         var headers = HTTPFields()
         headers[.cacheControl] = cacheControl
-        headers[.eTag] = etag
-        if let lastModified { headers[.lastModified] = lastModified }
+        if configuration.useETag { headers[.eTag] = etag }
+        if configuration.useLastModified, let lastModified { headers[.lastModified] = lastModified }
         if negotiated { headers[.vary] = "Accept" }
         return headers
     }

@@ -38,9 +38,14 @@ public struct ImgproxyPath: Sendable, Hashable {
     public var requestedFormat: ImageFormat? { extensionFormat ?? options.format }
 
     /// Parses a path (the request target without the query), expanding `presets`.
+    /// - Parameters:
+    ///   - presets: the named option lists `preset:NAME` expands (default none).
+    ///   - defaults: the options the URL's own are applied to (default ``ProcessingOptions/init()``,
+    ///     imgproxy's defaults; a server's `--auto-rotate` and `--strip-metadata` change them).
     /// - Returns: the parsed path and the signed part (everything after the signature segment).
     /// - Throws: ``ImgproxyURLError`` saying what was wrong.
-    public static func parse(_ path: String, presets: [String: [String]] = [:]) throws(ImgproxyURLError) -> (path: ImgproxyPath, signedPart: String) {
+    public static func parse(_ path: String, presets: [String: [String]] = [:],
+                             defaults: ProcessingOptions = ProcessingOptions()) throws(ImgproxyURLError) -> (path: ImgproxyPath, signedPart: String) {
         guard path.hasPrefix("/") else { throw .malformedPath("it must start with /") }
         let afterSlash = path.dropFirst()
         guard let end = afterSlash.firstIndex(of: "/") else { throw .malformedPath("expected /signature/options/source") }
@@ -48,7 +53,7 @@ public struct ImgproxyPath: Sendable, Hashable {
         guard !signature.isEmpty else { throw .malformedPath("the signature segment is empty") }
         let signedPart = String(afterSlash[end...])
         var segments = signedPart.dropFirst().split(separator: "/", omittingEmptySubsequences: false)[...]
-        var options = ProcessingOptions()
+        var options = defaults
         while let segment = segments.first, segment.contains(":"), segment != "plain" {
             try options.apply(segment: segment, presets: presets)
             segments = segments.dropFirst()
