@@ -25,8 +25,9 @@ public struct BindAddress: Sendable, Hashable, CustomStringConvertible {
             throw .invalidValue(name, message: "\"\(text)\" is not HOST:PORT with a port in 0...65535")
         }
         var host = String(trimmed[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.contains(":") || IPAddress(host) != nil else {
+        let bracketed = host.hasPrefix("[") && host.hasSuffix("]")
+        if bracketed { host = String(host.dropFirst().dropLast()) }
+        guard !host.contains(":") || (bracketed && IPAddress(host) != nil) else {
             throw .invalidValue(name, message: "\"\(text)\": write an IPv6 address in brackets, [::1]:8080")
         }
         self.init(host: host.isEmpty ? "0.0.0.0" : host, port: port)

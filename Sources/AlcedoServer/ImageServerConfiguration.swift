@@ -158,21 +158,21 @@ public struct ImageServerConfiguration: Sendable {
     /// - Throws: ``ServerConfigurationError/invalidValue(_:message:)`` for an unknown format or
     ///   a quality outside 1...100.
     ///
-    /// Formats imgproxy names that Alcedo does not write (`jxl`, `heic`, `tiff`, `bmp`, `ico`)
-    /// are accepted and have no effect, so imgproxy's own default (`webp=79,avif=63,jxl=77`)
-    /// can be given as it is.
+    /// `jxl`, which Alcedo does not write, is accepted and has no effect, so imgproxy's own
+    /// default (`webp=79,avif=63,jxl=77`) can be given as it is.
     public mutating func setFormatQuality(_ text: String) throws(ServerConfigurationError) {
         for item in text.split(separator: ",") {
             let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             let name = pair.first?.lowercased() ?? ""
             let format = ImageFormat(fileExtension: name)
-            guard pair.count == 2, format != nil || name == "jxl" else {
+            let writable = format.map { [.jpeg, .png, .webp, .gif, .avif].contains($0) } ?? false
+            guard pair.count == 2, writable || name == "jxl" else {
                 throw .invalidValue("format quality", message: "\"\(item)\" is not FORMAT=QUALITY with FORMAT jpeg, png, webp, gif or avif")
             }
             guard let quality = Int(pair[1]), (1...100).contains(quality) else {
                 throw .invalidValue("format quality", message: "\"\(pair[1])\" is not a quality in 1...100")
             }
-            if let format, [.jpeg, .png, .webp, .gif, .avif].contains(format) { formatQuality[format] = quality }
+            if let format, writable { formatQuality[format] = quality }
         }
     }
 
