@@ -38,6 +38,9 @@ public struct ImageServer: Sendable {
         let prefix = configuration.pathPrefix
         router.add(middleware: ImageProxyMiddleware(service: service, prefix: prefix))
         router.get(RouterPath(prefix + "/health")) { _, _ in "OK\n" }
+        if let extra = configuration.healthCheckPath, !extra.isEmpty, extra != "/health" {
+            router.get(RouterPath(prefix + (extra.hasPrefix("/") ? extra : "/" + extra))) { _, _ in "OK\n" }
+        }
         if configuration.metricsAddress == nil { addMetrics(to: router, path: prefix + "/metrics") }
         return router
     }

@@ -111,6 +111,19 @@ public struct ImageServerConfiguration: Sendable {
     /// main address). When set, the main address no longer answers `/metrics`, as imgproxy's
     /// `IMGPROXY_PROMETHEUS_BIND` keeps metrics off the public port.
     public var metricsAddress: BindAddress?
+    /// A token image and info requests must bring as `Authorization: Bearer TOKEN` (default
+    /// `nil`: none); others get 403. imgproxy's `IMGPROXY_SECRET`.
+    public var secret: String?
+    /// Sent as `Access-Control-Allow-Origin` (with `Access-Control-Allow-Methods: GET, OPTIONS`)
+    /// on image and info responses, and `OPTIONS` requests are answered 200 (default `nil`: no
+    /// CORS headers). imgproxy's `IMGPROXY_ALLOW_ORIGIN`.
+    public var allowOrigin: String?
+    /// A second path answering like `/health`, under ``pathPrefix`` (default `nil`: none).
+    /// imgproxy's `IMGPROXY_HEALTH_CHECK_PATH`.
+    public var healthCheckPath: String?
+    /// Mixed into every `ETag` (default empty): change it after a configuration change that
+    /// alters results so clients and CDNs stop revalidating old ones. imgproxy's `IMGPROXY_ETAG_BUSTER`.
+    public var etagBuster = ""
 
     /// The defaults.
     public init() {}

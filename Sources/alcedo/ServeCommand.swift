@@ -123,6 +123,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long in-flight requests may take to finish after SIGTERM, in seconds (default 10).",
                                valueName: "seconds"))
     var gracefulStopTimeout: Int?
+    @Option(help: ArgumentHelp("Require Authorization: Bearer TOKEN on image and info requests (default none).", valueName: "token"))
+    var secret: String?
+    @Option(help: ArgumentHelp("Send Access-Control-Allow-Origin with this origin and answer OPTIONS (default: no CORS headers).",
+                               valueName: "origin"))
+    var allowOrigin: String?
+    @Option(help: ArgumentHelp("Another path answering like /health (default none).", valueName: "path"))
+    var healthCheckPath: String?
+    @Option(help: ArgumentHelp("Mixed into every ETag; change it to invalidate old ETags (default empty).", valueName: "text"))
+    var etagBuster: String?
     @Flag(help: "Print the effective configuration, one setting per line with where its value came from, and exit.")
     var printConfig = false
     @Flag(help: "Also serve the bundled sample images on a loopback port (trusted) and print an example URL.")
@@ -291,6 +300,10 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ServerConfigurationError.invalidValue("--prometheus-bind", message: "must differ from the main address (port \(c.port))")
             }
         }
+        c.secret = env.pick("SECRET", flag: secret, env.string("SECRET"))
+        c.allowOrigin = env.pick("ALLOW_ORIGIN", flag: allowOrigin, env.string("ALLOW_ORIGIN"))
+        c.healthCheckPath = env.pick("HEALTH_CHECK_PATH", flag: healthCheckPath, env.string("HEALTH_CHECK_PATH"))
+        c.etagBuster = env.pick("ETAG_BUSTER", flag: etagBuster, env.string("ETAG_BUSTER")) ?? ""
         c.resultCacheBytes = try env.pick("RESULT_CACHE_BYTES", flag: resultCacheBytes, env.int("RESULT_CACHE_BYTES")) ?? c.resultCacheBytes
         c.memoryCacheBytes = try env.pick("MEMORY_CACHE_BYTES", flag: memoryCacheBytes, env.int("MEMORY_CACHE_BYTES")) ?? c.memoryCacheBytes
         guard c.resultCacheBytes >= 0, c.memoryCacheBytes >= 0 else {

@@ -83,6 +83,10 @@ struct ServeConfigurationReport {
             "URL_REPLACEMENTS": c.sourceURLRewriter.replacements.isEmpty ? "(none)"
                 : c.sourceURLRewriter.replacements.map { "\($0.pattern)=\($0.replacement)" }.joined(separator: ";"),
             "PROMETHEUS_BIND": c.metricsAddress?.description ?? "(none: /metrics on the main address)",
+            "SECRET": c.secret == nil ? "(none)" : "(set, not shown)",
+            "ALLOW_ORIGIN": c.allowOrigin ?? "(none: no CORS headers)",
+            "HEALTH_CHECK_PATH": c.healthCheckPath ?? "(none)",
+            "ETAG_BUSTER": c.etagBuster.isEmpty ? "(none)" : c.etagBuster,
             "RESULT_CACHE_BYTES": String(c.resultCacheBytes),
             "MEMORY_CACHE_BYTES": String(c.memoryCacheBytes),
             "PRESET": c.presets.isEmpty ? "(none)" : c.presets.keys.sorted().joined(separator: ","),

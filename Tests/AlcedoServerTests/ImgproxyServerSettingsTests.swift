@@ -212,3 +212,41 @@ struct ImgproxyServerSettingsTests {
         #expect(try await server.request("http://127.0.0.1:\(port)/health").status == 404)
     }
 }
+
+@Suite("Server: imgproxy's secret, CORS, health path and ETag buster")
+struct ImgproxyAccessSettingsTests {
+    @Test func secretCORSHealthPathAndETagBuster() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/a.jpg", .ok(TestImages.jpeg(width: 32, height: 24), contentType: "image/jpeg"))
+        let server = try await ServerHarness.start {
+            $0.secret = "s3cret"
+            $0.allowOrigin = "https://app.example.com"
+            $0.healthCheckPath = "/ready"
+            $0.etagBuster = "v2"
+        }
+        defer { Task { await server.stop() } }
+        let path = server.path(origin.url("/a.jpg"), "w:8", ext: "png")
+        let refused = try await server.request(path)
+        #expect(refused.status == 403)
+        #expect(refused.header("Access-Control-Allow-Origin") == "https://app.example.com")
+        #expect(try await server.request(path, headers: [("Authorization", "Bearer wrong!")]).status == 403)
+        let allowed = try await server.request(path, headers: [("Authorization", "Bearer s3cret")])
+        #expect(allowed.status == 200)
+        #expect(allowed.header("Access-Control-Allow-Origin") == "https://app.example.com")
+        #expect(allowed.header("Access-Control-Allow-Methods") == "GET, OPTIONS")
+        let preflight = try await server.request(path, method: .OPTIONS)
+        #expect(preflight.status == 200)
+        #expect(preflight.header("Access-Control-Allow-Origin") == "https://app.example.com")
+        #expect(try await server.request("/ready").status == 200)
+        #expect(try await server.request("/health").status == 200, "the health check needs no secret")
+
+        let plain = try await ServerHarness.start()
+        defer { Task { await plain.stop() } }
+        let unbusted = try await plain.request(path)
+        #expect(unbusted.header("Access-Control-Allow-Origin") == nil)
+        #expect(try await plain.request(path, method: .OPTIONS).status != 200)
+        #expect(unbusted.header("ETag") != nil && allowed.header("ETag") != nil)
+        #expect(unbusted.header("ETag") != allowed.header("ETag"), "the buster changes the ETag")
+    }
+}

@@ -316,7 +316,7 @@ public final class ImageService: Sendable {
         var path = path
         path.extensionFormat = nil
         path.options.format = nil
-        let text = validator + "\n" + path.signedPart + "\n" + format.rawValue + "\n" + String(configuration.quality(for: format))
+        let text = configuration.etagBuster + validator + "\n" + path.signedPart + "\n" + format.rawValue + "\n" + String(configuration.quality(for: format))
             + (format == .avif ? "\ns" + String(configuration.avifSpeed) : "")
         return "\"" + String(Self.digest(Data(text.utf8)).prefix(32)) + "\""
     }
