@@ -30,18 +30,35 @@ public struct ImageServer: Sendable {
     }
 
     /// A router with `/health`, `/metrics` and the image proxy on every other path, for a
-    /// request context of your own.
+    /// request context of your own; all under ``ImageServerConfiguration/pathPrefix``. With
+    /// ``ImageServerConfiguration/metricsAddress`` set, `/metrics` is left to
+    /// ``makeMetricsRouter(context:)`` on that address.
     public func makeRouter<Context: RequestContext>(context: Context.Type) -> Router<Context> {
         let router = Router(context: Context.self)
-        router.add(middleware: ImageProxyMiddleware(service: service))
-        router.get("/health") { _, _ in "OK\n" }
+        let prefix = configuration.pathPrefix
+        router.add(middleware: ImageProxyMiddleware(service: service, prefix: prefix))
+        router.get(RouterPath(prefix + "/health")) { _, _ in "OK\n" }
+        if let extra = configuration.healthCheckPath, !extra.isEmpty, extra != "/health" {
+            router.get(RouterPath(prefix + (extra.hasPrefix("/") ? extra : "/" + extra))) { _, _ in "OK\n" }
+        }
+        if configuration.metricsAddress == nil { addMetrics(to: router, path: prefix + "/metrics") }
+        return router
+    }
+
+    /// A router with `/metrics` only, for ``ImageServerConfiguration/metricsAddress``.
+    public func makeMetricsRouter<Context: RequestContext>(context: Context.Type) -> Router<Context> {
+        let router = Router(context: Context.self)
+        addMetrics(to: router, path: "/metrics")
+        return router
+    }
+
+    private func addMetrics<Context: RequestContext>(to router: Router<Context>, path: String) {
         let metrics = service.metrics
-        router.get("/metrics") { _, _ -> Response in
+        router.get(RouterPath(path)) { _, _ -> Response in
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text())))
         }
-        return router
     }
 
     /// Listens until one of `signals` arrives, then stops accepting, lets in-flight requests
@@ -63,7 +80,15 @@ public struct ImageServer: Sendable {
                 await onListening("http://\(shownHost):\(port)")
             },
             logger: logger)
-        var groupConfiguration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: signals, logger: logger)
+        var services: [any Service] = [app]
+        if let metricsAddress = configuration.metricsAddress {
+            services.append(Application(
+                router: makeMetricsRouter(context: BasicRequestContext.self),
+                configuration: ApplicationConfiguration(address: .hostname(metricsAddress.host, port: metricsAddress.port),
+                                                        serverName: "Alcedo"),
+                logger: logger))
+        }
+        var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: signals, logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = shutdownGracePeriod
         let group = ServiceGroup(configuration: groupConfiguration)
         do {

@@ -99,9 +99,78 @@ public struct ImageServerConfiguration: Sendable {
     /// Where the server logs what it must not tell clients, such as why an object store refused
     /// access (default: a logger labelled `alcedo.serve`).
     public var logger = Logger(label: "alcedo.serve")
+    /// The path prefix every route is served under, such as `/images` (default empty: none), as
+    /// imgproxy's `IMGPROXY_PATH_PREFIX`: `/images/SIGNATURE/OPTIONS/SOURCE`, `/images/health`.
+    public var pathPrefix = "" {
+        didSet { pathPrefix = Self.normalizedPrefix(pathPrefix) }
+    }
+    /// How source URLs are rewritten before use: imgproxy's `IMGPROXY_URL_REPLACEMENTS` and
+    /// `IMGPROXY_BASE_URL` (default: unchanged).
+    public var sourceURLRewriter = SourceURLRewriter()
+    /// Key/salt pairs accept signatures of this many bytes of the HMAC, 1...32 (default 32),
+    /// as imgproxy's `IMGPROXY_SIGNATURE_SIZE`.
+    public var signatureSize = 32
+    /// Signatures accepted without checking, even with ``keys`` set (default none), as
+    /// imgproxy's `IMGPROXY_TRUSTED_SIGNATURES`.
+    public var trustedSignatures: Set<String> = []
+    /// Address kinds sources may be on although ``allowPrivateNetworks`` is off (default none),
+    /// as imgproxy's `IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES`, `…_PRIVATE_…` and `…_LINK_LOCAL_…`.
+    public var allowedAddressKinds: Set<SourceGuard.AddressKind> = []
+    /// The most redirects a source download follows (default 10; 0 follows none), as
+    /// imgproxy's `IMGPROXY_MAX_REDIRECTS`.
+    public var maxRedirects = 10
+    /// The `User-Agent` of source downloads (default `Alcedo`), as imgproxy's `IMGPROXY_USER_AGENT`.
+    public var userAgent = "Alcedo"
+    /// Send `ETag` and answer `If-None-Match` (default `true`), as imgproxy's `IMGPROXY_USE_ETAG`.
+    public var useETag = true
+    /// Send `Last-Modified` (the source's) and answer `If-Modified-Since` (default `true`), as
+    /// imgproxy's `IMGPROXY_USE_LAST_MODIFIED`.
+    public var useLastModified = true
+    /// Add imgproxy's debug headers to image responses (default `false`), as
+    /// `IMGPROXY_ENABLE_DEBUG_HEADERS`: `X-Origin-Content-Length`, `X-Origin-Width`,
+    /// `X-Origin-Height`, `X-Result-Width` and `X-Result-Height`.
+    public var debugHeaders = false
+    /// Serve WebP to clients that accept it even when the URL names a format (default `false`),
+    /// as imgproxy's `IMGPROXY_ENFORCE_WEBP`; implies ``autoWebP``.
+    public var enforceWebP = false
+    /// Serve AVIF to clients that accept it even when the URL names a format, unless the
+    /// result is animated (default `false`), as imgproxy's `IMGPROXY_ENFORCE_AVIF`; implies
+    /// ``autoAVIF`` and wins over ``enforceWebP``.
+    public var enforceAVIF = false
+    /// The options every URL starts from before its own are applied (default: imgproxy's
+    /// defaults, ``ProcessingOptions/init()``). imgproxy's `IMGPROXY_AUTO_ROTATE` and
+    /// `IMGPROXY_STRIP_METADATA` set ``ProcessingOptions/autoRotate`` and
+    /// ``ProcessingOptions/stripMetadata`` here.
+    public var defaultOptions = ProcessingOptions()
+    /// A second address serving only `/metrics` (default `nil`: `/metrics` is served on the
+    /// main address). When set, the main address no longer answers `/metrics`, as imgproxy's
+    /// `IMGPROXY_PROMETHEUS_BIND` keeps metrics off the public port.
+    public var metricsAddress: BindAddress?
+    /// A token image and info requests must bring as `Authorization: Bearer TOKEN` (default
+    /// `nil`: none); others get 403. imgproxy's `IMGPROXY_SECRET`.
+    public var secret: String?
+    /// Sent as `Access-Control-Allow-Origin` (with `Access-Control-Allow-Methods: GET, OPTIONS`)
+    /// on image and info responses, and `OPTIONS` requests are answered 200 (default `nil`: no
+    /// CORS headers). imgproxy's `IMGPROXY_ALLOW_ORIGIN`.
+    public var allowOrigin: String?
+    /// A second path answering like `/health`, under ``pathPrefix`` (default `nil`: none).
+    /// imgproxy's `IMGPROXY_HEALTH_CHECK_PATH`.
+    public var healthCheckPath: String?
+    /// Mixed into every `ETag` (default empty): change it after a configuration change that
+    /// alters results so clients and CDNs stop revalidating old ones. imgproxy's `IMGPROXY_ETAG_BUSTER`.
+    public var etagBuster = ""
 
     /// The defaults.
     public init() {}
+
+    /// `/a/b` from `a/b/`, `/a/b/` or `/a/b`; empty stays empty.
+    static func normalizedPrefix(_ text: String) -> String {
+        var prefix = text
+        if let cut = prefix.firstIndex(where: { $0 == "?" || $0 == "#" }) { prefix = String(prefix[..<cut]) }
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        if !prefix.isEmpty, !prefix.hasPrefix("/") { prefix = "/" + prefix }
+        return prefix
+    }
 
     /// Parses `NAME=OPTIONS` (options separated by `/`, as in a URL) into ``presets``.
     /// - Throws: ``ServerConfigurationError/invalidPreset(_:)`` when there is no `=` or no name.
@@ -147,9 +216,11 @@ public struct ImageServerConfiguration: Sendable {
         min(100, max(1, formatQuality[format] ?? defaultQuality))
     }
 
-    /// The rules URLs are parsed by: presets, ``onlyPresets``, ``allowSecurityOptions``.
+    /// The rules URLs are parsed by: presets, ``onlyPresets``, ``allowSecurityOptions`` and
+    /// ``defaultOptions``.
     public var parsingRules: ImgproxyParsingRules {
-        ImgproxyParsingRules(presets: presets, allowSecurityOptions: allowSecurityOptions, onlyPresets: onlyPresets)
+        ImgproxyParsingRules(presets: presets, allowSecurityOptions: allowSecurityOptions, onlyPresets: onlyPresets,
+                             defaults: defaultOptions)
     }
 
     /// Parses imgproxy's `IMGPROXY_PREFERRED_FORMATS` form, `jpeg,png,gif`, into ``preferredFormats``.
@@ -168,26 +239,32 @@ public struct ImageServerConfiguration: Sendable {
         preferredFormats = formats
     }
 
-    /// The format negotiation ``autoWebP`` and ``autoAVIF`` make.
+    /// The format negotiation ``autoWebP`` and ``autoAVIF`` make (each also on when its
+    /// ``enforceWebP`` or ``enforceAVIF`` is).
     public var negotiation: FormatNegotiation {
-        FormatNegotiation(autoWebP: autoWebP, autoAVIF: autoAVIF, preferredFormats: preferredFormats)
+        FormatNegotiation(autoWebP: autoWebP || enforceWebP, autoAVIF: autoAVIF || enforceAVIF, preferredFormats: preferredFormats)
     }
 
     /// Parses imgproxy's `IMGPROXY_FORMAT_QUALITY` form, `avif=63,webp=79`, into ``formatQuality``
     /// (the formats named replace their entries; the others stay).
     /// - Throws: ``ServerConfigurationError/invalidValue(_:message:)`` for an unknown format or
     ///   a quality outside 1...100.
+    ///
+    /// `jxl`, which Alcedo does not write, is accepted and has no effect, so imgproxy's own
+    /// default (`webp=79,avif=63,jxl=77`) can be given as it is.
     public mutating func setFormatQuality(_ text: String) throws(ServerConfigurationError) {
         for item in text.split(separator: ",") {
             let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard pair.count == 2, let format = ImageFormat(fileExtension: pair[0]),
-                  [.jpeg, .png, .webp, .gif, .avif].contains(format) else {
+            let name = pair.first?.lowercased() ?? ""
+            let format = ImageFormat(fileExtension: name)
+            let writable = format.map { [.jpeg, .png, .webp, .gif, .avif].contains($0) } ?? false
+            guard pair.count == 2, writable || name == "jxl" else {
                 throw .invalidValue("format quality", message: "\"\(item)\" is not FORMAT=QUALITY with FORMAT jpeg, png, webp, gif or avif")
             }
             guard let quality = Int(pair[1]), (1...100).contains(quality) else {
                 throw .invalidValue("format quality", message: "\"\(pair[1])\" is not a quality in 1...100")
             }
-            formatQuality[format] = quality
+            if let format, writable { formatQuality[format] = quality }
         }
     }
 

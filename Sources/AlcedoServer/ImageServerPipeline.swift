@@ -21,6 +21,7 @@ public struct ImageServerPipeline: Sendable {
         sourceGuard = SourceGuard(allowPrivateNetworks: configuration.allowPrivateNetworks,
                                   allowedSources: configuration.allowedSources,
                                   trustedHosts: configuration.trustedSourceHosts,
+                                  allowedAddressKinds: configuration.allowedAddressKinds,
                                   s3: configuration.s3, localRoot: configuration.localRoot)
         // HTTP through the guard; S3 straight to its configured endpoint; local inside the root.
         var loaders: [any ImageDataLoading] = [GuardedImageLoader(sourceGuard: sourceGuard)]
@@ -30,10 +31,14 @@ public struct ImageServerPipeline: Sendable {
         }
         if let root = configuration.localRoot { loaders.append(LocalFolderImageDataLoader(root: root)) }
         let loader = loaders.count == 1 ? loaders[0] : CompositeImageDataLoader(loaders)
+        var headers = ImageDownloader.Configuration.standardHeaders
+        headers["User-Agent"] = configuration.userAgent
         downloader = ImageDownloader(
             name: "alcedo-serve",
             configuration: ImageDownloader.Configuration(timeout: configuration.downloadTimeout,
-                                                         maximumBodySize: configuration.maxSourceBytes),
+                                                         maximumBodySize: configuration.maxSourceBytes,
+                                                         maximumRedirects: configuration.maxRedirects,
+                                                         defaultHeaders: headers),
             loader: loader)
         cache = ImageCache(
             memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config(totalCostLimit: configuration.memoryCacheBytes)),

@@ -14,9 +14,12 @@ struct ServeCommand: AsyncParsableCommand {
             with imgproxy's processing options (rs:fill:300:200, q:80, f:webp, f:avif, g:sm, …); /health, /metrics and \
             /info/SIGNATURE/OPTIONS/SOURCE as well. Without --key, the signature segment is "insecure". \
             Every option can also be set by an environment variable ALCEDO_<OPTION> (for example \
-            ALCEDO_PORT=9000, ALCEDO_ALLOW_PRIVATE_NETWORKS=1; lists separated by commas); a flag wins \
-            over its variable. Prints "listening on http://HOST:PORT" once listening; SIGTERM or SIGINT \
-            lets in-flight requests finish (up to 10 s) and exits 0.
+            ALCEDO_PORT=9000, ALCEDO_ALLOW_PRIVATE_NETWORKS=1; lists separated by commas), and by \
+            imgproxy's IMGPROXY_* variables (IMGPROXY_KEY, IMGPROXY_BIND, IMGPROXY_WORKERS, …); a flag wins \
+            over ALCEDO_*, which wins over IMGPROXY_*. An IMGPROXY_* variable that is set but not \
+            supported is named in one warning line at start. --print-config prints every setting with \
+            where its value came from and exits. Prints "listening on http://HOST:PORT" once listening; \
+            SIGTERM or SIGINT lets in-flight requests finish (up to 10 s) and exits 0.
             """
     )
 
@@ -70,17 +73,93 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Decoded images kept in the memory cache, in bytes (default 0: none; repeats come from the encoded results and the disk).",
                                valueName: "bytes"))
     var memoryCacheBytes: Int?
+    @Flag(help: "Allow sources on loopback and unspecified addresses only (imgproxy's IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES).")
+    var allowLoopbackSourceAddresses = false
+    @Flag(help: "Allow sources on private and CGNAT addresses only (imgproxy's IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES).")
+    var allowPrivateSourceAddresses = false
+    @Flag(help: "Allow sources on link-local addresses only (imgproxy's IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES).")
+    var allowLinkLocalSourceAddresses = false
+    @Option(help: ArgumentHelp("The most redirects a source download follows (default 10; 0 follows none).", valueName: "N"))
+    var maxRedirects: Int?
+    @Option(help: ArgumentHelp("The User-Agent of source downloads (default Alcedo; %current_version is Alcedo's version).",
+                               valueName: "text"))
+    var userAgent: String?
+    @Option(help: ArgumentHelp("Serve every route under this path prefix, such as /images (default none).", valueName: "path"))
+    var pathPrefix: String?
+    @Option(help: ArgumentHelp("Put this before every source URL that does not start with it (default none).", valueName: "URL"))
+    var baseUrl: String?
+    @Option(help: ArgumentHelp("Source URL prefix replacements, PATTERN=REPLACEMENT separated by ; (* matches up to a /, ${1} is its text).",
+                               valueName: "list"))
+    var urlReplacements: String?
+    @Option(help: ArgumentHelp("Bytes of the HMAC kept in signatures, 1...32 (default 32).", valueName: "N"))
+    var signatureSize: Int?
+    @Option(help: ArgumentHelp("A signature accepted without checking, even with --key (repeatable or comma-separated).",
+                               valueName: "signature"))
+    var trustedSignatures: [String] = []
+    @Option(help: ArgumentHelp("The quality when the URL sets none and --format-quality names no entry for the format (default 80).",
+                               valueName: "1-100"))
+    var quality: Int?
+    @Flag(inversion: .prefixedNo, help: "Serve WebP to clients that accept it even when the URL names a format (default off).")
+    var enforceWebp: Bool?
+    @Flag(inversion: .prefixedNo,
+          help: "Serve AVIF to clients that accept it even when the URL names a format, unless animated (default off).")
+    var enforceAvif: Bool?
+    @Flag(inversion: .prefixedNo, help: "Send ETag and answer If-None-Match (default on).")
+    var useEtag: Bool?
+    @Flag(inversion: .prefixedNo, help: "Send the source's Last-Modified and answer If-Modified-Since (default on).")
+    var useLastModified: Bool?
+    @Flag(inversion: .prefixedNo,
+          help: "Add X-Origin-Content-Length, X-Origin-Width/-Height and X-Result-Width/-Height to image responses (default off).")
+    var enableDebugHeaders: Bool?
+    @Flag(inversion: .prefixedNo, help: "Apply the EXIF orientation when the URL does not say (auto_rotate; default on).")
+    var autoRotate: Bool?
+    @Flag(inversion: .prefixedNo, help: "Leave metadata out of results when the URL does not say (strip_metadata; default on).")
+    var stripMetadata: Bool?
+    @Option(help: ArgumentHelp("Serve /metrics on this HOST:PORT only, not on the main address (default: on the main address).",
+                               valueName: "host:port"))
+    var prometheusBind: String?
+    @Option(help: ArgumentHelp("A file of presets, one NAME=OPTIONS per line, # for comments (default none).", valueName: "file"))
+    var presetsPath: String?
+    @Option(help: ArgumentHelp("How long in-flight requests may take to finish after SIGTERM, in seconds (default 10).",
+                               valueName: "seconds"))
+    var gracefulStopTimeout: Int?
+    @Option(help: ArgumentHelp("Require Authorization: Bearer TOKEN on image and info requests (default none).", valueName: "token"))
+    var secret: String?
+    @Option(help: ArgumentHelp("Send Access-Control-Allow-Origin with this origin and answer OPTIONS (default: no CORS headers).",
+                               valueName: "origin"))
+    var allowOrigin: String?
+    @Option(help: ArgumentHelp("Another path answering like /health (default none).", valueName: "path"))
+    var healthCheckPath: String?
+    @Option(help: ArgumentHelp("Mixed into every ETag; change it to invalidate old ETags (default empty).", valueName: "text"))
+    var etagBuster: String?
+    @Flag(help: "Print the effective configuration, one setting per line with where its value came from, and exit.")
+    var printConfig = false
     @Flag(help: "Also serve the bundled sample images on a loopback port (trusted) and print an example URL.")
     var samples = false
     @OptionGroup var redis: RedisOptions
 
     func run() async throws {
-        var environment = ServeEnvironment(ProcessInfo.processInfo.environment)
+        let environment = ServeEnvironment(ProcessInfo.processInfo.environment)
         let configuration: ImageServerConfiguration
+        let grace: Int
         do {
-            configuration = try makeConfiguration(&environment)
+            configuration = try makeConfiguration(environment)
+            grace = try environment.pick("GRACEFUL_STOP_TIMEOUT", flag: gracefulStopTimeout, environment.int("GRACEFUL_STOP_TIMEOUT")) ?? 10
+            guard grace >= 0 else { throw ServerConfigurationError.invalidValue("--graceful-stop-timeout", message: "must not be negative") }
         } catch {
             throw ValidationError("\(error)")
+        }
+        let unsupported = environment.unsupportedImgproxyVariables()
+        if printConfig {
+            var text = ServeConfigurationReport(configuration: configuration, environment: environment,
+                                                extra: ["GRACEFUL_STOP_TIMEOUT": "\(grace) s"].merging(presetsPath.map { ["PRESETS_PATH": $0] } ?? [:]) { $1 }).text
+            if !unsupported.isEmpty { text += "not supported (ignored): " + unsupported.joined(separator: ", ") + "\n" }
+            FileHandle.standardOutput.write(Data(text.utf8))
+            return
+        }
+        if !unsupported.isEmpty {
+            FileHandle.standardError.write(Data(("alcedo: warning: these imgproxy variables are set but not supported, and are ignored: "
+                + unsupported.joined(separator: ", ") + "\n").utf8))
         }
         // One request per core already keeps every core busy: each resize stays on its own
         // thread (about 4% less CPU per resize under load than splitting it into bands).
@@ -108,14 +187,17 @@ struct ServeCommand: AsyncParsableCommand {
             let first = loaded.first { $0.name.hasSuffix(".jpg") } ?? loaded[0]
             sampleURL = server.url("/" + first.name).absoluteString
         }
-        let server = ImageServer(configuration: serving)
+        var server = ImageServer(configuration: serving)
+        server.shutdownGracePeriod = .seconds(grace)
         let key = serving.keys.first
+        let signatureSize = serving.signatureSize
+        let prefix = serving.pathPrefix
         let example = sampleURL
         try await server.run { address in
             // Written unbuffered: a supervisor reading the pipe sees the line at once.
             FileHandle.standardOutput.write(Data("listening on \(address)\n".utf8))
             if let sample = example {
-                let url = ImgproxyURLBuilder(baseURL: address, key: key).url(for: sample, options: Self.exampleOptions)
+                let url = ImgproxyURLBuilder(baseURL: address + prefix, key: key, signatureSize: signatureSize).url(for: sample, options: Self.exampleOptions)
                 FileHandle.standardError.write(Data("example: curl -o thumb.webp -H 'Accept: image/webp' '\(url)'\n".utf8))
             }
         }
@@ -130,79 +212,147 @@ struct ServeCommand: AsyncParsableCommand {
         return options
     }
 
-    private func makeConfiguration(_ env: inout ServeEnvironment) throws -> ImageServerConfiguration {
+    /// The configuration from the flags, else `ALCEDO_*`, else imgproxy's `IMGPROXY_*`
+    /// variables, else the defaults; `env` records where each value came from.
+    private func makeConfiguration(_ env: ServeEnvironment) throws -> ImageServerConfiguration {
         var c = ImageServerConfiguration()
-        c.host = host ?? env.string("HOST") ?? c.host
-        c.port = try port ?? env.int("PORT") ?? c.port
+        // imgproxy's IMGPROXY_BIND (HOST:PORT, ":8080" for every interface) stands for both.
+        let bind = try env.imgproxyString("BIND", for: "HOST").map { try BindAddress(parsing: $0, name: "IMGPROXY_BIND") }
+        if bind != nil { _ = env.imgproxyString("BIND", for: "PORT") }
+        // IMGPROXY_NETWORK: TCP is what Alcedo listens on; unix sockets are not supported (warned).
+        if let network = env.values["IMGPROXY_NETWORK"], ["tcp", "tcp4", "tcp6", ""].contains(network.lowercased()) {
+            _ = env.imgproxyString("NETWORK", for: "HOST")
+        }
+        c.host = env.pick("HOST", flag: host, env.string("HOST") ?? bind?.host) ?? c.host
+        c.port = try env.pick("PORT", flag: port, env.int("PORT") ?? bind?.port) ?? c.port
         guard (0...65535).contains(c.port) else { throw ServerConfigurationError.invalidValue("--port", message: "must be in 0...65535") }
-        if let dir = cacheDir ?? env.string("CACHE_DIR") { c.cacheDirectory = URL(fileURLWithPath: dir, isDirectory: true) }
-        let keys = key.isEmpty ? env.list("KEY") : key
-        let salts = salt.isEmpty ? env.list("SALT") : salt
+        if let dir = env.pick("CACHE_DIR", flag: cacheDir, env.string("CACHE_DIR")) { c.cacheDirectory = URL(fileURLWithPath: dir, isDirectory: true) }
+        let keys = env.pick("KEY", flag: key.nonEmpty, env.list("KEY").nonEmpty) ?? []
+        let salts = env.pick("SALT", flag: salt.nonEmpty, env.list("SALT").nonEmpty) ?? []
         guard keys.count == salts.count else { throw ServerConfigurationError.unpairedKeys(keys: keys.count, salts: salts.count) }
         c.keys = try zip(keys, salts).map { try SigningKey(hexKey: $0, hexSalt: $1) }
-        c.allowedSources = allowedSources.isEmpty ? env.list("ALLOWED_SOURCES") : allowedSources
-        c.allowPrivateNetworks = try allowPrivateNetworks || (env.bool("ALLOW_PRIVATE_NETWORKS") ?? false)
-        c.trustedSourceHosts = Set((trustedSourceHost.isEmpty ? env.list("TRUSTED_SOURCE_HOST") : trustedSourceHost).map { $0.lowercased() })
-        c.maxSourceResolution = try maxSrcResolution ?? env.double("MAX_SRC_RESOLUTION") ?? c.maxSourceResolution
-        c.maxSourceBytes = try maxSrcBytes ?? env.int("MAX_SRC_BYTES") ?? c.maxSourceBytes
-        c.maxResultSide = try maxResultSide ?? env.int("MAX_RESULT_SIDE") ?? c.maxResultSide
-        if let seconds = try downloadTimeout ?? env.double("DOWNLOAD_TIMEOUT") { c.downloadTimeout = .milliseconds(Int(seconds * 1000)) }
-        c.concurrency = try concurrency ?? env.int("CONCURRENCY") ?? c.concurrency
-        c.queueLength = try queue ?? env.int("QUEUE") ?? c.queueLength
-        c.ttl = try ttl ?? env.int("TTL") ?? c.ttl
-        c.autoWebP = try autoWebp ?? env.bool("AUTO_WEBP") ?? c.autoWebP
-        c.autoAVIF = try autoAvif ?? env.bool("AUTO_AVIF") ?? c.autoAVIF
-        if let text = formatQuality ?? env.string("FORMAT_QUALITY") { try c.setFormatQuality(text) }
-        c.avifSpeed = try avifSpeed ?? env.int("AVIF_SPEED") ?? c.avifSpeed
+        c.signatureSize = try env.pick("SIGNATURE_SIZE", flag: signatureSize, env.int("SIGNATURE_SIZE")) ?? c.signatureSize
+        guard (1...32).contains(c.signatureSize) else {
+            throw ServerConfigurationError.invalidValue("--signature-size", message: "must be in 1...32, got \(c.signatureSize)")
+        }
+        let trusted = trustedSignatures.flatMap { ServeEnvironment.split($0, separator: ",") }
+        c.trustedSignatures = Set(env.pick("TRUSTED_SIGNATURES", flag: trusted.nonEmpty, env.list("TRUSTED_SIGNATURES").nonEmpty) ?? [])
+        c.allowedSources = env.pick("ALLOWED_SOURCES", flag: allowedSources.nonEmpty, env.list("ALLOWED_SOURCES").nonEmpty) ?? []
+        c.allowPrivateNetworks = try env.pick("ALLOW_PRIVATE_NETWORKS", flag: allowPrivateNetworks ? true : nil,
+                                              env.bool("ALLOW_PRIVATE_NETWORKS")) ?? false
+        let kinds: [(String, Bool, SourceGuard.AddressKind)] = [
+            ("ALLOW_LOOPBACK_SOURCE_ADDRESSES", allowLoopbackSourceAddresses, .loopback),
+            ("ALLOW_PRIVATE_SOURCE_ADDRESSES", allowPrivateSourceAddresses, .private),
+            ("ALLOW_LINK_LOCAL_SOURCE_ADDRESSES", allowLinkLocalSourceAddresses, .linkLocal),
+        ]
+        for (name, flag, kind) in kinds {
+            if try env.pick(name, flag: flag ? true : nil, env.bool(name)) == true { c.allowedAddressKinds.insert(kind) }
+        }
+        c.trustedSourceHosts = Set((env.pick("TRUSTED_SOURCE_HOST", flag: trustedSourceHost.nonEmpty,
+                                             env.list("TRUSTED_SOURCE_HOST").nonEmpty) ?? []).map { $0.lowercased() })
+        c.maxSourceResolution = try env.pick("MAX_SRC_RESOLUTION", flag: maxSrcResolution, env.double("MAX_SRC_RESOLUTION"))
+            ?? c.maxSourceResolution
+        // imgproxy's limits where 0 means "no check" keep Alcedo's bound instead: every request stays bounded.
+        let imgproxyFileSize = try imgproxyLimit(env, "MAX_SRC_FILE_SIZE", for: "MAX_SRC_BYTES")
+        c.maxSourceBytes = try env.pick("MAX_SRC_BYTES", flag: maxSrcBytes, env.int("MAX_SRC_BYTES") ?? imgproxyFileSize) ?? c.maxSourceBytes
+        let imgproxyDimension = try imgproxyLimit(env, "MAX_RESULT_DIMENSION", for: "MAX_RESULT_SIDE")
+        c.maxResultSide = try env.pick("MAX_RESULT_SIDE", flag: maxResultSide, env.int("MAX_RESULT_SIDE") ?? imgproxyDimension) ?? c.maxResultSide
+        if let seconds = try env.pick("DOWNLOAD_TIMEOUT", flag: downloadTimeout, env.double("DOWNLOAD_TIMEOUT")) {
+            c.downloadTimeout = .milliseconds(Int(seconds * 1000))
+        }
+        c.maxRedirects = try env.pick("MAX_REDIRECTS", flag: maxRedirects, env.int("MAX_REDIRECTS")) ?? c.maxRedirects
+        if let agent = env.pick("USER_AGENT", flag: userAgent, env.string("USER_AGENT")) {
+            c.userAgent = agent.replacingOccurrences(of: "%current_version", with: AlcedoCommand.configuration.version)
+        }
+        c.concurrency = try env.pick("CONCURRENCY", flag: concurrency, env.int("CONCURRENCY")) ?? c.concurrency
+        let imgproxyQueue = try imgproxyLimit(env, "REQUESTS_QUEUE_SIZE", for: "QUEUE")
+        c.queueLength = try env.pick("QUEUE", flag: queue, env.int("QUEUE") ?? imgproxyQueue) ?? c.queueLength
+        c.ttl = try env.pick("TTL", flag: ttl, env.int("TTL")) ?? c.ttl
+        let detectWebP = try env.imgproxyString("ENABLE_WEBP_DETECTION", for: "AUTO_WEBP").map { try Self.bool($0, "IMGPROXY_ENABLE_WEBP_DETECTION") }
+        c.autoWebP = try env.pick("AUTO_WEBP", flag: autoWebp, env.bool("AUTO_WEBP") ?? detectWebP) ?? c.autoWebP
+        let detectAVIF = try env.imgproxyString("ENABLE_AVIF_DETECTION", for: "AUTO_AVIF").map { try Self.bool($0, "IMGPROXY_ENABLE_AVIF_DETECTION") }
+        c.autoAVIF = try env.pick("AUTO_AVIF", flag: autoAvif, env.bool("AUTO_AVIF") ?? detectAVIF) ?? c.autoAVIF
+        c.enforceWebP = try env.pick("ENFORCE_WEBP", flag: enforceWebp, env.bool("ENFORCE_WEBP")) ?? c.enforceWebP
+        c.enforceAVIF = try env.pick("ENFORCE_AVIF", flag: enforceAvif, env.bool("ENFORCE_AVIF")) ?? c.enforceAVIF
+        c.defaultQuality = try env.pick("QUALITY", flag: quality, env.int("QUALITY")) ?? c.defaultQuality
+        guard (1...100).contains(c.defaultQuality) else {
+            throw ServerConfigurationError.invalidValue("--quality", message: "must be in 1...100, got \(c.defaultQuality)")
+        }
+        if let text = env.pick("FORMAT_QUALITY", flag: formatQuality, env.string("FORMAT_QUALITY")) { try c.setFormatQuality(text) }
+        c.avifSpeed = try env.pick("AVIF_SPEED", flag: avifSpeed, env.int("AVIF_SPEED")) ?? c.avifSpeed
         guard (0...10).contains(c.avifSpeed) else {
             throw ServerConfigurationError.invalidValue("--avif-speed", message: "must be in 0...10, got \(c.avifSpeed)")
         }
-        c.resultCacheBytes = try resultCacheBytes ?? env.int("RESULT_CACHE_BYTES") ?? c.resultCacheBytes
-        c.memoryCacheBytes = try memoryCacheBytes ?? env.int("MEMORY_CACHE_BYTES") ?? c.memoryCacheBytes
+        c.useETag = try env.pick("USE_ETAG", flag: useEtag, env.bool("USE_ETAG")) ?? c.useETag
+        c.useLastModified = try env.pick("USE_LAST_MODIFIED", flag: useLastModified, env.bool("USE_LAST_MODIFIED")) ?? c.useLastModified
+        c.debugHeaders = try env.pick("ENABLE_DEBUG_HEADERS", flag: enableDebugHeaders, env.bool("ENABLE_DEBUG_HEADERS")) ?? c.debugHeaders
+        c.defaultOptions.autoRotate = try env.pick("AUTO_ROTATE", flag: autoRotate, env.bool("AUTO_ROTATE")) ?? c.defaultOptions.autoRotate
+        c.defaultOptions.stripMetadata = try env.pick("STRIP_METADATA", flag: stripMetadata, env.bool("STRIP_METADATA"))
+            ?? c.defaultOptions.stripMetadata
+        c.pathPrefix = env.pick("PATH_PREFIX", flag: pathPrefix, env.string("PATH_PREFIX")) ?? ""
+        c.sourceURLRewriter.baseURL = env.pick("BASE_URL", flag: baseUrl, env.string("BASE_URL")) ?? ""
+        if let text = env.pick("URL_REPLACEMENTS", flag: urlReplacements, env.string("URL_REPLACEMENTS")) {
+            try c.sourceURLRewriter.addReplacements(text)
+        }
+        if let text = env.pick("PROMETHEUS_BIND", flag: prometheusBind, env.string("PROMETHEUS_BIND")) {
+            c.metricsAddress = try BindAddress(parsing: text, name: "--prometheus-bind")
+            if c.metricsAddress?.port == c.port, c.port != 0 {
+                throw ServerConfigurationError.invalidValue("--prometheus-bind", message: "must differ from the main address (port \(c.port))")
+            }
+        }
+        c.secret = env.pick("SECRET", flag: secret, env.string("SECRET"))
+        c.allowOrigin = env.pick("ALLOW_ORIGIN", flag: allowOrigin, env.string("ALLOW_ORIGIN"))
+        c.healthCheckPath = env.pick("HEALTH_CHECK_PATH", flag: healthCheckPath, env.string("HEALTH_CHECK_PATH"))
+        c.etagBuster = env.pick("ETAG_BUSTER", flag: etagBuster, env.string("ETAG_BUSTER")) ?? ""
+        c.resultCacheBytes = try env.pick("RESULT_CACHE_BYTES", flag: resultCacheBytes, env.int("RESULT_CACHE_BYTES")) ?? c.resultCacheBytes
+        c.memoryCacheBytes = try env.pick("MEMORY_CACHE_BYTES", flag: memoryCacheBytes, env.int("MEMORY_CACHE_BYTES")) ?? c.memoryCacheBytes
         guard c.resultCacheBytes >= 0, c.memoryCacheBytes >= 0 else {
             throw ServerConfigurationError.invalidValue("cache sizes", message: "--result-cache-bytes and --memory-cache-bytes must not be negative")
         }
-        for text in preset.isEmpty ? env.list("PRESET") : preset { try c.addPreset(text) }
-        guard c.maxSourceResolution > 0, c.maxSourceBytes > 0, c.maxResultSide > 0, c.concurrency > 0, c.queueLength >= 0, c.ttl >= 0 else {
-            throw ServerConfigurationError.invalidValue("limits", message: "sizes, concurrency and ttl must be positive (queue may be 0)")
+        // Presets: the file's first (imgproxy reads IMGPROXY_PRESETS, then adds the file's), then the list.
+        let separator = env.string("PRESETS_SEPARATOR") ?? ","
+        env.record("PRESETS_SEPARATOR", flag: false)
+        var presetTexts = env.pick("PRESET", flag: preset.nonEmpty, env.list("PRESET", separator: separator).nonEmpty) ?? []
+        if let path = env.pick("PRESETS_PATH", flag: presetsPath, env.string("PRESETS_PATH")) {
+            presetTexts += try Self.presetLines(path)
+        }
+        for text in presetTexts { try c.addPreset(text) }
+        guard c.maxSourceResolution > 0, c.maxSourceBytes > 0, c.maxResultSide > 0, c.concurrency > 0, c.queueLength >= 0, c.ttl >= 0,
+              c.maxRedirects >= 0 else {
+            throw ServerConfigurationError.invalidValue("limits", message: "sizes, concurrency and ttl must be positive (queue and redirects may be 0)")
         }
         return c
     }
+
+    /// imgproxy's limit variable `IMGPROXY_<NAME>`, where 0 means "no limit": `nil` for 0 (the
+    /// Alcedo setting keeps its bound), else the value.
+    private func imgproxyLimit(_ env: ServeEnvironment, _ name: String, for setting: String) throws -> Int? {
+        guard let text = env.imgproxyString(name, for: setting) else { return nil }
+        guard let value = Int(text.trimmingCharacters(in: .whitespaces)), value >= 0 else {
+            throw ServerConfigurationError.invalidValue("IMGPROXY_" + name, message: "\"\(text)\" is not a non-negative integer")
+        }
+        return value == 0 ? nil : value
+    }
+
+    private static func bool(_ text: String, _ name: String) throws -> Bool {
+        guard let value = ServeEnvironment.parseBool(text) else {
+            throw ServerConfigurationError.invalidValue(name, message: "\"\(text)\" is not a boolean")
+        }
+        return value
+    }
+
+    /// The presets of a file: one `NAME=OPTIONS` per line; blank lines and `#` comments skipped.
+    static func presetLines(_ path: String) throws -> [String] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ServerConfigurationError.invalidValue("--presets-path", message: "cannot read \(path)")
+        }
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
 }
 
-/// `ALCEDO_<NAME>` environment variables, read as the flags they stand for.
-struct ServeEnvironment {
-    let values: [String: String]
-
-    init(_ values: [String: String]) { self.values = values }
-
-    func string(_ name: String) -> String? {
-        guard let value = values["ALCEDO_" + name], !value.isEmpty else { return nil }
-        return value
-    }
-
-    func int(_ name: String) throws -> Int? {
-        guard let text = string(name) else { return nil }
-        guard let value = Int(text) else { throw ServerConfigurationError.invalidValue("ALCEDO_" + name, message: "\"\(text)\" is not an integer") }
-        return value
-    }
-
-    func double(_ name: String) throws -> Double? {
-        guard let text = string(name) else { return nil }
-        guard let value = Double(text) else { throw ServerConfigurationError.invalidValue("ALCEDO_" + name, message: "\"\(text)\" is not a number") }
-        return value
-    }
-
-    func bool(_ name: String) throws -> Bool? {
-        guard let text = string(name)?.lowercased() else { return nil }
-        switch text {
-        case "1", "true", "yes", "on": return true
-        case "0", "false", "no", "off": return false
-        default: throw ServerConfigurationError.invalidValue("ALCEDO_" + name, message: "\"\(text)\" is not a boolean")
-        }
-    }
-
-    func list(_ name: String) -> [String] {
-        string(name)?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
-    }
+extension Array {
+    /// `nil` when empty: a repeatable flag given no value counts as not given.
+    var nonEmpty: Self? { isEmpty ? nil : self }
 }

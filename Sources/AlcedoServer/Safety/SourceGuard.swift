@@ -30,11 +30,27 @@ public struct SourceRefusal: Error, Sendable, Hashable, CustomStringConvertible 
 /// fc00::/7), link-local (169.254/16, cloud metadata included, fe80::/10), multicast,
 /// unspecified and CGNAT (100.64/10) addresses are refused. The address check runs on the
 /// address actually connected to, for the first request and after every redirect (see
-/// ``GuardedImageLoader``), so DNS rebinding cannot get around it.
+/// ``GuardedImageLoader``), so DNS rebinding cannot get around it. ``allowedAddressKinds``
+/// lifts the check for loopback, private or link-local addresses alone, as imgproxy's
+/// `IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES`, `…_PRIVATE_…` and `…_LINK_LOCAL_…` do.
 public struct SourceGuard: Sendable {
-    /// Lift the address check (default `false`).
+    /// The kinds of address the check can allow one by one (imgproxy's three switches).
+    public enum AddressKind: String, Sendable, Hashable, CaseIterable {
+        /// Loopback and unspecified addresses (127/8, 0/8, ::1, ::).
+        case loopback
+        /// Private addresses (10/8, 172.16/12, 192.168/16, fc00::/7) and CGNAT (100.64/10).
+        case `private`
+        /// Link-local unicast and multicast (169.254/16, 224.0.0/24, fe80::/10, ff02::/16).
+        case linkLocal = "link-local"
+    }
+
+    /// Lift the address check entirely (default `false`).
     public var allowPrivateNetworks: Bool
-    /// URL prefixes a source must start with (default empty: any http(s) URL).
+    /// Address kinds allowed although the check is on (default none).
+    public var allowedAddressKinds: Set<AddressKind>
+    /// URL prefixes a source must start with (default empty: any http(s) URL). A `*` in a
+    /// prefix matches any run of characters other than `/`, as in imgproxy's
+    /// `IMGPROXY_ALLOWED_SOURCES` (`https://*.example.com/`).
     public var allowedSources: [String]
     /// Host names exempt from the address check, such as an internal origin you run
     /// (default empty). Only the exact host is exempt: a redirect elsewhere is checked.
@@ -48,10 +64,11 @@ public struct SourceGuard: Sendable {
 
     /// Creates a guard; every parameter defaults to the value stated on its property.
     public init(allowPrivateNetworks: Bool = false, allowedSources: [String] = [], trustedHosts: Set<String> = [],
-                s3: S3Configuration? = nil, localRoot: URL? = nil) {
+                allowedAddressKinds: Set<AddressKind> = [], s3: S3Configuration? = nil, localRoot: URL? = nil) {
         self.allowPrivateNetworks = allowPrivateNetworks
         self.allowedSources = allowedSources
         self.trustedHosts = trustedHosts
+        self.allowedAddressKinds = allowedAddressKinds
         self.s3 = s3
         self.localRoot = localRoot
     }
@@ -85,43 +102,73 @@ public struct SourceGuard: Sendable {
         default:
             throw SourceRefusal("the \(scheme): scheme is not allowed")
         }
-        if !allowedSources.isEmpty, !allowedSources.contains(where: { text.hasPrefix($0) }) {
+        if !allowedSources.isEmpty, !allowedSources.contains(where: { Self.prefix($0, matches: text) }) {
             throw SourceRefusal("\(text) does not start with an allowed source prefix")
         }
         return url
     }
 
+    /// Whether `text` starts with `pattern`, where each `*` in the pattern stands for any run
+    /// (possibly empty) of characters other than `/`.
+    public static func prefix(_ pattern: String, matches text: String) -> Bool {
+        guard pattern.contains("*") else { return text.hasPrefix(pattern) }
+        return matchPrefix(Array(pattern.utf8)[...], Array(text.utf8)[...])
+    }
+
+    private static func matchPrefix(_ pattern: ArraySlice<UInt8>, _ text: ArraySlice<UInt8>) -> Bool {
+        guard let star = pattern.firstIndex(of: UInt8(ascii: "*")) else { return text.starts(with: pattern) }
+        let literal = pattern[pattern.startIndex..<star]
+        guard text.starts(with: literal) else { return false }
+        let rest = pattern[(star + 1)...]
+        var index = text.startIndex + literal.count
+        // The wildcard takes 0, 1, 2… characters, never a `/`.
+        while true {
+            if matchPrefix(rest, text[index...]) { return true }
+            guard index < text.endIndex, text[index] != UInt8(ascii: "/") else { return false }
+            index += 1
+        }
+    }
+
     /// The name of the forbidden range `address` is in, or `nil` when it may be connected to.
     public static func forbiddenRange(of address: IPAddress) -> String? {
+        classify(address)?.range
+    }
+
+    /// The range `address` is in and the kind that can allow it alone (`nil` for ranges only
+    /// ``allowPrivateNetworks`` lifts: other multicast, broadcast).
+    static func classify(_ address: IPAddress) -> (range: String, kind: AddressKind?)? {
         switch address {
         case .v4(let b):
-            if b[0] == 127 { return "loopback (127.0.0.0/8)" }
-            if b[0] == 10 { return "private (10.0.0.0/8)" }
-            if b[0] == 172, b[1] & 0xF0 == 16 { return "private (172.16.0.0/12)" }
-            if b[0] == 192, b[1] == 168 { return "private (192.168.0.0/16)" }
-            if b[0] == 169, b[1] == 254 { return "link-local (169.254.0.0/16)" }
-            if b[0] == 100, b[1] & 0xC0 == 64 { return "CGNAT (100.64.0.0/10)" }
-            if b[0] & 0xF0 == 224 { return "multicast (224.0.0.0/4)" }
-            if b[0] == 0 { return "unspecified (0.0.0.0/8)" }
-            if b == [255, 255, 255, 255] { return "broadcast (255.255.255.255)" }
+            if b[0] == 127 { return ("loopback (127.0.0.0/8)", .loopback) }
+            if b[0] == 10 { return ("private (10.0.0.0/8)", .private) }
+            if b[0] == 172, b[1] & 0xF0 == 16 { return ("private (172.16.0.0/12)", .private) }
+            if b[0] == 192, b[1] == 168 { return ("private (192.168.0.0/16)", .private) }
+            if b[0] == 169, b[1] == 254 { return ("link-local (169.254.0.0/16)", .linkLocal) }
+            if b[0] == 100, b[1] & 0xC0 == 64 { return ("CGNAT (100.64.0.0/10)", .private) }
+            if b[0] == 224, b[1] == 0, b[2] == 0 { return ("link-local multicast (224.0.0.0/24)", .linkLocal) }
+            if b[0] & 0xF0 == 224 { return ("multicast (224.0.0.0/4)", nil) }
+            if b[0] == 0 { return ("unspecified (0.0.0.0/8)", .loopback) }
+            if b == [255, 255, 255, 255] { return ("broadcast (255.255.255.255)", nil) }
             return nil
         case .v6(let b):
-            if b.allSatisfy({ $0 == 0 }) { return "unspecified (::)" }
-            if b[0..<15].allSatisfy({ $0 == 0 }), b[15] == 1 { return "loopback (::1)" }
+            if b.allSatisfy({ $0 == 0 }) { return ("unspecified (::)", .loopback) }
+            if b[0..<15].allSatisfy({ $0 == 0 }), b[15] == 1 { return ("loopback (::1)", .loopback) }
             // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible addresses are checked as IPv4.
             if b[0..<10].allSatisfy({ $0 == 0 }), (b[10] == 0xFF && b[11] == 0xFF) || (b[10] == 0 && b[11] == 0) {
-                return forbiddenRange(of: .v4(Array(b[12..<16])))
+                return classify(.v4(Array(b[12..<16])))
             }
-            if b[0] & 0xFE == 0xFC { return "private (fc00::/7)" }
-            if b[0] == 0xFE, b[1] & 0xC0 == 0x80 { return "link-local (fe80::/10)" }
-            if b[0] == 0xFF { return "multicast (ff00::/8)" }
+            if b[0] & 0xFE == 0xFC { return ("private (fc00::/7)", .private) }
+            if b[0] == 0xFE, b[1] & 0xC0 == 0x80 { return ("link-local (fe80::/10)", .linkLocal) }
+            if b[0] == 0xFF, b[1] & 0x0F == 0x02 { return ("link-local multicast (ff02::/16)", .linkLocal) }
+            if b[0] == 0xFF { return ("multicast (ff00::/8)", nil) }
             return nil
         }
     }
 
     /// Throws unless `address` may be connected to (always passes with ``allowPrivateNetworks``).
     public func checkAddress(_ address: IPAddress, host: String) throws(SourceRefusal) {
-        guard !allowPrivateNetworks, let range = Self.forbiddenRange(of: address) else { return }
+        guard !allowPrivateNetworks, let (range, kind) = Self.classify(address) else { return }
+        if let kind, allowedAddressKinds.contains(kind) { return }
         throw SourceRefusal("\(host) is at \(address), a \(range) address")
     }
 }

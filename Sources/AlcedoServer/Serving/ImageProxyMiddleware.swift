@@ -31,18 +31,48 @@ public struct ImageProxyMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .get || request.method == .head else { return try await next(request, context) }
+        let configuration = service.configuration
+        let preflight = request.method == .options && configuration.allowOrigin != nil
+        guard request.method == .get || request.method == .head || preflight else { return try await next(request, context) }
         // The raw target, not a decoded path: plain source URLs keep their percent-encoding.
         let target = request.uri.string
         let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? target
         guard path.hasPrefix(prefix + "/") else { return try await next(request, context) }
+        if preflight { return withCORS(Response(status: .ok)) }
         let local = String(path.dropFirst(prefix.count))
         if local == "/health" || local == "/metrics" || local == "/" || local == "/favicon.ico" {
             return try await next(request, context)
         }
-        if local.hasPrefix("/info/") {
-            return await service.info(path: String(local.dropFirst("/info".count)), request: request)
+        if let extra = configuration.healthCheckPath, local == (extra.hasPrefix("/") ? extra : "/" + extra) {
+            return try await next(request, context)
         }
-        return await service.image(path: local, request: request)
+        if let secret = configuration.secret, !Self.authorized(request, secret: secret) {
+            let refusal = service.errorResponse(ErrorStatus(status: 403, reason: "forbidden: the Authorization header does not carry the secret"))
+            service.metrics.recordResponse(status: 403)
+            return withCORS(refusal)
+        }
+        if local.hasPrefix("/info/") {
+            return withCORS(await service.info(path: String(local.dropFirst("/info".count)), request: request))
+        }
+        return withCORS(await service.image(path: local, request: request))
+    }
+
+    /// Adds the CORS headers when ``ImageServerConfiguration/allowOrigin`` is set.
+    private func withCORS(_ response: Response) -> Response {
+        guard let origin = service.configuration.allowOrigin else { return response }
+        var response = response
+        response.headers[.accessControlAllowOrigin] = origin
+        response.headers[.accessControlAllowMethods] = "GET, OPTIONS"
+        return response
+    }
+
+    /// Whether `Authorization` is `Bearer SECRET`, compared in constant time.
+    static func authorized(_ request: Request, secret: String) -> Bool {
+        let given = Array((request.headers[.authorization] ?? "").utf8)
+        let expected = Array(("Bearer " + secret).utf8)
+        guard given.count == expected.count else { return false }
+        var difference: UInt8 = 0
+        for index in expected.indices { difference |= expected[index] ^ given[index] }
+        return difference == 0
     }
 }

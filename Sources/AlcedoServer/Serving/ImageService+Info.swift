@@ -10,10 +10,8 @@ extension ImageService {
     public func info(path: String, request: Request) async -> Response {
         let response: Response
         do {
-            var warnings: [String] = []
-            let (parsed, signedPart) = try ImgproxyPath.parse(path, rules: configuration.parsingRules, warnings: &warnings)
-            try verifySignature(parsed.signature, signedPart: signedPart)
-            let url = try pipeline.sourceGuard.checkSource(parsed.sourceURL)
+            let parsed = try parseAndVerify(path)
+            let url = try pipeline.sourceGuard.checkSource(parsed.fetchableSourceURL)
             let data: Data
             if let cached = try? await pipeline.cache.retrieveDataInDiskCache(forKey: parsed.sourceURL) {
                 data = cached.data

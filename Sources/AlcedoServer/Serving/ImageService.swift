@@ -87,23 +87,26 @@ public final class ImageService: Sendable {
             metrics.recordHit(tier: "not-modified")
             return notModifiedResponse(etag: stored.etag, lastModified: stored.lastModified, negotiated: known.negotiated)
         }
-        var warnings: [String] = []
-        let (parsed, signedPart) = try ImgproxyPath.parse(path, rules: configuration.parsingRules, warnings: &warnings)
-        for warning in warnings { Self.logger.warning("\(warning)", metadata: ["path": "\(path)"]) }
-        try verifySignature(parsed.signature, signedPart: signedPart)
+        let parsed = try parseAndVerify(path)
         let sourceURL = try pipeline.sourceGuard.checkSource(parsed.fetchableSourceURL)
         if parsed.options.raw || !parsed.options.skipProcessing.isEmpty,
            let response = try await unprocessedResponse(parsed, url: sourceURL, request: request) {
             return response
         }
         let requested = parsed.requestedFormat
-        let accepted = requested == nil
-            ? configuration.negotiation.usable(AcceptedImageFormats(acceptHeaders: request.headers[values: .accept]))
-            : AcceptedImageFormats()
+        let clientAccepts = AcceptedImageFormats(acceptHeaders: request.headers[values: .accept])
+        // --enforce-webp/--enforce-avif: a client that accepts the format gets it even when the
+        // URL names another (AVIF only for a result that is not animated, as imgproxy).
+        let enforced = requested == nil ? AcceptedImageFormats()
+            : AcceptedImageFormats(webP: configuration.enforceWebP && clientAccepts.webP,
+                                   avif: configuration.enforceAVIF && clientAccepts.avif)
+        let accepted = requested == nil ? configuration.negotiation.usable(clientAccepts) : AcceptedImageFormats()
+        // The answer depends on Accept: negotiated, or enforceable.
+        let negotiated = requested == nil || configuration.enforceWebP || configuration.enforceAVIF
         var unsigned = parsed
         unsigned.signature = ""
         let canonical = unsigned
-        let encoding = ResponseEncoding(requested: requested, accepted: accepted, quality: parsed.options.quality,
+        let encoding = ResponseEncoding(requested: requested, accepted: accepted, enforced: enforced, quality: parsed.options.quality,
                                         defaultQualities: FormatQualities(fallback: configuration.defaultQuality,
                                                                           perFormat: configuration.formatQuality
                                                                               .merging(parsed.options.formatQuality) { $1 }),
@@ -112,14 +115,14 @@ public final class ImageService: Sendable {
         let variantKey = canonical.signedPart + "|" + encoding.identifier
 
         if let revalidationKey {
-            revalidations.record(revalidationKey, RevalidationTable.Entry(variantKey: variantKey, negotiated: requested == nil))
+            revalidations.record(revalidationKey, RevalidationTable.Entry(variantKey: variantKey, negotiated: negotiated))
         }
         // A conditional request answered from what is known of the source, without processing.
         // A result in memory knows its own ETag: nothing to look up or hash.
         if conditional, let stored = results.cached(variantKey),
            notModified(request, etag: stored.etag, lastModified: stored.lastModified) {
             metrics.recordHit(tier: "not-modified")
-            return notModifiedResponse(etag: stored.etag, lastModified: stored.lastModified, negotiated: requested == nil)
+            return notModifiedResponse(etag: stored.etag, lastModified: stored.lastModified, negotiated: negotiated)
         }
         var known = conditional ? sources[parsed.sourceURL] : nil
         if conditional, known == nil { known = await sourceInfoFromDisk(parsed.sourceURL) }
@@ -127,7 +130,7 @@ public final class ImageService: Sendable {
             let etag = etag(for: canonical, validator: info.validator, format: format)
             if notModified(request, etag: etag, lastModified: info.lastModified) {
                 metrics.recordHit(tier: "not-modified")
-                return notModifiedResponse(etag: etag, lastModified: info.lastModified, negotiated: requested == nil)
+                return notModifiedResponse(etag: etag, lastModified: info.lastModified, negotiated: negotiated)
             }
         }
 
@@ -136,10 +139,11 @@ public final class ImageService: Sendable {
         }
         metrics.recordHit(tier: joined ? "result" : result.tier)
         if notModified(request, etag: result.etag, lastModified: result.lastModified) {
-            return notModifiedResponse(etag: result.etag, lastModified: result.lastModified, negotiated: requested == nil)
+            return notModifiedResponse(etag: result.etag, lastModified: result.lastModified, negotiated: negotiated)
         }
-        var headers = cachingHeaders(etag: result.etag, lastModified: result.lastModified, negotiated: requested == nil)
+        var headers = cachingHeaders(etag: result.etag, lastModified: result.lastModified, negotiated: negotiated)
         headers[.contentType] = result.format.mimeType
+        if let debug = result.debug { debug.add(to: &headers) }
         headers[.contentLength] = String(result.body.readableBytes)
         headers[.contentDisposition] = Self.contentDisposition(source: parsed.sourceURL, filename: parsed.options.filename,
                                                                format: result.format, attachment: parsed.options.returnAttachment)
@@ -198,8 +202,20 @@ public final class ImageService: Sendable {
         case .none: tier = "source"
         }
         let lifetime: Duration = .seconds(60)
+        let debug = configuration.debugHeaders
+            ? await debugFacts(source: parsed.sourceURL, original: retrieved.originalData, result: retrieved.image) : nil
         return EncodedResult(body: ByteBuffer(bytes: body), format: format, etag: etag(for: canonical, validator: info.validator, format: format),
-                             lastModified: info.lastModified, tier: tier, expires: .now + lifetime)
+                             lastModified: info.lastModified, tier: tier, expires: .now + lifetime, debug: debug)
+    }
+
+    /// imgproxy's debug headers for a result: the source's size in bytes and pixels (read
+    /// from its header, downloaded now or kept on disk) and the result's size in pixels.
+    private func debugFacts(source: String, original: Data?, result: AlcedoImage) async -> DebugFacts {
+        var data = original
+        if data == nil { data = try? await pipeline.cache.retrieveDataInDiskCache(forKey: source)?.data }
+        let info = data.flatMap { try? ImageCodecRegistry.shared.info(for: $0, options: DecodingOptions(limits: configuration.decodingLimits)) }
+        return DebugFacts(originBytes: data?.count, originWidth: info?.width, originHeight: info?.height,
+                          resultWidth: result.width, resultHeight: result.height)
     }
 
     /// The decoding limits a URL's security options set (`nil`: the server's).
@@ -290,8 +306,14 @@ public final class ImageService: Sendable {
     /// The format a response will have, known before processing: `nil` when it depends on
     /// whether the source is animated and that is not known yet.
     static func predictedFormat(_ encoding: ResponseEncoding, source: SourceInfo, page: Int?) -> ImageFormat? {
-        if let requested = encoding.requested { return requested }
         let animated = page != nil ? false : source.animated
+        if let requested = encoding.requested {
+            if encoding.enforced.avif, requested != .avif {
+                guard let animated else { return nil }
+                if !animated { return .avif }
+            }
+            return encoding.enforced.webP ? .webp : requested
+        }
         return FormatNegotiation(autoWebP: true, autoAVIF: true, preferredFormats: encoding.preferredFormats)
             .outputFormat(source: source.format, animated: animated, accepted: encoding.accepted)
     }
@@ -331,14 +353,31 @@ public final class ImageService: Sendable {
 
     // MARK: Signatures
 
+    /// Parses `path` under the configured rules (presets, default options, security options,
+    /// presets-only URLs), logs its warnings, verifies its signature, and rewrites its source
+    /// URL (``ImageServerConfiguration/sourceURLRewriter``).
+    func parseAndVerify(_ path: String) throws(ImgproxyURLError) -> ImgproxyPath {
+        var warnings: [String] = []
+        var (parsed, signedPart) = try ImgproxyPath.parse(path, rules: configuration.parsingRules, warnings: &warnings)
+        for warning in warnings { Self.logger.warning("\(warning)", metadata: ["path": "\(path)"]) }
+        try verifySignature(parsed.signature, signedPart: signedPart)
+        if !configuration.sourceURLRewriter.isIdentity {
+            parsed.sourceURL = configuration.sourceURLRewriter.rewrite(parsed.sourceURL)
+        }
+        return parsed
+    }
+
     /// imgproxy's rule: without keys any signature segment is accepted (it holds no `:`, which
-    /// the parser checked); with keys, one of them must have signed the path.
+    /// the parser checked); with keys, a trusted signature or one a key made must sign the path.
     func verifySignature(_ signature: String, signedPart: String) throws(ImgproxyURLError) {
         if configuration.keys.isEmpty { return }
+        if configuration.trustedSignatures.contains(signature) { return }
         guard signature != "insecure", signature != "_" else { throw .signatureRequired }
         // Every key is tried (no early exit), so timing does not tell which one matched.
         var matched = false
-        for key in configuration.keys where key.verify(signature: signature, for: signedPart) { matched = true }
+        for key in configuration.keys where key.verify(signature: signature, for: signedPart, size: configuration.signatureSize) {
+            matched = true
+        }
         guard matched else { throw .invalidSignature }
     }
 
@@ -380,7 +419,7 @@ public final class ImageService: Sendable {
         var path = path
         path.extensionFormat = nil
         path.options.format = nil
-        let text = validator + "\n" + path.signedPart + "\n" + format.rawValue + "\n" + String(configuration.quality(for: format))
+        let text = configuration.etagBuster + validator + "\n" + path.signedPart + "\n" + format.rawValue + "\n" + String(configuration.quality(for: format))
             + (format == .avif ? "\ns" + String(configuration.avifSpeed) : "")
         return "\"" + String(Self.digest(Data(text.utf8)).prefix(32)) + "\""
     }
@@ -406,9 +445,9 @@ public final class ImageService: Sendable {
     private func notModified(_ request: Request, etag: String, lastModified: String?) -> Bool {
         let tags = request.headers[values: .ifNoneMatch]
         if !tags.isEmpty {
-            return tags.contains { Self.entityTags($0, match: etag) }
+            return configuration.useETag && tags.contains { Self.entityTags($0, match: etag) }
         }
-        if let since = request.headers[.ifModifiedSince], let lastModified,
+        if configuration.useLastModified, let since = request.headers[.ifModifiedSince], let lastModified,
            let sinceDate = HTTPDate.parse(since), let modified = HTTPDate.parse(lastModified) {
             return modified <= sinceDate
         }
@@ -442,8 +481,8 @@ public final class ImageService: Sendable {
     private func cachingHeaders(etag: String, lastModified: String?, negotiated: Bool) -> HTTPFields {
         var headers = HTTPFields()
         headers[.cacheControl] = cacheControl
-        headers[.eTag] = etag
-        if let lastModified { headers[.lastModified] = lastModified }
+        if configuration.useETag { headers[.eTag] = etag }
+        if configuration.useLastModified, let lastModified { headers[.lastModified] = lastModified }
         if negotiated { headers[.vary] = "Accept" }
         return headers
     }

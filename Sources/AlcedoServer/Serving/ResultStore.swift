@@ -14,6 +14,8 @@ struct EncodedResult: Sendable {
     let tier: String
     /// When the entry stops being served from memory.
     let expires: ContinuousClock.Instant
+    /// imgproxy's debug headers, when ``ImageServerConfiguration/debugHeaders`` is on.
+    var debug: DebugFacts? = nil
 }
 
 /// Encoded results by variant, in memory up to a byte budget (least recently used out

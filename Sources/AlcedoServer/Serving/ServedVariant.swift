@@ -8,6 +8,9 @@ struct ResponseEncoding: Sendable, Hashable {
     var requested: ImageFormat?
     /// The formats the negotiation may pick for this client (only those turned on).
     var accepted: AcceptedImageFormats
+    /// The formats that replace ``requested`` for this client (`--enforce-webp`,
+    /// `--enforce-avif`; AVIF only for a result that is not animated).
+    var enforced = AcceptedImageFormats()
     /// The quality in the URL, 0 for the per-format default.
     var quality: Int
     /// The quality of each format when the URL sets none.
@@ -23,7 +26,10 @@ struct ResponseEncoding: Sendable, Hashable {
     /// The output format for a result made from a `source`-format image; `alpha` is asked only
     /// when the choice depends on it.
     func format(source: ImageFormat, animated: Bool, alpha: () -> Bool) -> ImageFormat {
-        if let requested { return requested }
+        if let requested {
+            if enforced.avif, !animated { return .avif }
+            return enforced.webP ? .webp : requested
+        }
         // `accepted` holds only what the configuration turned on: negotiate with both allowed.
         let negotiation = FormatNegotiation(autoWebP: true, autoAVIF: true, preferredFormats: preferredFormats)
         if let format = negotiation.outputFormat(source: source, animated: animated, accepted: accepted) { return format }
@@ -44,9 +50,12 @@ struct ResponseEncoding: Sendable, Hashable {
             if preferredFormats != [.jpeg, .png, .gif] { format += "+" + preferredFormats.map(\.rawValue).joined(separator: "+") }
         }
         let background = background.map { "\($0.red).\($0.green).\($0.blue)" } ?? "-"
-        let qualityText = requested.map { "q\(self.quality(for: $0))" }
+        let fixedFormat = enforced == AcceptedImageFormats() ? requested : nil
+        let qualityText = fixedFormat.map { "q\(self.quality(for: $0))" }
             ?? (quality != 0 ? "q\(quality)" : "q" + defaultQualities.identifier)
-        let speed = requested == .avif || accepted.avif ? ",s\(avifSpeed)" : ""
+        if enforced.avif { format += "!avif" }
+        if enforced.webP { format += "!webp" }
+        let speed = requested == .avif || accepted.avif || enforced.avif ? ",s\(avifSpeed)" : ""
         return "\(format),\(qualityText),bg\(background),mb\(maxBytes)\(speed)"
     }
 }

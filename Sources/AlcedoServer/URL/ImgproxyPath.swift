@@ -38,18 +38,25 @@ public struct ImgproxyPath: Sendable, Hashable {
     public var requestedFormat: ImageFormat? { extensionFormat ?? options.format }
 
     /// Parses a path (the request target without the query), expanding `presets`.
+    /// - Parameters:
+    ///   - presets: the named option lists `preset:NAME` expands (default none).
+    ///   - defaults: the options the URL's own are applied to (default ``ProcessingOptions/init()``,
+    ///     imgproxy's defaults; a server's `--auto-rotate` and `--strip-metadata` change them).
     /// - Returns: the parsed path and the signed part (everything after the signature segment).
     /// - Throws: ``ImgproxyURLError`` saying what was wrong.
-    public static func parse(_ path: String, presets: [String: [String]] = [:]) throws(ImgproxyURLError) -> (path: ImgproxyPath, signedPart: String) {
+    public static func parse(_ path: String, presets: [String: [String]] = [:],
+                             defaults: ProcessingOptions = ProcessingOptions()) throws(ImgproxyURLError) -> (path: ImgproxyPath, signedPart: String) {
         var warnings: [String] = []
-        return try parse(path, rules: ImgproxyParsingRules(presets: presets, allowSecurityOptions: true), warnings: &warnings)
+        return try parse(path, rules: ImgproxyParsingRules(presets: presets, allowSecurityOptions: true, defaults: defaults),
+                         warnings: &warnings)
     }
 
     /// Parses a path under `rules`, as imgproxy 4 does: the signature segment may be anything
     /// without a `:` (checked against the keys by the server); `%3A` in the options is read as
     /// `:`; a plain source whose `scheme://` lost a slash (`http:/host`) is repaired; the
-    /// `default` preset applies first; with ``ImgproxyParsingRules/onlyPresets`` the first
-    /// segment names presets. Non-fatal problems are added to `warnings`.
+    /// options start from ``ImgproxyParsingRules/defaults``; the `default` preset applies first;
+    /// with ``ImgproxyParsingRules/onlyPresets`` the first segment names presets. Non-fatal
+    /// problems are added to `warnings`.
     /// - Returns: the parsed path and the signed part (everything after the signature segment,
     ///   repaired as above).
     /// - Throws: ``ImgproxyURLError`` saying what was wrong.
@@ -63,7 +70,7 @@ public struct ImgproxyPath: Sendable, Hashable {
         guard !signature.contains(":") else { throw .malformedSignature }
         let signedPart = "/" + redenormalized(String(afterSlash[afterSlash.index(after: end)...]))
         var segments = signedPart.dropFirst().split(separator: "/", omittingEmptySubsequences: false)[...]
-        var options = ProcessingOptions()
+        var options = rules.defaults
         if rules.presets["default"] != nil {
             try options.applyPresets(["default"], rules: rules, usedPresets: [], warnings: &warnings)
         }

@@ -18,20 +18,25 @@ public struct ImgproxyURLBuilder: Sendable {
     public let baseURL: String
     /// The key that signs URLs (default `nil`: the signature segment is `insecure`).
     public let key: SigningKey?
+    /// Bytes of the HMAC kept in signatures, 1...32 (default 32), as the server's
+    /// `--signature-size` (imgproxy's `IMGPROXY_SIGNATURE_SIZE`).
+    public let signatureSize: Int
 
     /// Creates a builder.
     /// - Parameters:
     ///   - baseURL: put before every path (default empty: paths only); a trailing `/` is dropped.
     ///   - key: signs every path (default `nil`: unsigned, `insecure`).
-    public init(baseURL: String = "", key: SigningKey? = nil) {
+    ///   - signatureSize: bytes of the HMAC in each signature (default 32: all of it).
+    public init(baseURL: String = "", key: SigningKey? = nil, signatureSize: Int = 32) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.key = key
+        self.signatureSize = signatureSize
     }
 
     /// The URL of `path` with its signature (its own ``ImgproxyPath/signature`` is replaced).
     public func url(for path: ImgproxyPath) -> String {
         let signed = path.signedPart
-        let signature = key?.signature(for: signed) ?? "insecure"
+        let signature = key?.signature(for: signed, size: signatureSize) ?? "insecure"
         return baseURL + "/" + signature + signed
     }
 
@@ -49,7 +54,7 @@ public struct ImgproxyURLBuilder: Sendable {
     /// The `/info` URL for `source` (the source's `alcedo info` JSON).
     public func infoURL(for source: String, encoding: ImgproxyPath.SourceEncoding = .plain) -> String {
         let path = ImgproxyPath(options: ProcessingOptions(), sourceURL: source, encoding: encoding).signedPart
-        let signature = key?.signature(for: path) ?? "insecure"
+        let signature = key?.signature(for: path, size: signatureSize) ?? "insecure"
         return baseURL + "/info/" + signature + path
     }
 }

@@ -81,12 +81,18 @@ public struct ImgproxyParsingRules: Sendable {
     public var allowSecurityOptions: Bool
     /// URLs carry preset names instead of options: `/SIGNATURE/PRESET:PRESET/SOURCE` (default `false`).
     public var onlyPresets: Bool
+    /// The options every URL starts from before its own are applied (default: imgproxy's
+    /// defaults, ``ProcessingOptions/init()``).
+    public var defaults: ProcessingOptions
 
-    /// Creates rules (defaults: no presets, no security options, options in the URL).
-    public init(presets: [String: [String]] = [:], allowSecurityOptions: Bool = false, onlyPresets: Bool = false) {
+    /// Creates rules (defaults: no presets, no security options, options in the URL, imgproxy's
+    /// default options).
+    public init(presets: [String: [String]] = [:], allowSecurityOptions: Bool = false, onlyPresets: Bool = false,
+                defaults: ProcessingOptions = ProcessingOptions()) {
         self.presets = presets
         self.allowSecurityOptions = allowSecurityOptions
         self.onlyPresets = onlyPresets
+        self.defaults = defaults
     }
 }
 

@@ -25,25 +25,28 @@ public struct SigningKey: Sendable, Hashable {
         self.init(key: key, salt: salt)
     }
 
-    /// The signature of `path` (which starts with `/`): URL-safe base64 without padding.
-    public func signature(for path: String) -> String {
-        var hmac = HMAC<SHA256>(key: SymmetricKey(data: key))
-        hmac.update(data: salt)
-        hmac.update(data: Array(path.utf8))
-        return Base64URL.encode(Array(hmac.finalize()))
+    /// The signature of `path` (which starts with `/`): URL-safe base64 without padding of the
+    /// first `size` bytes of the HMAC (default 32: all of it; imgproxy's `IMGPROXY_SIGNATURE_SIZE`).
+    public func signature(for path: String, size: Int = 32) -> String {
+        Base64URL.encode(Array(mac(path).prefix(max(1, size))))
     }
 
-    /// `true` when `signature` is the signature of `path`, compared in constant time.
-    public func verify(signature: String, for path: String) -> Bool {
+    /// `true` when `signature` is the signature of `path` with `size` bytes of the HMAC
+    /// (default 32), compared in constant time.
+    public func verify(signature: String, for path: String, size: Int = 32) -> Bool {
         guard let given = Base64URL.decode(signature) else { return false }
-        var hmac = HMAC<SHA256>(key: SymmetricKey(data: key))
-        hmac.update(data: salt)
-        hmac.update(data: Array(path.utf8))
-        let expected = Array(hmac.finalize())
+        let expected = Array(mac(path).prefix(max(1, size)))
         guard given.count == expected.count else { return false }
         var difference: UInt8 = 0
         for index in expected.indices { difference |= expected[index] ^ given[index] }
         return difference == 0
+    }
+
+    private func mac(_ path: String) -> [UInt8] {
+        var hmac = HMAC<SHA256>(key: SymmetricKey(data: key))
+        hmac.update(data: salt)
+        hmac.update(data: Array(path.utf8))
+        return Array(hmac.finalize())
     }
 
     static func bytes(fromHex text: String) -> [UInt8]? {

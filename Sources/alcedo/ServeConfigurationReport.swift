@@ -1,0 +1,97 @@
+import Alcedo
+import AlcedoServer
+import Foundation
+
+/// What `alcedo serve --print-config` prints: every setting looked up, one per line, with its
+/// effective value and where it came from (`--flag`, `ALCEDO_*`, `IMGPROXY_*` or `default`).
+/// Keys, salts and trusted signatures are counted, never shown.
+struct ServeConfigurationReport {
+    let configuration: ImageServerConfiguration
+    let environment: ServeEnvironment
+    /// Values of settings kept outside the configuration (by setting name).
+    var extra: [String: String] = [:]
+
+    /// The lines, `NAME  VALUE  SOURCE`, in the order the settings were read.
+    var text: String {
+        let rows = environment.names.map { name in
+            (name, value(of: name), environment.sources[name] ?? environment.origin(of: name) ?? "default")
+        }
+        let nameWidth = rows.map(\.0.count).max() ?? 0
+        let valueWidth = min(48, rows.map(\.1.count).max() ?? 0)
+        return rows.map { name, value, source in
+            name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
+                + (value.count < valueWidth ? value.padding(toLength: valueWidth, withPad: " ", startingAt: 0) : value)
+                + "  " + source + "\n"
+        }.joined()
+    }
+
+    /// The effective value of setting `name` as text.
+    func value(of name: String) -> String {
+        if let text = extra[name] { return text }
+        if let known = values[name] { return known }
+        // A setting this report does not know: its raw text, where the environment gave one.
+        guard let origin = environment.origin(of: name), let raw = environment.values[origin] else { return "(unset)" }
+        return raw
+    }
+
+    private var values: [String: String] {
+        let c = configuration
+        func list(_ items: [String]) -> String { items.isEmpty ? "(none)" : items.joined(separator: ",") }
+        func yes(_ value: Bool) -> String { value ? "true" : "false" }
+        func number(_ value: Double) -> String { value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value) }
+        let kinds = c.allowedAddressKinds
+        var formatQualities = c.formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" }
+        if formatQualities.isEmpty { formatQualities = ["(none)"] }
+        let seconds = Double(c.downloadTimeout.components.seconds) + Double(c.downloadTimeout.components.attoseconds) / 1e18
+        return [
+            "HOST": c.host,
+            "PORT": String(c.port),
+            "CACHE_DIR": c.cacheDirectory?.path ?? "(the platform's cache folder)",
+            "KEY": c.keys.isEmpty ? "(none: unsigned URLs)" : "\(c.keys.count) (not shown)",
+            "SALT": c.keys.isEmpty ? "(none)" : "\(c.keys.count) (not shown)",
+            "SIGNATURE_SIZE": String(c.signatureSize),
+            "TRUSTED_SIGNATURES": c.trustedSignatures.isEmpty ? "(none)" : "\(c.trustedSignatures.count) (not shown)",
+            "ALLOWED_SOURCES": list(c.allowedSources),
+            "ALLOW_PRIVATE_NETWORKS": yes(c.allowPrivateNetworks),
+            "ALLOW_LOOPBACK_SOURCE_ADDRESSES": yes(c.allowPrivateNetworks || kinds.contains(.loopback)),
+            "ALLOW_PRIVATE_SOURCE_ADDRESSES": yes(c.allowPrivateNetworks || kinds.contains(.private)),
+            "ALLOW_LINK_LOCAL_SOURCE_ADDRESSES": yes(c.allowPrivateNetworks || kinds.contains(.linkLocal)),
+            "TRUSTED_SOURCE_HOST": list(c.trustedSourceHosts.sorted()),
+            "MAX_SRC_RESOLUTION": number(c.maxSourceResolution) + " MP",
+            "MAX_SRC_BYTES": String(c.maxSourceBytes),
+            "MAX_RESULT_SIDE": String(c.maxResultSide),
+            "DOWNLOAD_TIMEOUT": number(seconds) + " s",
+            "MAX_REDIRECTS": String(c.maxRedirects),
+            "USER_AGENT": c.userAgent,
+            "CONCURRENCY": String(c.concurrency),
+            "QUEUE": String(c.queueLength),
+            "TTL": String(c.ttl),
+            "AUTO_WEBP": yes(c.autoWebP),
+            "AUTO_AVIF": yes(c.autoAVIF),
+            "ENFORCE_WEBP": yes(c.enforceWebP),
+            "ENFORCE_AVIF": yes(c.enforceAVIF),
+            "QUALITY": String(c.defaultQuality),
+            "FORMAT_QUALITY": formatQualities.joined(separator: ","),
+            "AVIF_SPEED": String(c.avifSpeed),
+            "USE_ETAG": yes(c.useETag),
+            "USE_LAST_MODIFIED": yes(c.useLastModified),
+            "ENABLE_DEBUG_HEADERS": yes(c.debugHeaders),
+            "AUTO_ROTATE": yes(c.defaultOptions.autoRotate),
+            "STRIP_METADATA": yes(c.defaultOptions.stripMetadata),
+            "PATH_PREFIX": c.pathPrefix.isEmpty ? "(none)" : c.pathPrefix,
+            "BASE_URL": c.sourceURLRewriter.baseURL.isEmpty ? "(none)" : c.sourceURLRewriter.baseURL,
+            "URL_REPLACEMENTS": c.sourceURLRewriter.replacements.isEmpty ? "(none)"
+                : c.sourceURLRewriter.replacements.map { "\($0.pattern)=\($0.replacement)" }.joined(separator: ";"),
+            "PROMETHEUS_BIND": c.metricsAddress?.description ?? "(none: /metrics on the main address)",
+            "SECRET": c.secret == nil ? "(none)" : "(set, not shown)",
+            "ALLOW_ORIGIN": c.allowOrigin ?? "(none: no CORS headers)",
+            "HEALTH_CHECK_PATH": c.healthCheckPath ?? "(none)",
+            "ETAG_BUSTER": c.etagBuster.isEmpty ? "(none)" : c.etagBuster,
+            "RESULT_CACHE_BYTES": String(c.resultCacheBytes),
+            "MEMORY_CACHE_BYTES": String(c.memoryCacheBytes),
+            "PRESET": c.presets.isEmpty ? "(none)" : c.presets.keys.sorted().joined(separator: ","),
+            "PRESETS_PATH": environment.origin(of: "PRESETS_PATH").flatMap { environment.values[$0] } ?? "(none)",
+            "PRESETS_SEPARATOR": environment.origin(of: "PRESETS_SEPARATOR").flatMap { environment.values[$0] } ?? ",",
+        ]
+    }
+}

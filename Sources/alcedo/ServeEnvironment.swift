@@ -1,0 +1,151 @@
+import AlcedoServer
+import Foundation
+
+/// The environment of `alcedo serve`: each setting `NAME` is read from `ALCEDO_<NAME>`, else
+/// from imgproxy's variable for it (`IMGPROXY_<NAME>`, or the imgproxy name in
+/// ``imgproxyNames`` where imgproxy spells it differently), so an imgproxy deployment's
+/// environment starts Alcedo unchanged. An empty value counts as unset, as imgproxy reads it.
+///
+/// Every variable consulted is recorded: ``unsupportedImgproxyVariables()`` names the
+/// `IMGPROXY_*` variables that are set but that nothing read, and ``origin(of:)`` says which
+/// variable gave a setting its value (for `--print-config`).
+final class ServeEnvironment {
+    /// The process environment (or a test's).
+    let values: [String: String]
+    /// Variables consulted, set or not.
+    private var consulted: Set<String> = []
+    /// Setting names in the order they were first looked up.
+    private(set) var names: [String] = []
+    /// The variable that supplied each setting found in the environment.
+    private var origins: [String: String] = [:]
+    /// Where each effective value came from, as ``record(_:flag:)`` and ``pick(_:flag:_:)`` record it.
+    private(set) var sources: [String: String] = [:]
+
+    /// imgproxy's names for Alcedo settings that imgproxy spells differently with the same unit
+    /// and meaning. A setting not listed here is read from `IMGPROXY_<NAME>` as it is.
+    static let imgproxyNames: [String: String] = [
+        "CONCURRENCY": "WORKERS",
+        "PRESET": "PRESETS",
+    ]
+
+    /// Alcedo settings that have no imgproxy counterpart of the same name and meaning: their
+    /// `IMGPROXY_*` spelling is not read (imgproxy's own variable is converted explicitly
+    /// where one exists: `BIND`, `REQUESTS_QUEUE_SIZE`, `MAX_SRC_FILE_SIZE`, `MAX_RESULT_DIMENSION`).
+    static let alcedoOnly: Set<String> = [
+        "HOST", "PORT", "CACHE_DIR", "ALLOW_PRIVATE_NETWORKS", "TRUSTED_SOURCE_HOST", "MAX_SRC_BYTES", "MAX_RESULT_SIDE",
+        "QUEUE", "RESULT_CACHE_BYTES", "MEMORY_CACHE_BYTES",
+    ]
+
+    init(_ values: [String: String]) { self.values = values }
+
+    // MARK: Reading
+
+    /// The value of setting `name`: `ALCEDO_<NAME>`, else its imgproxy variable; `nil` when
+    /// neither is set to something non-empty.
+    func string(_ name: String) -> String? {
+        note(name)
+        let candidates = variables(for: name)
+        consulted.formUnion(candidates)
+        for variable in candidates {
+            if let value = values[variable], !value.isEmpty {
+                origins[name] = variable
+                return value
+            }
+        }
+        return nil
+    }
+
+    /// The value of imgproxy's own variable `IMGPROXY_<NAME>` (for settings whose imgproxy
+    /// form differs in unit or shape, converted by the caller); recorded like ``string(_:)``
+    /// under the Alcedo setting `setting`.
+    func imgproxyString(_ name: String, for setting: String) -> String? {
+        let variable = "IMGPROXY_" + name
+        consulted.insert(variable)
+        guard let value = values[variable], !value.isEmpty else { return nil }
+        if origins[setting] == nil { origins[setting] = variable }
+        return value
+    }
+
+    /// Setting `name` as an integer.
+    /// - Throws: ``ServerConfigurationError/invalidValue(_:message:)`` naming the variable.
+    func int(_ name: String) throws(ServerConfigurationError) -> Int? {
+        guard let text = string(name) else { return nil }
+        guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
+            throw .invalidValue(origin(of: name) ?? name, message: "\"\(text)\" is not an integer")
+        }
+        return value
+    }
+
+    /// Setting `name` as a number.
+    /// - Throws: ``ServerConfigurationError/invalidValue(_:message:)`` naming the variable.
+    func double(_ name: String) throws(ServerConfigurationError) -> Double? {
+        guard let text = string(name) else { return nil }
+        guard let value = Double(text.trimmingCharacters(in: .whitespaces)) else {
+            throw .invalidValue(origin(of: name) ?? name, message: "\"\(text)\" is not a number")
+        }
+        return value
+    }
+
+    /// Setting `name` as a boolean: `1`, `true`, `t`, `yes`, `on` or `0`, `false`, `f`, `no`,
+    /// `off`, in any case (Go's `strconv.ParseBool` forms, which imgproxy reads, and more).
+    /// - Throws: ``ServerConfigurationError/invalidValue(_:message:)`` naming the variable.
+    func bool(_ name: String) throws(ServerConfigurationError) -> Bool? {
+        guard let text = string(name) else { return nil }
+        guard let value = Self.parseBool(text) else {
+            throw .invalidValue(origin(of: name) ?? name, message: "\"\(text)\" is not a boolean")
+        }
+        return value
+    }
+
+    /// Setting `name` as a comma-separated list, each item trimmed, empty items left out.
+    func list(_ name: String, separator: String = ",") -> [String] {
+        guard let text = string(name) else { return [] }
+        return Self.split(text, separator: separator)
+    }
+
+    static func parseBool(_ text: String) -> Bool? {
+        switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "1", "true", "t", "yes", "on": return true
+        case "0", "false", "f", "no", "off": return false
+        default: return nil
+        }
+    }
+
+    static func split(_ text: String, separator: String) -> [String] {
+        text.components(separatedBy: separator.isEmpty ? "," : separator)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    // MARK: Provenance
+
+    /// The variable that gave setting `name` its value, if one did.
+    func origin(of name: String) -> String? { origins[name] }
+
+    /// Records where setting `name`'s effective value came from: `--flag` when `flag` is
+    /// true, else the variable that supplied it, else `default`.
+    func record(_ name: String, flag: Bool) {
+        note(name)
+        sources[name] = flag ? "--" + name.lowercased().replacingOccurrences(of: "_", with: "-") : (origins[name] ?? "default")
+    }
+
+    /// The flag's value when given, else `environment` (read whether or not the flag was
+    /// given, so the variables are known as read); records the source of the value.
+    func pick<T>(_ name: String, flag: T?, _ environment: T?) -> T? {
+        record(name, flag: flag != nil)
+        return flag ?? environment
+    }
+
+    /// The `IMGPROXY_*` variables set (non-empty) that no setting read, sorted.
+    func unsupportedImgproxyVariables() -> [String] {
+        values.keys.filter { $0.hasPrefix("IMGPROXY_") && !consulted.contains($0) && !(values[$0] ?? "").isEmpty }.sorted()
+    }
+
+    private func note(_ name: String) {
+        if !names.contains(name) { names.append(name) }
+    }
+
+    private func variables(for name: String) -> [String] {
+        if Self.alcedoOnly.contains(name) { return ["ALCEDO_" + name] }
+        return ["ALCEDO_" + name, "IMGPROXY_" + (Self.imgproxyNames[name] ?? name)]
+    }
+}

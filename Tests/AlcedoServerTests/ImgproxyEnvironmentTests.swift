@@ -1,0 +1,206 @@
+import Alcedo
+@testable import AlcedoServer
+import Foundation
+import Synchronization
+import Testing
+
+/// `alcedo serve` started as a child process with an imgproxy deployment's environment.
+@Suite("alcedo serve with imgproxy's environment")
+struct ImgproxyEnvironmentTests {
+    static let keyHex = "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881"
+    static let saltHex = "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5"
+
+    /// Only IMGPROXY_* variables (and a cache folder): signing with a truncated signature,
+    /// presets, the path prefix, the base URL, the source limits, the TTL, the loopback
+    /// allowance, and one warning line naming the variables Alcedo does not support.
+    @Test func anImgproxyEnvironmentStartsTheServerWithTheSameBehaviour() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/images/small.jpg", .ok(TestImages.jpeg(width: 40, height: 30), contentType: "image/jpeg"))
+        origin.route("/images/large.jpg", .ok(TestImages.jpeg(width: 80, height: 60), contentType: "image/jpeg"))
+        origin.route("/images/heavy.png", .ok(TestImages.noisePNG(width: 30, height: 30), contentType: "image/png"))
+        let base = origin.url("/images/").absoluteString
+        let server = try await ChildServe.start(environment: [
+            "IMGPROXY_BIND": "127.0.0.1:0",
+            "IMGPROXY_KEY": Self.keyHex,
+            "IMGPROXY_SALT": Self.saltHex,
+            "IMGPROXY_SIGNATURE_SIZE": "8",
+            "IMGPROXY_PRESETS": "small=rs:fit:20:20,tiny=w:10/q:50",
+            "IMGPROXY_PATH_PREFIX": "/img/",
+            "IMGPROXY_BASE_URL": base,
+            "IMGPROXY_MAX_SRC_RESOLUTION": "0.003",
+            "IMGPROXY_MAX_SRC_FILE_SIZE": "2000",
+            "IMGPROXY_TTL": "123",
+            "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
+            "IMGPROXY_LOG_LEVEL": "debug",
+            "IMGPROXY_NEW_RELIC_KEY": "x",
+        ])
+        defer { server.stop() }
+        #expect(server.baseURL.hasPrefix("http://127.0.0.1:"))
+        let key = try SigningKey(hexKey: Self.keyHex, hexSalt: Self.saltHex)
+        let builder = ImgproxyURLBuilder(baseURL: server.baseURL + "/img", key: key, signatureSize: 8)
+        let client = OneShotClient()
+
+        // Signed with 8 bytes of HMAC, a relative source completed by the base URL, a preset.
+        var options = ProcessingOptions()
+        options.width = 20
+        let signed = builder.url(for: "small.jpg", options: options, format: .png)
+        #expect(signed.split(separator: "/")[3].count == 11, "8 bytes are 11 base64 characters: \(signed)")
+        let reply = try await client.get(signed)
+        #expect(reply.status == 200)
+        #expect(reply.headers["cache-control"] == "public, max-age=123")
+        let image = try ImageCodecRegistry.shared.decode(reply.body)
+        #expect(image.width == 20 && image.height == 15)
+
+        let preset = try await client.get(builder.baseURL + "/" + key.signature(for: "/preset:small/plain/small.jpg@png", size: 8)
+            + "/preset:small/plain/small.jpg@png")
+        #expect(preset.status == 200)
+        let presetImage = try ImageCodecRegistry.shared.decode(preset.body)
+        #expect(presetImage.width == 20 && presetImage.height == 15, "rs:fit:20:20 from the preset, on a 40x30 source")
+
+        // A full-size signature does not match 8 bytes; an unsigned URL is refused.
+        let full = ImgproxyURLBuilder(baseURL: server.baseURL + "/img", key: key).url(for: "small.jpg", options: options, format: .png)
+        #expect(try await client.get(full).status == 403)
+        #expect(try await client.get(server.baseURL + "/img/insecure/w:20/plain/small.jpg@png").status == 403)
+        // Without the prefix there is no image route.
+        #expect(try await client.get(server.baseURL + "/" + signed.split(separator: "/", maxSplits: 3)[3]).status == 404)
+        #expect(try await client.get(server.baseURL + "/img/health").status == 200)
+
+        // 80x60 = 4800 pixels is over 0.003 MP; a 30x30 noise PNG is over 2000 bytes.
+        let large = try await client.get(builder.url(for: "large.jpg", options: options, format: .png))
+        #expect(large.status == 422)
+        #expect(String(decoding: large.body, as: UTF8.self).contains("source limit: 0.003 MP"))
+        let heavy = try await client.get(builder.url(for: "heavy.png", options: options, format: .png))
+        #expect(heavy.status == 422)
+
+        let warnings = server.stopAndReadStandardError()
+        let lines = warnings.split(separator: "\n").filter { $0.contains("IMGPROXY_") }
+        #expect(lines.count == 1, "one warning line: \(warnings)")
+        #expect(lines.first?.contains("IMGPROXY_LOG_LEVEL, IMGPROXY_NEW_RELIC_KEY") == true, "\(warnings)")
+        for supported in ["IMGPROXY_BIND", "IMGPROXY_KEY", "IMGPROXY_SIGNATURE_SIZE", "IMGPROXY_PRESETS", "IMGPROXY_TTL",
+                          "IMGPROXY_MAX_SRC_FILE_SIZE", "IMGPROXY_BASE_URL", "IMGPROXY_PATH_PREFIX"] {
+            #expect(!warnings.contains(supported), "\(supported) is supported: \(warnings)")
+        }
+    }
+
+    /// `--print-config` prints each setting with its source and exits 0 without listening;
+    /// a flag wins over ALCEDO_*, which wins over IMGPROXY_*.
+    @Test func printConfigShowsEachValueAndWhereItCameFrom() throws {
+        let (status, out, err) = try ChildServe.runToEnd(["serve", "--print-config", "--port", "9000", "--no-use-etag"], environment: [
+            "ALCEDO_PORT": "9001",
+            "IMGPROXY_BIND": "10.1.2.3:9002",
+            "ALCEDO_TTL": "5",
+            "IMGPROXY_TTL": "7",
+            "IMGPROXY_WORKERS": "3",
+            "IMGPROXY_USE_ETAG": "true",
+            "IMGPROXY_KEY": Self.keyHex,
+            "IMGPROXY_SALT": Self.saltHex,
+            "IMGPROXY_FORMAT_QUALITY": "jpeg=70,avif=40,jxl=77",
+            "IMGPROXY_REQUESTS_QUEUE_SIZE": "0",
+            "IMGPROXY_USER_AGENT": "proxy/%current_version",
+            "IMGPROXY_SENTRY_DSN": "https://sentry.invalid/1",
+        ])
+        #expect(status == 0, "\(err)")
+        #expect(!out.contains("listening on"))
+        func row(_ name: String) -> [Substring] {
+            let line = out.split(separator: "\n").first { $0.split(separator: " ").first.map(String.init) == name }
+            return line?.split(separator: " ", omittingEmptySubsequences: true) ?? []
+        }
+        #expect(row("PORT") == ["PORT", "9000", "--port"])
+        #expect(row("HOST") == ["HOST", "10.1.2.3", "IMGPROXY_BIND"])
+        #expect(row("TTL") == ["TTL", "5", "ALCEDO_TTL"])
+        #expect(row("CONCURRENCY") == ["CONCURRENCY", "3", "IMGPROXY_WORKERS"])
+        #expect(row("USE_ETAG") == ["USE_ETAG", "false", "--use-etag"])
+        #expect(row("QUEUE") == ["QUEUE", "256", "IMGPROXY_REQUESTS_QUEUE_SIZE"], "imgproxy's 0 (unbounded) keeps Alcedo's bound")
+        #expect(row("FORMAT_QUALITY") == ["FORMAT_QUALITY", "avif=40,jpeg=70,webp=79", "IMGPROXY_FORMAT_QUALITY"])
+        #expect(row("USER_AGENT") == ["USER_AGENT", "proxy/0.1.0", "IMGPROXY_USER_AGENT"])
+        #expect(row("MAX_SRC_BYTES") == ["MAX_SRC_BYTES", "33554432", "default"])
+        #expect(row("KEY").starts(with: ["KEY", "1", "(not", "shown)", "IMGPROXY_KEY"]))
+        #expect(!out.contains(Self.keyHex) && !out.contains(Self.saltHex), "keys and salts are never printed")
+        #expect(out.contains("not supported (ignored): IMGPROXY_SENTRY_DSN\n"))
+    }
+
+    /// A value that does not read is refused at start, naming the variable it came from.
+    @Test func aBadImgproxyValueIsNamed() throws {
+        let (status, _, err) = try ChildServe.runToEnd(["serve", "--print-config"], environment: ["IMGPROXY_WORKERS": "many"])
+        #expect(status != 0)
+        #expect(err.contains("IMGPROXY_WORKERS") && err.contains("\"many\" is not an integer"), "\(err)")
+        let (bindStatus, _, bindErr) = try ChildServe.runToEnd(["serve", "--print-config"], environment: ["IMGPROXY_BIND": "localhost"])
+        #expect(bindStatus != 0)
+        #expect(bindErr.contains("IMGPROXY_BIND"), "\(bindErr)")
+    }
+}
+
+/// `alcedo serve` as a child process with a given environment (this process's, without any
+/// `ALCEDO_*` or `IMGPROXY_*` of its own), its standard error kept.
+final class ChildServe {
+    let process: Process
+    let baseURL: String
+    private let errors: Pipe
+    private let cache: URL
+
+    private init(process: Process, baseURL: String, errors: Pipe, cache: URL) {
+        self.process = process
+        self.baseURL = baseURL
+        self.errors = errors
+        self.cache = cache
+    }
+
+    static func environment(_ extra: [String: String]) -> [String: String] {
+        ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("ALCEDO_") && !$0.key.hasPrefix("IMGPROXY_") }
+            .merging(extra) { $1 }
+    }
+
+    /// Starts `alcedo serve --cache-dir TEMP` with `environment`; returns once it listens.
+    static func start(_ arguments: [String] = [], environment: [String: String]) async throws -> ChildServe {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-imgproxy-env-\(UUID().uuidString)")
+        let process = Process()
+        process.executableURL = ServeCommandTests.executable
+        process.arguments = ["serve", "--cache-dir", cache.path] + arguments
+        process.environment = Self.environment(environment)
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        guard let line = try await ServeCommandTests.readLine(out.fileHandleForReading),
+              let match = line.wholeMatch(of: /listening on (http:\/\/.+)/) else {
+            process.terminate()
+            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw ChildServeError.noListeningLine(stderr: text)
+        }
+        return ChildServe(process: process, baseURL: String(match.1), errors: err, cache: cache)
+    }
+
+    /// Ends the process (SIGTERM) and returns everything it wrote to standard error.
+    func stopAndReadStandardError() -> String {
+        if process.isRunning { process.terminate() }
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: cache)
+        return text
+    }
+
+    func stop() { _ = stopAndReadStandardError() }
+
+    /// Runs `alcedo` with `arguments` and `environment` to its end.
+    static func runToEnd(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = ServeCommandTests.executable
+        process.arguments = arguments
+        process.environment = Self.environment(environment)
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Both pipes are read to their end before waiting (a full pipe would block the child).
+        let errText = Locked("")
+        let reader = Thread { errText.withLock { $0 = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) } }
+        reader.start()
+        let outText = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        while !reader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        return (process.terminationStatus, outText, errText.value)
+    }
+
+    enum ChildServeError: Error { case noListeningLine(stderr: String) }
+}
