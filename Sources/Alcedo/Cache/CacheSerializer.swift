@@ -14,4 +14,14 @@ public protocol CacheSerializer: Sendable {
 
     /// The image stored as `data`.
     func image(with data: Data, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage
+
+    /// The format ``data(with:original:)`` writes for an image decoded from `source`
+    /// (`animated`: it has more than one frame), when the serializer knows it; a
+    /// ``MemoryBudget`` costs the encoding by it. Default `nil`: not known, costed as WebP.
+    func encodedFormat(forSource source: ImageFormat, animated: Bool) -> ImageFormat?
+}
+
+extension CacheSerializer {
+    /// `nil`: the format written is not known in advance.
+    public func encodedFormat(forSource source: ImageFormat, animated: Bool) -> ImageFormat? { nil }
 }

@@ -13,6 +13,7 @@ extension AlcedoError: CustomDebugStringConvertible {
         case .encodingError(let value): (stage, reason) = ("encodingError", value)
         case .processorError(let value): (stage, reason) = ("processorError", value)
         case .imageSettingError(let value): (stage, reason) = ("imageSettingError", value)
+        case .memoryBudgetError(let value): (stage, reason) = ("memoryBudgetError", value)
         }
         return "AlcedoError.\(stage)(.\(Self.caseName(of: reason))): \(description)"
     }

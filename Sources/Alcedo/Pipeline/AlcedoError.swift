@@ -17,6 +17,8 @@ public enum AlcedoError: Error, Sendable, CustomStringConvertible {
     /// The pipeline could not give the caller an image: a data provider failed, every
     /// alternative source failed, or a binding's request was superseded by a newer one.
     case imageSettingError(reason: ImageSettingErrorReason)
+    /// A ``MemoryBudget`` refused the work: it could never fit, or too many jobs wait already.
+    case memoryBudgetError(reason: MemoryBudgetErrorReason)
 
     public var description: String {
         switch self {
@@ -27,6 +29,7 @@ public enum AlcedoError: Error, Sendable, CustomStringConvertible {
         case .encodingError(let reason): return "encoding error: \(reason)"
         case .processorError(let reason): return "processor error: \(reason)"
         case .imageSettingError(let reason): return "image setting error: \(reason)"
+        case .memoryBudgetError(let reason): return "memory budget error: \(reason)"
         }
     }
 }
