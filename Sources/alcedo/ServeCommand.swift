@@ -70,6 +70,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Decoded images kept in the memory cache, in bytes (default 0: none; repeats come from the encoded results and the disk).",
                                valueName: "bytes"))
     var memoryCacheBytes: Int?
+    @Option(help: ArgumentHelp("The memory budget in MiB the server keeps within: requests reserve their working set from it, the caches count against it (default: 75% of the cgroup limit, else 256).",
+                               valueName: "MB"))
+    var maxMemory: Int?
+    @Flag(inversion: .prefixedNo, help: "Give freed memory back to the system after bursts and bound malloc's arenas (default on).")
+    var returnFreedMemory: Bool?
     @Flag(help: "Also serve the bundled sample images on a loopback port (trusted) and print an example URL.")
     var samples = false
     @OptionGroup var redis: RedisOptions
@@ -161,6 +166,17 @@ struct ServeCommand: AsyncParsableCommand {
         c.memoryCacheBytes = try memoryCacheBytes ?? env.int("MEMORY_CACHE_BYTES") ?? c.memoryCacheBytes
         guard c.resultCacheBytes >= 0, c.memoryCacheBytes >= 0 else {
             throw ServerConfigurationError.invalidValue("cache sizes", message: "--result-cache-bytes and --memory-cache-bytes must not be negative")
+        }
+        if let megabytes = try maxMemory ?? env.int("MAX_MEMORY") {
+            guard megabytes > 0 else { throw ServerConfigurationError.invalidValue("--max-memory", message: "must be positive, got \(megabytes)") }
+            c.maxMemory = megabytes << 20
+        }
+        c.returnsFreedMemory = try returnFreedMemory ?? env.bool("RETURN_FREED_MEMORY") ?? c.returnsFreedMemory
+        let setAside = c.processMemoryShare + c.resultCacheBytes + c.memoryCacheBytes
+        guard setAside < c.maxMemory else {
+            throw ServerConfigurationError.invalidValue("--max-memory", message: "\(c.maxMemory >> 20) MiB leaves nothing for requests "
+                + "once the process (\(c.processMemoryShare >> 20) MiB) and the caches (\((setAside - c.processMemoryShare) >> 20) MiB) "
+                + "are set aside: raise it or lower the cache sizes")
         }
         for text in preset.isEmpty ? env.list("PRESET") : preset { try c.addPreset(text) }
         guard c.maxSourceResolution > 0, c.maxSourceBytes > 0, c.maxResultSide > 0, c.concurrency > 0, c.queueLength >= 0, c.ttl >= 0 else {

@@ -41,6 +41,8 @@ public final class MemoryBudget: Sendable {
         public var waitedForMemoryTotal: Int
         /// Jobs refused since the budget was made: could never fit, or the queue was full.
         public var refusedTotal: Int
+        /// Reservations granted since the budget was made.
+        public var grantedTotal: Int
 
         /// Bytes the caches keep now, all together.
         public var heldTotal: Int { held.values.reduce(0, +) }
@@ -78,6 +80,7 @@ public final class MemoryBudget: Sendable {
         var headWaitsForMemory = false
         var waitedForMemoryTotal = 0
         var refusedTotal = 0
+        var grantedTotal = 0
 
         var heldTotal: Int { held.values.reduce(0, +) }
         var ceilingTotal: Int { ceilings.values.reduce(0, +) }
@@ -117,7 +120,8 @@ public final class MemoryBudget: Sendable {
         Snapshot(capacity: capacity, reserved: state.reserved, held: state.held, ceilings: state.ceilings,
                  running: state.running, waiting: state.queued,
                  waitingForMemory: state.headWaitsForMemory ? state.queued : 0,
-                 waitedForMemoryTotal: state.waitedForMemoryTotal, refusedTotal: state.refusedTotal)
+                 waitedForMemoryTotal: state.waitedForMemoryTotal, refusedTotal: state.refusedTotal,
+                 grantedTotal: state.grantedTotal)
     }
 
     /// The largest reservation that can ever be granted: ``capacity`` less the caches' ceilings.
@@ -149,6 +153,7 @@ public final class MemoryBudget: Sendable {
             if state.waiters.isEmpty && state.queued == 0 && fits(bytes, state) {
                 state.reserved += bytes
                 state.running += 1
+                state.grantedTotal += 1
                 return .granted
             }
             guard state.queued < queueLength else {
@@ -211,6 +216,7 @@ public final class MemoryBudget: Sendable {
             }
             state.reserved += bytes
             state.running += 1
+            state.grantedTotal += 1
             return true
         }
         return granted ? MemoryReservation(budget: self, bytes: bytes) : nil
@@ -230,6 +236,7 @@ public final class MemoryBudget: Sendable {
             state.queued -= 1
             state.reserved += head.bytes
             state.running += 1
+            state.grantedTotal += 1
             resumed.append(head.continuation)
         }
         let wasWaiting = state.headWaitsForMemory

@@ -1,7 +1,5 @@
+import CAlcedoCodecs
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The process's memory as the system sees it, and the allocator's means to give memory back.
 public enum ProcessMemory {
@@ -44,11 +42,7 @@ public enum ProcessMemory {
     /// the free lists: call it after a burst or when idle, not per request.
     @discardableResult
     public static func trim() -> Bool {
-        #if canImport(Glibc)
-        return malloc_trim(0) != 0
-        #else
-        return false
-        #endif
+        alcedo_malloc_trim() != 0
     }
 
     /// Bounds glibc's malloc arenas to `count` (`mallopt(M_ARENA_MAX, count)`): each thread that
@@ -57,31 +51,24 @@ public enum ProcessMemory {
     /// the allocator took it.
     @discardableResult
     public static func limitArenas(to count: Int) -> Bool {
-        #if canImport(Glibc)
-        return mallopt(M_ARENA_MAX, Int32(max(1, count))) == 1
-        #else
-        return false
-        #endif
+        alcedo_malloc_limit_arenas(Int32(max(1, count))) != 0
     }
 
     /// Bytes the allocator has handed out and not had back (glibc's `mallinfo2().uordblks`
     /// plus its mmapped chunks), or `nil` where there is no such count.
     public static func allocatedBytes() -> Int? {
-        #if canImport(Glibc)
-        let info = mallinfo2()
-        return Int(info.uordblks) + Int(info.hblkhd)
-        #else
-        return nil
-        #endif
+        usage()?.inUse
     }
 
     /// Bytes the allocator keeps free in its heaps (glibc's `mallinfo2().fordblks`): memory the
     /// process holds but does not use, what ``trim()`` may give back.
     public static func freeHeapBytes() -> Int? {
-        #if canImport(Glibc)
-        return Int(mallinfo2().fordblks)
-        #else
-        return nil
-        #endif
+        usage()?.free
+    }
+
+    private static func usage() -> (inUse: Int, free: Int)? {
+        var inUse = 0, free = 0
+        guard alcedo_malloc_usage(&inUse, &free) != 0 else { return nil }
+        return (inUse, free)
     }
 }

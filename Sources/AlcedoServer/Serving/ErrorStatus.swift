@@ -72,6 +72,11 @@ struct ErrorStatus: Sendable, Equatable {
             return ErrorStatus(status: 502, reason: text)
         case .cacheError:
             return ErrorStatus(status: 500, reason: text)
+        case .memoryBudgetError(let reason):
+            switch reason {
+            case .neverFits: return ErrorStatus(status: 422, reason: text)
+            case .queueFull: return ErrorStatus(status: 429, reason: "too many requests: " + text)
+            }
         }
     }
 
