@@ -124,7 +124,7 @@ public struct WorkingSetEstimate: Sendable, Equatable, CustomStringConvertible {
             working = bytes(full, frames: 1)
         }
         let decoded = bytes(decodedSize, frames: frames)
-        let output = options.targetSize.map { PixelSize(width: max(1, $0.width), height: max(1, $0.height)) } ?? decodedSize
+        let output = options.targetSize.map { outputSize(of: full, target: $0, mode: options.contentMode) } ?? decodedSize
         // The resampler: a box pre-shrink to about twice the target, then a separable pass whose
         // horizontal result (the output's width, the shrunk height) is kept in 32-bit floats.
         var processing = bytes(output, frames: frames)
@@ -176,6 +176,19 @@ public struct WorkingSetEstimate: Sendable, Equatable, CustomStringConvertible {
         estimate.decoded = 0
         estimate.decoderWorking = 0
         return estimate
+    }
+
+    /// The size `full` is resampled to for `target` under `mode`: scaled to fit inside, or to
+    /// cover and cropped to the target (upscaling counted, as an enlarging request makes it).
+    static func outputSize(of full: PixelSize, target: PixelSize, mode: ContentMode) -> PixelSize {
+        let sx = Double(max(1, target.width)) / Double(full.width)
+        let sy = Double(max(1, target.height)) / Double(full.height)
+        let scale = mode == .aspectFit ? min(sx, sy) : max(sx, sy)
+        func side(_ length: Int, _ limit: Int) -> Int {
+            let scaled = min(Double(1 << 17), (Double(length) * scale).rounded(.up))
+            return max(1, mode == .aspectFill ? min(Int(scaled), max(1, limit)) : Int(scaled))
+        }
+        return PixelSize(width: side(full.width, target.width), height: side(full.height, target.height))
     }
 
     static func bytes(_ size: PixelSize, frames: Int) -> Int {

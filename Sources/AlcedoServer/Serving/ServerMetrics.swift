@@ -161,10 +161,10 @@ public final class ServerMetrics: Sendable {
         row("memory_budget_waited_total", "counter", "Requests that had to wait for memory", [("", budget.waitedForMemoryTotal)])
         row("memory_budget_refused_total", "counter", "Requests refused by the budget (never fits, or its queue full)",
             [("", budget.refusedTotal)])
-        var tiers: [(String, Int)] = [("{tier=\"result\"}", memory.results.bytes),
-                                      ("{tier=\"memory\"}", memory.cache.memoryStorage.totalCost)]
-        if let disk = try? memory.cache.diskStorage.totalSize() { tiers.append(("{tier=\"disk\"}", disk)) }
-        row("cache_bytes", "gauge", "Bytes each cache tier holds (result and memory in RAM, disk on disk)", tiers)
+        var tiers: [(String, Int)] = [("{cache=\"result\"}", memory.results.bytes),
+                                      ("{cache=\"memory\"}", memory.cache.memoryStorage.totalCost)]
+        if let disk = try? memory.cache.diskStorage.totalSize() { tiers.append(("{cache=\"disk\"}", disk)) }
+        row("cache_bytes", "gauge", "Bytes each cache holds (result: encoded results in RAM, memory: decoded images in RAM, disk)", tiers)
         return text
     }
 
