@@ -143,7 +143,6 @@ public final class MemoryBudget: Sendable {
     public func reserve(_ bytes: Int, for what: String = "the work") async throws(AlcedoError) -> MemoryReservation {
         let bytes = max(0, bytes)
         enum Admission { case granted, queued(Int), neverFits(Int), queueFull(Int) }
-        var event: Event?
         let admission: Admission = state.withLock { state in
             let largest = max(0, capacity - state.ceilingTotal)
             if bytes > largest {
@@ -188,8 +187,8 @@ public final class MemoryBudget: Sendable {
                     }
                     // Whatever was released between the first look and now is handed out here.
                     let (resumed, changed) = state.withLock { state in self.admitWaiters(&state) }
-                    event = changed
                     for waiter in resumed { waiter.resume(returning: true) }
+                    if let changed { observer?(changed) }
                 }
             } onCancel: {
                 let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
@@ -201,7 +200,6 @@ public final class MemoryBudget: Sendable {
                 // The head may have changed: the next ones may fit now.
                 self.wake()
             }
-            if let event { observer?(event) }
             guard granted else { throw .requestError(reason: .cancelled) }
             return MemoryReservation(budget: self, bytes: bytes)
         }
