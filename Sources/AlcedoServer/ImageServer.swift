@@ -91,6 +91,13 @@ public struct ImageServer: Sendable {
         var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: signals, logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = shutdownGracePeriod
         let group = ServiceGroup(configuration: groupConfiguration)
+        var returner: Task<Void, Never>?
+        if configuration.returnsFreedMemory {
+            ProcessMemory.limitArenas(to: configuration.mallocArenas)
+            let memoryReturner = MemoryReturner(budget: service.memoryBudget)
+            returner = Task { await memoryReturner.run() }
+        }
+        defer { returner?.cancel() }
         do {
             try await group.run()
         } catch {

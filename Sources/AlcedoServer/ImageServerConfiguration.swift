@@ -159,6 +159,24 @@ public struct ImageServerConfiguration: Sendable {
     /// Mixed into every `ETag` (default empty): change it after a configuration change that
     /// alters results so clients and CDNs stop revalidating old ones. imgproxy's `IMGPROXY_ETAG_BUSTER`.
     public var etagBuster = ""
+    // Memory (see "Sizing memory" in the Serving images article).
+    /// The memory budget in bytes, the resident size the server keeps within: each request's
+    /// working set is reserved from it before decoding, the caches' sizes and
+    /// ``processMemoryShare`` are set aside from it (default ``defaultMaxMemory``: 75% of the
+    /// control group's limit when there is one, else 256 MiB).
+    public var maxMemory: Int = ImageServerConfiguration.defaultMaxMemory
+    /// The part of ``maxMemory`` set aside for the process itself: code, the runtime,
+    /// connections and the allocator's slack (default 48 MiB).
+    public var processMemoryShare = 48 << 20
+    /// Give freed memory back to the system after a burst of work and every 10 s while busy
+    /// (glibc's `malloc_trim`), and bound malloc's arenas to ``mallocArenas`` (default `true`).
+    public var returnsFreedMemory = true
+    /// The most glibc malloc arenas when ``returnsFreedMemory`` is on (default 2).
+    public var mallocArenas = 2
+    /// 75% of the control group's memory limit when there is one, else 256 MiB.
+    public static var defaultMaxMemory: Int {
+        ProcessMemory.controlGroupLimit.map { $0 / 4 * 3 } ?? 256 << 20
+    }
 
     /// The defaults.
     public init() {}

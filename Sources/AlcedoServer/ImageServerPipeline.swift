@@ -16,8 +16,9 @@ public struct ImageServerPipeline: Sendable {
     /// The checks on sources.
     public let sourceGuard: SourceGuard
 
-    /// Wires the pipeline for `configuration`.
-    public init(configuration: ImageServerConfiguration) {
+    /// Wires the pipeline for `configuration`; with `memoryBudget` (default `nil`: none) every
+    /// decode reserves its working set from it first.
+    public init(configuration: ImageServerConfiguration, memoryBudget: MemoryBudget? = nil) {
         sourceGuard = SourceGuard(allowPrivateNetworks: configuration.allowPrivateNetworks,
                                   allowedSources: configuration.allowedSources,
                                   trustedHosts: configuration.trustedSourceHosts,
@@ -44,7 +45,7 @@ public struct ImageServerPipeline: Sendable {
             memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config(totalCostLimit: configuration.memoryCacheBytes)),
             diskStorage: DiskStorage.Backend(config: DiskStorage.Config(name: "alcedo-serve", directory: configuration.cacheDirectory)),
             sharedTier: configuration.sharedCacheTier)
-        manager = ImageManager(downloader: downloader, cache: cache, defaultOptions: [
+        var defaults: AlcedoOptionsInfo = [
             // The original's bytes go to disk so that every other variant starts from them.
             .cacheOriginalImage,
             // Disk writes finish before delivery: the next variant of a source finds its original.
@@ -52,7 +53,9 @@ public struct ImageServerPipeline: Sendable {
             // A stale source is revalidated with its validators (a 304 refreshes it).
             .respectHTTPFreshness,
             .decodingLimits(configuration.decodingLimits),
-        ])
+        ]
+        if let memoryBudget { defaults.append(.memoryBudget(memoryBudget)) }
+        manager = ImageManager(downloader: downloader, cache: cache, defaultOptions: defaults)
     }
 
     /// The options of one request: the processing and the response's encoding make the

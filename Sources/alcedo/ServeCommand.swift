@@ -134,6 +134,11 @@ struct ServeCommand: AsyncParsableCommand {
     var etagBuster: String?
     @Flag(help: "Print the effective configuration, one setting per line with where its value came from, and exit.")
     var printConfig = false
+    @Option(help: ArgumentHelp("The memory budget in MiB the server keeps within: requests reserve their working set from it, the caches count against it (default: 75% of the cgroup limit, else 256).",
+                               valueName: "MB"))
+    var maxMemory: Int?
+    @Flag(inversion: .prefixedNo, help: "Give freed memory back to the system after bursts and bound malloc's arenas (default on).")
+    var returnFreedMemory: Bool?
     @Flag(help: "Also serve the bundled sample images on a loopback port (trusted) and print an example URL.")
     var samples = false
     @OptionGroup var redis: RedisOptions
@@ -308,6 +313,18 @@ struct ServeCommand: AsyncParsableCommand {
         c.memoryCacheBytes = try env.pick("MEMORY_CACHE_BYTES", flag: memoryCacheBytes, env.int("MEMORY_CACHE_BYTES")) ?? c.memoryCacheBytes
         guard c.resultCacheBytes >= 0, c.memoryCacheBytes >= 0 else {
             throw ServerConfigurationError.invalidValue("cache sizes", message: "--result-cache-bytes and --memory-cache-bytes must not be negative")
+        }
+        if let megabytes = try env.pick("MAX_MEMORY", flag: maxMemory, env.int("MAX_MEMORY")) {
+            guard megabytes > 0 else { throw ServerConfigurationError.invalidValue("--max-memory", message: "must be positive, got \(megabytes)") }
+            c.maxMemory = megabytes << 20
+        }
+        c.returnsFreedMemory = try env.pick("RETURN_FREED_MEMORY", flag: returnFreedMemory, env.bool("RETURN_FREED_MEMORY"))
+            ?? c.returnsFreedMemory
+        let setAside = c.processMemoryShare + c.resultCacheBytes + c.memoryCacheBytes
+        guard setAside < c.maxMemory else {
+            throw ServerConfigurationError.invalidValue("--max-memory", message: "\(c.maxMemory >> 20) MiB leaves nothing for requests "
+                + "once the process (\(c.processMemoryShare >> 20) MiB) and the caches (\((setAside - c.processMemoryShare) >> 20) MiB) "
+                + "are set aside: raise it or lower the cache sizes")
         }
         // Presets: the file's first (imgproxy reads IMGPROXY_PRESETS, then adds the file's), then the list.
         let separator = env.string("PRESETS_SEPARATOR") ?? ","

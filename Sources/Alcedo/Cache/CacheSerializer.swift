@@ -27,9 +27,17 @@ public protocol CacheSerializer: Sendable {
     /// Kingfisher's shape of ``image(with:options:)-(_,DecodingOptions)``: the image, or `nil`
     /// when `data` does not decode. `options` are the request's options.
     func image(with data: Data, options: AlcedoParsedOptionsInfo) -> AlcedoImage?
+
+    /// The format ``data(with:original:)`` writes for an image decoded from `source`
+    /// (`animated`: it has more than one frame), when the serializer knows it; a
+    /// ``MemoryBudget`` costs the encoding by it. Default `nil`: not known, costed as WebP.
+    func encodedFormat(forSource source: ImageFormat, animated: Bool) -> ImageFormat?
 }
 
 extension CacheSerializer {
+    /// `nil`: the format written is not known in advance.
+    public func encodedFormat(forSource source: ImageFormat, animated: Bool) -> ImageFormat? { nil }
+
     /// Kingfisher's shape, for serializers that implement Alcedo's: `nil` when it throws.
     @_disfavoredOverload
     public func data(with image: AlcedoImage, original: Data?) -> Data? {

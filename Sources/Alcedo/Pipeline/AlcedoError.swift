@@ -33,6 +33,18 @@ public enum AlcedoError: Error, Sendable, CustomStringConvertible {
         .processorError(reason: .encodingFailed(reason))
     }
 
+    /// A ``MemoryBudget`` refused the work (it could never fit, or too many jobs wait already):
+    /// `.processorError(reason: .memoryBudgetExceeded(reason))`, inside Kingfisher's five cases.
+    public static func memoryBudgetError(reason: MemoryBudgetErrorReason) -> AlcedoError {
+        .processorError(reason: .memoryBudgetExceeded(reason))
+    }
+
+    /// Why a ``MemoryBudget`` refused the work, when it did; `nil` otherwise.
+    public var memoryBudgetReason: MemoryBudgetErrorReason? {
+        if case .processorError(reason: .memoryBudgetExceeded(let reason)) = self { return reason }
+        return nil
+    }
+
     /// Why decoding failed, when this is a decoding failure; `nil` otherwise.
     public var decodingReason: DecodingErrorReason? {
         if case .processorError(reason: .decodingFailed(let reason)) = self { return reason }
@@ -52,6 +64,7 @@ public enum AlcedoError: Error, Sendable, CustomStringConvertible {
         case .cacheError(let reason): return "cache error: \(reason)"
         case .processorError(.decodingFailed(let reason)): return "decoding error: \(reason)"
         case .processorError(.encodingFailed(let reason)): return "encoding error: \(reason)"
+        case .processorError(.memoryBudgetExceeded(let reason)): return "memory budget error: \(reason)"
         case .processorError(let reason): return "processor error: \(reason)"
         case .imageSettingError(let reason): return "image setting error: \(reason)"
         }

@@ -76,6 +76,11 @@ public enum AlcedoOptionsInfoItem: Sendable {
     case respectHTTPFreshness
     /// Limits for decoding (decompression bombs). Default ``DecodingLimits/default``.
     case decodingLimits(DecodingLimits)
+    /// Reserve each decode's working set from this budget before decoding: it is estimated
+    /// from the source's header (``WorkingSetEstimate``), waits while the memory is not free
+    /// and fails with ``AlcedoError/memoryBudgetError(reason:)`` when it could never fit or
+    /// the budget's queue is full. Held until the result is stored. Default: none.
+    case memoryBudget(MemoryBudget)
     /// What to do with the colour profiles images carry. Default ``ColorManagement/convertToSRGB``:
     /// every image is converted to sRGB once, after decoder-side scaling. Images decoded under
     /// another setting are cached apart from the default ones.

@@ -55,6 +55,8 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     public var respectHTTPFreshness = false
     /// ``AlcedoOptionsInfoItem/decodingLimits(_:)``.
     public var decodingLimits: DecodingLimits = .default
+    /// ``AlcedoOptionsInfoItem/memoryBudget(_:)``.
+    public var memoryBudget: MemoryBudget?
     /// ``AlcedoOptionsInfoItem/colorManagement(_:)``.
     public var colorManagement: ColorManagement = .convertToSRGB
     /// ``AlcedoOptionsInfoItem/keepCurrentImageWhileLoading``.
@@ -108,6 +110,7 @@ public struct AlcedoParsedOptionsInfo: Sendable {
             case .processingQueue(let queue): processingQueue = queue
             case .respectHTTPFreshness: respectHTTPFreshness = true
             case .decodingLimits(let limits): decodingLimits = limits
+            case .memoryBudget(let budget): memoryBudget = budget
             case .colorManagement(let management): colorManagement = management
             case .keepCurrentImageWhileLoading: keepCurrentImageWhileLoading = true
             case .onFailureImage(let image): onFailureImage = .some(image)

@@ -117,6 +117,8 @@ extension ImageManager {
 
     /// The whole flow for one request, run once for every caller of its key.
     func run(_ request: LoadRequest, context: RequestCoalescer<PipelineKey, LoadedImage>.WorkContext) async throws(AlcedoError) -> LoadedImage {
+        // Whatever the run reserved from a memory budget is given back once it is stored.
+        defer { request.memoryHold?.release() }
         let clock = ContinuousClock()
         var metrics = RetrieveImageMetrics()
         let options = request.options
@@ -371,6 +373,19 @@ extension ImageManager {
         let parsed = request.options
         // Under `.processingQueue`, the processor runs on that queue after the decode.
         let processingQueue = runsProcessor ? parsed.processingQueue : nil
+        var estimate: WorkingSetEstimate?
+        if let hold = request.memoryHold {
+            let working = Self.workingSet(input, options: options, registry: registry, serializer: serializer)
+            estimate = working
+            do throws(AlcedoError) {
+                try await hold.reserve(working, for: "decoding and processing this \(working.decodedSize) image "
+                                                   + "(\(working.framesHeld) frame\(working.framesHeld == 1 ? "" : "s") held)")
+            } catch {
+                // The request's failure, not the entry's: a disk entry is not loaded again for it.
+                return .failure(.processing(error))
+            }
+        }
+        defer { if let estimate { request.memoryHold?.shrink(to: estimate.afterProcessing) } }
         let outcome = await BlockingWorkPool.shared.run(priority: priority) { () -> Result<TransformOutcome, AlcedoError> in
             .success(Self.transformNow(input, serializer: serializer, registry: registry, options: options,
                                        processor: runsProcessor && processingQueue == nil ? processor : nil,
@@ -405,6 +420,27 @@ extension ImageManager {
             } catch {
                 return .failure(error)
             }
+        }
+    }
+
+    /// The working set of a transform of `input`: from the header of encoded bytes (only the
+    /// source's size when the header does not read: the decode then fails as fast), from the
+    /// size of a decoded image.
+    private static func workingSet(_ input: TransformInput, options: DecodingOptions, registry: ImageCodecRegistry,
+                                   serializer: any CacheSerializer) -> WorkingSetEstimate {
+        switch input {
+        case .bytes(let data, _):
+            if let estimate = try? WorkingSetEstimate.estimate(data: data, options: options, registry: registry, outputFormat: { info in
+                serializer.encodedFormat(forSource: info.format, animated: info.frameCount > 1 && !options.firstFrameOnly)
+            }) {
+                return estimate
+            }
+            return WorkingSetEstimate(decodedSize: PixelSize(width: 1, height: 1), framesHeld: 1, outputSize: PixelSize(width: 1, height: 1),
+                                      sourceBytes: data.count, decoded: 0, decoderWorking: 0, processing: 0, encoding: 0)
+        case .image(let image):
+            return WorkingSetEstimate.estimate(image: image, options: options,
+                                               outputFormat: serializer.encodedFormat(forSource: image.sourceFormat,
+                                                                                      animated: image.isAnimated))
         }
     }
 

@@ -30,6 +30,10 @@ import Synchronization
 /// completion handler gets them once at the end, both on the options'
 /// ``AlcedoOptionsInfoItem/callbackQueue(_:)``.
 ///
+/// With ``AlcedoOptionsInfoItem/memoryBudget(_:)`` in the options, each decode also reserves its
+/// working set from the budget first: big photos then run fewer at a time than
+/// ``maxConcurrentDownloads``, and the prefetch stays within the budget.
+///
 /// A prefetcher runs once. ``stop()`` cancels the retrievals in flight and starts no more;
 /// those cancelled and those never started end *failed*, with ``RequestErrorReason/cancelled``,
 /// as in Kingfisher: skipped + failed + completed are always all the sources.

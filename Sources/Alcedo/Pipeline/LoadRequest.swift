@@ -28,6 +28,8 @@ struct LoadRequest: Sendable {
     let decodingOptions: DecodingOptions
     /// How a processed variant read from disk is decoded: at its stored size.
     let variantDecodingOptions: DecodingOptions
+    /// The reservation of a run under ``AlcedoOptionsInfoItem/memoryBudget(_:)`` (else `nil`).
+    let memoryHold: MemoryHold?
 
     init(source: Source, options: AlcedoParsedOptionsInfo, manager: ImageManager) {
         self.source = source
@@ -49,6 +51,7 @@ struct LoadRequest: Sendable {
         self.variant = variant
         decodingOptions = options.downloadOptions.effectiveDecodingOptions
         variantDecodingOptions = options.decodingOptions
+        memoryHold = options.memoryBudget.map(MemoryHold.init(budget:))
     }
 
     /// `true` when the variant is the original as stored (no processor, all frames).

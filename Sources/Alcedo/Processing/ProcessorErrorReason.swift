@@ -20,6 +20,9 @@ public enum ProcessorErrorReason: Sendable, Equatable, CustomStringConvertible {
     /// (the resampler's weight tables and rows), over `limit` (``DecodingLimits/maxWorkingMemory``
     /// of ``DecodingLimits/default``), so the processor refused before allocating.
     case workingMemoryTooLarge(processor: String, size: PixelSize, bytes: Int, limit: Int)
+    /// A ``MemoryBudget`` refused the work before it started: it could never fit, or too many
+    /// jobs wait already (``AlcedoError/memoryBudgetError(reason:)`` builds it).
+    case memoryBudgetExceeded(MemoryBudgetErrorReason)
 
     /// One line naming the processor and what was wrong.
     public var description: String {
@@ -37,6 +40,8 @@ public enum ProcessorErrorReason: Sendable, Equatable, CustomStringConvertible {
             return "\(processor): an output of \(size) is over the limit of \(limit)"
         case .workingMemoryTooLarge(let processor, let size, let bytes, let limit):
             return "\(processor): an output of \(size) would take \(bytes) bytes of working memory, over the limit of \(limit)"
+        case .memoryBudgetExceeded(let reason):
+            return "\(reason)"
         }
     }
 }
@@ -53,6 +58,7 @@ extension ProcessorErrorReason {
         case let (.outputTooLarge(p1, s1, l1), .outputTooLarge(p2, s2, l2)): return p1 == p2 && s1 == s2 && l1 == l2
         case let (.workingMemoryTooLarge(p1, s1, b1, l1), .workingMemoryTooLarge(p2, s2, b2, l2)):
             return p1 == p2 && s1 == s2 && b1 == b2 && l1 == l2
+        case let (.memoryBudgetExceeded(a), .memoryBudgetExceeded(b)): return "\(a)" == "\(b)"
         default: return false
         }
     }

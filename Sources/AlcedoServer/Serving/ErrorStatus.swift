@@ -79,6 +79,8 @@ struct ErrorStatus: Sendable, Equatable {
             case .decodingFailed, .encodingFailed, .processingFailed, .outputTooLarge, .workingMemoryTooLarge:
                 return ErrorStatus(status: 422, reason: text)
             case .invalidParameter: return ErrorStatus(status: 400, reason: text)
+            case .memoryBudgetExceeded(.neverFits): return ErrorStatus(status: 422, reason: text)
+            case .memoryBudgetExceeded(.queueFull): return ErrorStatus(status: 429, reason: "too many requests: " + text)
             }
         case .imageSettingError(let reason):
             if case .alternativeSourcesExhausted(let failures) = reason, let last = failures.last {

@@ -24,22 +24,51 @@ public final class ImageService: Sendable {
     let sources = SourceInfoTable()
     let gate = SourceGate()
     let admission: AdmissionLimiter
+    /// The working-memory budget every production reserves from (see ``ImageServerConfiguration/maxMemory``).
+    public let memoryBudget: MemoryBudget
     /// `Cache-Control` of every image response, made once.
     let cacheControl: String
 
     /// Creates the service and its pipeline for `configuration`.
     public init(configuration: ImageServerConfiguration) {
         self.configuration = configuration
-        pipeline = ImageServerPipeline(configuration: configuration)
-        metrics = ServerMetrics(sharedTier: configuration.sharedCacheTier)
-        results = ResultStore(capacity: configuration.resultCacheBytes)
-        admission = AdmissionLimiter(limit: configuration.concurrency, queueLength: configuration.queueLength)
+        memoryBudget = Self.makeMemoryBudget(configuration)
+        pipeline = ImageServerPipeline(configuration: configuration, memoryBudget: memoryBudget)
+        let budget = memoryBudget
+        results = ResultStore(capacity: configuration.resultCacheBytes) { budget.setHeld($0, by: "result") }
+        metrics = ServerMetrics(sharedTier: configuration.sharedCacheTier,
+                                memory: ServerMetrics.MemorySources(budget: memoryBudget, results: results, cache: pipeline.cache))
+        // Waiting for a source holds no processing slot: the budget hands out the slots
+        // (``ImageServerConfiguration/concurrency``) once the source is loaded. Requests in
+        // production, loading or waiting, are bounded by the slots and the queue together.
+        admission = AdmissionLimiter(limit: configuration.concurrency + configuration.queueLength, queueLength: 0)
         cacheControl = "public, max-age=\(configuration.ttl)"
     }
 
     /// Releases the pipeline's connections.
     public func shutdown() async {
         await pipeline.shutdown()
+    }
+
+    /// The budget of `configuration`: ``ImageServerConfiguration/maxMemory`` with the process's
+    /// share and the caches' sizes set aside; one log line when requests start waiting for
+    /// memory (at most one per 10 s).
+    static func makeMemoryBudget(_ configuration: ImageServerConfiguration) -> MemoryBudget {
+        let log = MemoryWaitLog()
+        let budget = MemoryBudget(capacity: configuration.maxMemory, maximumConcurrent: configuration.concurrency,
+                                  queueLength: configuration.queueLength) { log.record($0) }
+        budget.setCeiling(configuration.processMemoryShare, for: "process")
+        budget.setHeld(configuration.processMemoryShare, by: "process")
+        budget.setCeiling(configuration.resultCacheBytes, for: "result")
+        budget.setCeiling(configuration.memoryCacheBytes, for: "memory")
+        return budget
+    }
+
+    /// Tells the budget what the decoded-image cache holds now.
+    func noteCacheBytes() {
+        if configuration.memoryCacheBytes > 0 {
+            memoryBudget.setHeld(pipeline.cache.memoryStorage.totalCost, by: "memory")
+        }
     }
 
     // MARK: Image route
@@ -65,6 +94,9 @@ public final class ImageService: Sendable {
     /// Adds the configured source limit to a decoder's pixel, frame or size refusal, so the
     /// answer names the setting (`--max-src-resolution`) as well as the decoder's figure.
     private func naming(_ status: ErrorStatus, for error: any Error) -> ErrorStatus {
+        if let error = error as? AlcedoError, case .neverFits = error.memoryBudgetReason {
+            return ErrorStatus(status: status.status, reason: status.reason + " (--max-memory \(configuration.maxMemory >> 20) MiB)")
+        }
         guard let error = error as? AlcedoError, case .processorError(.decodingFailed(let reason)) = error else { return status }
         switch reason {
         case .tooManyPixels, .tooManyFrames, .animationTooLarge:
@@ -153,14 +185,10 @@ public final class ImageService: Sendable {
 
     /// Loads, processes and encodes one variant (run once per variant in flight).
     private func produce(_ parsed: ImgproxyPath, canonical: ImgproxyPath, url: URL, encoding: ResponseEncoding) async throws -> EncodedResult {
-        guard await admission.acquire(onQueued: { metrics.enterQueue() }, onDequeued: { metrics.leaveQueue() }) else {
+        guard await admission.acquire() else {
             throw ErrorStatus.Thrown(status: .queueFull)
         }
-        metrics.inFlight.increment()
-        defer {
-            metrics.inFlight.decrement()
-            admission.release()
-        }
+        defer { admission.release() }
         let start = ContinuousClock.now
         let processor = ImgproxyProcessor(options: parsed.options, maximumResultSide: configuration.maxResultSide,
                                           maxResultDimension: configuration.maxResultDimension, watermark: configuration.watermark)
@@ -188,11 +216,16 @@ public final class ImageService: Sendable {
             body = stored
         } else {
             let image = retrieved.image
+            // The encoding's own working set, reserved as a decode's is.
+            let working = WorkingSetEstimate.estimate(image: image, options: DecodingOptions(), outputFormat: format)
+            let reservation = try await memoryBudget.reserve(working.total, for: "encoding this \(image.size) image")
+            defer { reservation.release() }
             body = try await Self.offPool { () throws(AlcedoError) -> Data in
                 try Self.encode(image, as: format, encoding: encoding)
             }
             metrics.recordEncoding()
         }
+        noteCacheBytes()
         metrics.processingTime.record(ContinuousClock.now - start)
         metrics.recordProduced(processedHere: retrieved.metrics.processing > .zero)
         let tier: String

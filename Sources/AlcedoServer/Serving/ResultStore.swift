@@ -21,6 +21,10 @@ struct EncodedResult: Sendable {
 /// Encoded results by variant, in memory up to a byte budget (least recently used out
 /// first), and the production of each variant shared by every request waiting for it: 100
 /// concurrent requests for one new variant make one production.
+///
+/// An entry counts the memory its buffer holds (a `ByteBuffer`'s capacity, rounded up to a
+/// power of two), not only its readable bytes: counted by readable bytes, a full cache held
+/// up to twice its capacity.
 final class ResultStore: Sendable {
     private struct State {
         var entries: [String: (result: EncodedResult, tick: UInt64)] = [:]
@@ -31,24 +35,37 @@ final class ResultStore: Sendable {
 
     private let state = Mutex(State())
     let capacity: Int
+    /// Told the bytes held after every change (the server's memory budget counts them).
+    private let onChange: @Sendable (Int) -> Void
 
-    init(capacity: Int) {
+    init(capacity: Int, onChange: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.capacity = max(0, capacity)
+        self.onChange = onChange
     }
+
+    /// The bytes the entries hold now.
+    var bytes: Int { state.withLock { $0.bytes } }
+
+    /// The memory an entry holds.
+    static func cost(_ result: EncodedResult) -> Int { result.body.capacity }
 
     /// The stored result of `key` if it has not expired.
     func cached(_ key: String) -> EncodedResult? {
-        state.withLock { state in
+        var removed: Int?
+        let result = state.withLock { state -> EncodedResult? in
             guard let entry = state.entries[key] else { return nil }
             if entry.result.expires <= .now {
                 state.entries[key] = nil
-                state.bytes -= entry.result.body.readableBytes
+                state.bytes -= Self.cost(entry.result)
+                removed = state.bytes
                 return nil
             }
             state.tick += 1
             state.entries[key]?.tick = state.tick
             return entry.result
         }
+        if let removed { onChange(removed) }
+        return result
     }
 
     /// The result of `key`: stored, in production, or produced now by `produce`. The
@@ -71,17 +88,20 @@ final class ResultStore: Sendable {
     }
 
     private func store(_ result: EncodedResult, for key: String) {
-        guard result.body.readableBytes <= capacity / 4 else { return }
-        state.withLock { state in
-            if let old = state.entries[key] { state.bytes -= old.result.body.readableBytes }
+        let cost = Self.cost(result)
+        guard cost <= capacity / 4 else { return }
+        let bytes = state.withLock { state -> Int in
+            if let old = state.entries[key] { state.bytes -= Self.cost(old.result) }
             state.tick += 1
             state.entries[key] = (result, state.tick)
-            state.bytes += result.body.readableBytes
+            state.bytes += cost
             while state.bytes > capacity, let oldest = state.entries.min(by: { $0.value.tick < $1.value.tick }) {
                 state.entries[oldest.key] = nil
-                state.bytes -= oldest.value.result.body.readableBytes
+                state.bytes -= Self.cost(oldest.value.result)
             }
+            return state.bytes
         }
+        onChange(bytes)
     }
 }
 

@@ -105,4 +105,8 @@ struct ResponseSerializer: CacheSerializer {
     func image(with data: Data, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
         try ImageCodecRegistry.shared.decode(data, options: options)
     }
+
+    func encodedFormat(forSource source: ImageFormat, animated: Bool) -> ImageFormat? {
+        encoding.format(source: source, animated: animated)
+    }
 }

@@ -8,8 +8,17 @@ import Synchronization
 /// source bytes, how many variants were produced and how many of them were processed here,
 /// how many had to be encoded apart from the cached variant's bytes (`alcedo_response_encodings_total`),
 /// and with a shared cache tier its hits, misses, errors, bytes and lock waits
-/// (`alcedo_shared_cache_*`).
+/// (`alcedo_shared_cache_*`); the process's resident size, the memory budget (reserved, held,
+/// free, requests waiting for memory) and the bytes each cache tier holds (`alcedo_memory_*`,
+/// `alcedo_cache_bytes`).
 public final class ServerMetrics: Sendable {
+    /// Where the memory figures are read at each scrape.
+    struct MemorySources: Sendable {
+        let budget: MemoryBudget
+        let results: ResultStore
+        let cache: ImageCache
+    }
+
     /// The registry (one per server; pass it to a `PrometheusMetricsFactory` to add your own).
     public let registry = PrometheusCollectorRegistry()
     private let statusCounters = Mutex<[Int: Counter]>([:])
@@ -26,9 +35,11 @@ public final class ServerMetrics: Sendable {
     private let processed = Atomic<Int>(0)
     private let encoded = Atomic<Int>(0)
     private let waiting = Atomic<Int>(0)
+    private let memory: MemorySources?
 
-    init(sharedTier: SharedCacheTier? = nil) {
+    init(sharedTier: SharedCacheTier? = nil, memory: MemorySources? = nil) {
         self.sharedTier = sharedTier
+        self.memory = memory
         processingTime = registry.makeDurationHistogram(
             descriptor: Self.name("processing_duration", "seconds",
                                   "Time to produce a result that was not in the result cache (load, decode, process, encode)"),
@@ -87,8 +98,8 @@ public final class ServerMetrics: Sendable {
         waiting.subtract(1, ordering: .relaxed)
     }
 
-    /// Requests waiting for a processing slot now.
-    public var queuedCount: Int { waiting.load(ordering: .relaxed) }
+    /// Requests waiting for a processing slot (or for the memory to start) now.
+    public var queuedCount: Int { memory?.budget.snapshot.waiting ?? waiting.load(ordering: .relaxed) }
 
     /// Counts a produced result; `processedHere`: its processor ran on this server.
     func recordProduced(processedHere: Bool = false) {
@@ -117,7 +128,45 @@ public final class ServerMetrics: Sendable {
     public var producedCount: Int { produced.load(ordering: .relaxed) }
 
     /// The metrics in Prometheus' text format.
-    public func text() -> String { registry.emitToString() + sharedTierText() }
+    public func text() -> String {
+        if let memory {
+            let snapshot = memory.budget.snapshot
+            inFlight.record(Int64(snapshot.running))
+            queued.record(Int64(snapshot.waiting))
+        }
+        return registry.emitToString() + sharedTierText() + memoryText()
+    }
+
+    /// The memory figures, read at each scrape.
+    private func memoryText() -> String {
+        guard let memory else { return "" }
+        let budget = memory.budget.snapshot
+        var text = ""
+        func row(_ name: String, _ type: String, _ help: String, _ values: [(String, Int)]) {
+            text += "# HELP alcedo_\(name) \(help)\n# TYPE alcedo_\(name) \(type)\n"
+            for (labels, value) in values { text += "alcedo_\(name)\(labels) \(value)\n" }
+        }
+        if let rss = ProcessMemory.residentBytes() {
+            row("memory_resident_bytes", "gauge", "Resident set size of the process", [("", rss)])
+        }
+        if let free = ProcessMemory.freeHeapBytes() {
+            row("memory_heap_free_bytes", "gauge", "Bytes the allocator keeps free in its heaps (what a trim may return)", [("", free)])
+        }
+        row("memory_budget_bytes", "gauge", "The memory budget (--max-memory)", [("", budget.capacity)])
+        row("memory_budget_reserved_bytes", "gauge", "Bytes reserved by requests at work", [("", budget.reserved)])
+        row("memory_budget_held_bytes", "gauge", "Bytes held by the caches and set aside for the process",
+            budget.held.sorted { $0.key < $1.key }.map { ("{holder=\"\($0.key)\"}", $0.value) })
+        row("memory_budget_free_bytes", "gauge", "Bytes of the budget neither reserved nor held", [("", budget.free)])
+        row("memory_budget_waiting", "gauge", "Requests waiting for memory", [("", budget.waitingForMemory)])
+        row("memory_budget_waited_total", "counter", "Requests that had to wait for memory", [("", budget.waitedForMemoryTotal)])
+        row("memory_budget_refused_total", "counter", "Requests refused by the budget (never fits, or its queue full)",
+            [("", budget.refusedTotal)])
+        var tiers: [(String, Int)] = [("{cache=\"result\"}", memory.results.bytes),
+                                      ("{cache=\"memory\"}", memory.cache.memoryStorage.totalCost)]
+        if let disk = try? memory.cache.diskStorage.totalSize() { tiers.append(("{cache=\"disk\"}", disk)) }
+        row("cache_bytes", "gauge", "Bytes each cache holds (result: encoded results in RAM, memory: decoded images in RAM, disk)", tiers)
+        return text
+    }
 
     /// The shared tier's counters, read from ``SharedCacheTier/statistics`` at each scrape.
     private func sharedTierText() -> String {

@@ -6,5 +6,6 @@
 
 #include "alcedo_jpeg.h"
 #include "alcedo_pixels.h"
+#include "alcedo_malloc.h"
 
 #endif

@@ -3,7 +3,7 @@ import ArgumentParser
 import Foundation
 
 /// `alcedo fetch URL... [--out DIR] [--cache-dir DIR] [processing] [--format F] [--quality Q]
-/// [--force-refresh] [--only-from-cache] [--memory-only] [--concurrency N] [--memory-limit MiB] [--json]`
+/// [--force-refresh] [--only-from-cache] [--memory-only] [--concurrency N] [--memory-limit MiB] [--max-memory MiB] [--json]`
 struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
@@ -61,6 +61,11 @@ struct FetchCommand: AsyncParsableCommand {
         valueName: "MiB"))
     var memoryLimit = ImageRetriever.defaultMemoryLimit >> 20
 
+    @Option(name: .customLong("max-memory"), help: ArgumentHelp(
+        "The working memory in MiB the decodes of a run share, the memory cache's limit included: each waits for its working set, so big photos run fewer at once than --concurrency (default: 75% of the cgroup limit, else 1024).",
+        valueName: "MiB"))
+    var maxMemory: Int?
+
     @Option(name: .customLong("color"), help: ColorManagement.argumentHelp)
     var color: ColorManagement = .convertToSRGB
 
@@ -73,6 +78,9 @@ struct FetchCommand: AsyncParsableCommand {
         guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be in 1...64, got \(concurrency)") }
         guard (1...(1 << 20)).contains(memoryLimit) else {
             throw ValidationError("--memory-limit must be in 1...1048576 (MiB), got \(memoryLimit)")
+        }
+        if let maxMemory, maxMemory <= memoryLimit {
+            throw ValidationError("--max-memory (\(maxMemory) MiB) must be more than --memory-limit (\(memoryLimit) MiB), which it includes")
         }
         if let format, Self.outputFormat(format) == nil {
             throw ValidationError("--format takes jpeg, png, webp, gif or avif; got \(format)")
@@ -97,7 +105,8 @@ struct FetchCommand: AsyncParsableCommand {
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let settings = FetchSettings(outputFolder: folder, format: format.flatMap(Self.outputFormat), quality: quality)
         let retriever = ImageRetriever.make(cacheDirectory: cache.cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) },
-                                            memoryOnly: memoryOnly, memoryLimit: memoryLimit << 20)
+                                            memoryOnly: memoryOnly, memoryLimit: memoryLimit << 20,
+                                            maxMemory: maxMemory.map { $0 << 20 } ?? ImageRetriever.defaultMaxMemory(memoryLimit: memoryLimit << 20))
         let fetcher = ImageFetcher(settings: settings, retriever: retriever)
         let processor = processing.processor
         let options = RetrievalOptions(forceRefresh: forceRefresh, onlyFromCache: onlyFromCache, colorManagement: color)

@@ -34,11 +34,25 @@ struct ImageRetriever: Sendable {
     /// A retriever on ``makeCache(cacheDirectory:memoryOnly:memoryLimit:)``'s cache and the
     /// default downloader. When the disk cache folder cannot be used, the retriever works
     /// from memory only (after the warning `makeCache` prints).
-    static func make(cacheDirectory: URL?, memoryOnly: Bool, memoryLimit: Int = defaultMemoryLimit) -> ImageRetriever {
+    /// With `maxMemory` (default `nil`: no budget), every decode first reserves its working set
+    /// from a ``MemoryBudget`` of that many bytes, the memory cache's limit set aside in it.
+    static func make(cacheDirectory: URL?, memoryOnly: Bool, memoryLimit: Int = defaultMemoryLimit,
+                     maxMemory: Int? = nil) -> ImageRetriever {
         let (cache, diskUsable) = makeCache(cacheDirectory: cacheDirectory, memoryOnly: memoryOnly, memoryLimit: memoryLimit)
-        return ImageRetriever(manager: ImageManager(downloader: .default, cache: cache),
-                              baseOptions: memoryOnly || !diskUsable
-                                  ? [.waitForCache, .cacheMemoryOnly, .allowLocalFiles] : [.waitForCache, .allowLocalFiles])
+        var options: AlcedoOptionsInfo = memoryOnly || !diskUsable
+            ? [.waitForCache, .cacheMemoryOnly, .allowLocalFiles] : [.waitForCache, .allowLocalFiles]
+        if let maxMemory {
+            let budget = MemoryBudget(capacity: maxMemory, queueLength: .max)
+            budget.setCeiling(memoryLimit, for: "memory")
+            options.append(.memoryBudget(budget))
+        }
+        return ImageRetriever(manager: ImageManager(downloader: .default, cache: cache), baseOptions: options)
+    }
+
+    /// A run's memory budget when none is given: 75% of the control group's limit when there is
+    /// one, else 1 GiB, and always above the memory cache's limit (`memoryLimit`) by 256 MiB at least.
+    static func defaultMaxMemory(memoryLimit: Int) -> Int {
+        max(ProcessMemory.controlGroupLimit.map { $0 / 4 * 3 } ?? 1 << 30, memoryLimit + (256 << 20))
     }
 
     /// The memory cache limit of a command-line run, in bytes of decoded pixels (256 MiB): a

@@ -1,0 +1,332 @@
+import Foundation
+import Synchronization
+
+/// A budget of working memory shared by the image work of a process: each job reserves its
+/// estimated working set before it starts and gives it back when it ends; a job that does not
+/// fit waits in a bounded queue (first in, first out), and one that could never fit is refused
+/// at once.
+///
+/// The caches count against the same budget: each names the most it may keep
+/// (``setCeiling(_:for:)``), which is set aside from what jobs can ever get, and reports what it
+/// keeps now (``setHeld(_:by:)``), which jobs cannot use while it is held.
+///
+/// ```swift
+/// let budget = MemoryBudget(capacity: 256 << 20, maximumConcurrent: 4)
+/// let reservation = try await budget.reserve(48 << 20, for: "a 12 MP decode")
+/// defer { reservation.release() }
+/// ```
+///
+/// Pass it to the pipeline with ``AlcedoOptionsInfoItem/memoryBudget(_:)``: the manager then
+/// estimates each decode's working set from the source's header (``WorkingSetEstimate``) and
+/// reserves it before decoding. ``ImagePrefetcher`` takes one too.
+public final class MemoryBudget: Sendable {
+    /// The state of a budget at one moment.
+    public struct Snapshot: Sendable, Equatable {
+        /// The whole budget in bytes.
+        public var capacity: Int
+        /// Bytes reserved by jobs at work.
+        public var reserved: Int
+        /// Bytes the caches keep now, by cache name.
+        public var held: [String: Int]
+        /// The most each cache may keep, by cache name: set aside from what a job can get.
+        public var ceilings: [String: Int]
+        /// Jobs at work (each holds one reservation).
+        public var running: Int
+        /// Jobs waiting for a place.
+        public var waiting: Int
+        /// Jobs waiting because the memory they need is not free (rather than for a place
+        /// under ``MemoryBudget/maximumConcurrent``).
+        public var waitingForMemory: Int
+        /// Jobs that had to wait for memory since the budget was made.
+        public var waitedForMemoryTotal: Int
+        /// Jobs refused since the budget was made: could never fit, or the queue was full.
+        public var refusedTotal: Int
+        /// Reservations granted since the budget was made.
+        public var grantedTotal: Int
+
+        /// Bytes the caches keep now, all together.
+        public var heldTotal: Int { held.values.reduce(0, +) }
+        /// Bytes neither reserved nor held (never negative).
+        public var free: Int { max(0, capacity - reserved - heldTotal) }
+        /// The largest reservation that can ever be granted: the capacity less the caches' ceilings.
+        public var largestReservation: Int { max(0, capacity - ceilings.values.reduce(0, +)) }
+    }
+
+    /// Something the budget tells its observer.
+    public enum Event: Sendable, Equatable {
+        /// A job could not start for want of memory and waits (sent when the first such job
+        /// starts waiting, not for every job).
+        case startedWaitingForMemory(Snapshot)
+        /// No job waits for memory any more.
+        case stoppedWaitingForMemory(Snapshot)
+    }
+
+    private struct Waiter {
+        let id: Int
+        let bytes: Int
+        let continuation: CheckedContinuation<Bool, Never>
+    }
+
+    private struct State {
+        var reserved = 0
+        var held: [String: Int] = [:]
+        var ceilings: [String: Int] = [:]
+        var running = 0
+        var waiters: [Waiter] = []
+        /// Waiters admitted to the queue, counted until they leave it (including those not yet
+        /// parked on a continuation).
+        var queued = 0
+        var nextID = 0
+        var headWaitsForMemory = false
+        var waitedForMemoryTotal = 0
+        var refusedTotal = 0
+        var grantedTotal = 0
+
+        var heldTotal: Int { held.values.reduce(0, +) }
+        var ceilingTotal: Int { ceilings.values.reduce(0, +) }
+    }
+
+    /// The whole budget in bytes.
+    public let capacity: Int
+    /// The most jobs at work at once, whatever memory is free (default `Int.max`: memory alone limits them).
+    public let maximumConcurrent: Int
+    /// The most jobs waiting; the next one is refused with
+    /// ``MemoryBudgetErrorReason/queueFull(waiting:limit:)`` (default 256).
+    public let queueLength: Int
+    private let observer: (@Sendable (Event) -> Void)?
+    private let state = Mutex(State())
+
+    /// Creates a budget.
+    /// - Parameters:
+    ///   - capacity: the whole budget in bytes (at least 1).
+    ///   - maximumConcurrent: the most jobs at work at once (default `Int.max`: no limit but memory).
+    ///   - queueLength: the most jobs waiting before the next is refused (default 256).
+    ///   - observer: told when jobs start and stop waiting for memory (default none); called
+    ///     outside the budget's lock, on the thread that changed the state.
+    public init(capacity: Int, maximumConcurrent: Int = .max, queueLength: Int = 256,
+                observer: (@Sendable (Event) -> Void)? = nil) {
+        self.capacity = max(1, capacity)
+        self.maximumConcurrent = max(1, maximumConcurrent)
+        self.queueLength = max(0, queueLength)
+        self.observer = observer
+    }
+
+    /// The budget now.
+    public var snapshot: Snapshot {
+        state.withLock { makeSnapshot($0) }
+    }
+
+    private func makeSnapshot(_ state: State) -> Snapshot {
+        Snapshot(capacity: capacity, reserved: state.reserved, held: state.held, ceilings: state.ceilings,
+                 running: state.running, waiting: state.queued,
+                 waitingForMemory: state.headWaitsForMemory ? state.queued : 0,
+                 waitedForMemoryTotal: state.waitedForMemoryTotal, refusedTotal: state.refusedTotal,
+                 grantedTotal: state.grantedTotal)
+    }
+
+    /// The largest reservation that can ever be granted: ``capacity`` less the caches' ceilings.
+    public var largestReservation: Int { snapshot.largestReservation }
+
+    // MARK: Reserving
+
+    /// Reserves `bytes` (and one place under ``maximumConcurrent``), waiting in the queue while
+    /// they are not free. Release the reservation when the work ends (it is released when it
+    /// is deinitialised otherwise).
+    /// - Parameters:
+    ///   - bytes: the estimated working set (negative counts as 0).
+    ///   - what: what the memory is for, named in the error.
+    /// - Throws: ``AlcedoError/memoryBudgetError(reason:)`` with
+    ///   ``MemoryBudgetErrorReason/neverFits(what:bytes:largest:capacity:)`` when `bytes` is
+    ///   over ``largestReservation`` (at once, without waiting),
+    ///   ``MemoryBudgetErrorReason/queueFull(waiting:limit:)`` when ``queueLength`` jobs wait
+    ///   already; `.requestError(.cancelled)` when the task is cancelled while waiting.
+    public func reserve(_ bytes: Int, for what: String = "the work") async throws(AlcedoError) -> MemoryReservation {
+        let bytes = max(0, bytes)
+        enum Admission { case granted, queued(Int), neverFits(Int), queueFull(Int) }
+        let admission: Admission = state.withLock { state in
+            let largest = max(0, capacity - state.ceilingTotal)
+            if bytes > largest {
+                state.refusedTotal += 1
+                return .neverFits(largest)
+            }
+            if state.waiters.isEmpty && state.queued == 0 && fits(bytes, state) {
+                state.reserved += bytes
+                state.running += 1
+                state.grantedTotal += 1
+                return .granted
+            }
+            guard state.queued < queueLength else {
+                state.refusedTotal += 1
+                return .queueFull(state.queued)
+            }
+            state.queued += 1
+            state.nextID += 1
+            return .queued(state.nextID)
+        }
+        switch admission {
+        case .granted:
+            return MemoryReservation(budget: self, bytes: bytes)
+        case .neverFits(let largest):
+            throw .memoryBudgetError(reason: .neverFits(what: what, bytes: bytes, largest: largest, capacity: capacity))
+        case .queueFull(let waiting):
+            throw .memoryBudgetError(reason: .queueFull(waiting: waiting, limit: queueLength))
+        case .queued(let id):
+            let granted = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                    let immediate: Bool? = state.withLock { state in
+                        if Task.isCancelled {
+                            state.queued -= 1
+                            return false
+                        }
+                        state.waiters.append(Waiter(id: id, bytes: bytes, continuation: continuation))
+                        return nil
+                    }
+                    if let immediate {
+                        continuation.resume(returning: immediate)
+                        return
+                    }
+                    // Whatever was released between the first look and now is handed out here.
+                    let (resumed, changed) = state.withLock { state in self.admitWaiters(&state) }
+                    for waiter in resumed { waiter.resume(returning: true) }
+                    if let changed { observer?(changed) }
+                }
+            } onCancel: {
+                let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                    guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                    state.queued -= 1
+                    return state.waiters.remove(at: index).continuation
+                }
+                waiter?.resume(returning: false)
+                // The head may have changed: the next ones may fit now.
+                self.wake()
+            }
+            guard granted else { throw .requestError(reason: .cancelled) }
+            return MemoryReservation(budget: self, bytes: bytes)
+        }
+    }
+
+    /// Reserves `bytes` if they are free now and nobody waits; `nil` otherwise (never waits).
+    public func tryReserve(_ bytes: Int) -> MemoryReservation? {
+        let bytes = max(0, bytes)
+        let granted = state.withLock { state -> Bool in
+            guard state.waiters.isEmpty, state.queued == 0, bytes <= capacity - state.ceilingTotal, fits(bytes, state) else {
+                return false
+            }
+            state.reserved += bytes
+            state.running += 1
+            state.grantedTotal += 1
+            return true
+        }
+        return granted ? MemoryReservation(budget: self, bytes: bytes) : nil
+    }
+
+    private func fits(_ bytes: Int, _ state: State) -> Bool {
+        // A job that is alone always runs: nothing else would ever free memory for it.
+        state.running < maximumConcurrent && (state.running == 0 || state.reserved + state.heldTotal + bytes <= capacity)
+    }
+
+    /// Hands places to the waiters at the head of the queue that fit now, in order; returns
+    /// their continuations (resume them outside the lock) and the event to report, if any.
+    private func admitWaiters(_ state: inout State) -> ([CheckedContinuation<Bool, Never>], Event?) {
+        var resumed: [CheckedContinuation<Bool, Never>] = []
+        while let head = state.waiters.first, fits(head.bytes, state) {
+            state.waiters.removeFirst()
+            state.queued -= 1
+            state.reserved += head.bytes
+            state.running += 1
+            state.grantedTotal += 1
+            resumed.append(head.continuation)
+        }
+        let wasWaiting = state.headWaitsForMemory
+        // The head blocks the queue: for memory when a place under the count is free.
+        state.headWaitsForMemory = !state.waiters.isEmpty && state.running < maximumConcurrent
+        var event: Event?
+        if state.headWaitsForMemory && !wasWaiting {
+            state.waitedForMemoryTotal += state.waiters.count
+            event = .startedWaitingForMemory(makeSnapshot(state))
+        } else if !state.headWaitsForMemory && wasWaiting {
+            event = .stoppedWaitingForMemory(makeSnapshot(state))
+        }
+        return (resumed, event)
+    }
+
+    /// Lets in the waiters that fit now.
+    private func wake() {
+        let (resumed, event) = state.withLock { state in admitWaiters(&state) }
+        for continuation in resumed { continuation.resume(returning: true) }
+        if let event { observer?(event) }
+    }
+
+    /// Gives back a reservation's bytes and place (called by ``MemoryReservation``).
+    func give(back bytes: Int) {
+        state.withLock { state in
+            state.reserved -= bytes
+            state.running -= 1
+        }
+        wake()
+    }
+
+    /// Changes a reservation's bytes by `delta` without waiting (called by ``MemoryReservation``).
+    func adjust(by delta: Int) {
+        state.withLock { $0.reserved += delta }
+        if delta < 0 { wake() }
+    }
+
+    // MARK: Caches
+
+    /// Sets aside `bytes` for the cache `name`: the most it may keep. Jobs can never reserve
+    /// more than ``capacity`` less the ceilings; 0 removes the cache's ceiling.
+    public func setCeiling(_ bytes: Int, for name: String) {
+        state.withLock { $0.ceilings[name] = bytes > 0 ? bytes : nil }
+        wake()
+    }
+
+    /// Records that the cache `name` keeps `bytes` now (never waits: a cache keeps its
+    /// ceiling, and jobs admitted later see what is left).
+    public func setHeld(_ bytes: Int, by name: String) {
+        let lowered = state.withLock { state -> Bool in
+            let old = state.held[name] ?? 0
+            state.held[name] = max(0, bytes)
+            return bytes < old
+        }
+        if lowered { wake() }
+    }
+}
+
+/// Memory reserved from a ``MemoryBudget``; released once, by ``release()`` or when it is
+/// deinitialised.
+public final class MemoryReservation: Sendable {
+    /// The budget it was taken from.
+    public let budget: MemoryBudget
+    private let current: Mutex<Int?>
+
+    init(budget: MemoryBudget, bytes: Int) {
+        self.budget = budget
+        current = Mutex(bytes)
+    }
+
+    /// The bytes reserved (0 once released).
+    public var bytes: Int { current.withLock { $0 ?? 0 } }
+
+    /// Lowers the reservation to `bytes` (a job that needs less than it reserved, for the rest
+    /// of its work); a larger value is ignored: growing would have to wait.
+    public func shrink(to bytes: Int) {
+        let delta = current.withLock { value -> Int in
+            guard let old = value, bytes < old else { return 0 }
+            value = max(0, bytes)
+            return value! - old
+        }
+        if delta != 0 { budget.adjust(by: delta) }
+    }
+
+    /// Gives the memory back (again: nothing).
+    public func release() {
+        let bytes = current.withLock { value -> Int? in
+            defer { value = nil }
+            return value
+        }
+        if let bytes { budget.give(back: bytes) }
+    }
+
+    deinit { release() }
+}

@@ -1,0 +1,74 @@
+import CAlcedoCodecs
+import Foundation
+
+/// The process's memory as the system sees it, and the allocator's means to give memory back.
+public enum ProcessMemory {
+    /// The resident set size now, in bytes (`/proc/self/statm` on Linux; `nil` elsewhere or
+    /// when it does not read).
+    public static func residentBytes() -> Int? {
+        #if os(Linux)
+        let fd = open("/proc/self/statm", O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 128)
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        let fields = String(decoding: buffer[0..<count], as: UTF8.self).split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        #else
+        return nil
+        #endif
+    }
+
+    /// The memory limit of the process's control group (`/sys/fs/cgroup/memory.max` under
+    /// cgroup v2, `memory/memory.limit_in_bytes` under v1), or `nil` when there is none.
+    public static var controlGroupLimit: Int? {
+        #if os(Linux)
+        for path in ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"] {
+            guard let handle = FileHandle(forReadingAtPath: path) else { continue }
+            defer { try? handle.close() }
+            guard let data = try? handle.read(upToCount: 64) else { continue }
+            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            // cgroup v1 says "no limit" with a number near Int64.max.
+            if let limit = Int(text), limit > 0, limit < 1 << 50 { return limit }
+        }
+        #endif
+        return nil
+    }
+
+    /// Returns the free memory at the top of the allocator's heaps and in its free pages to
+    /// the system (glibc's `malloc_trim(0)`); `true` when some was returned. Costs a walk of
+    /// the free lists: call it after a burst or when idle, not per request.
+    @discardableResult
+    public static func trim() -> Bool {
+        alcedo_malloc_trim() != 0
+    }
+
+    /// Bounds glibc's malloc arenas to `count` (`mallopt(M_ARENA_MAX, count)`): each thread that
+    /// allocates under contention otherwise gets an arena of its own (up to 8 per core), each
+    /// keeping freed memory apart. Call it once, early, before the threads start; `true` when
+    /// the allocator took it.
+    @discardableResult
+    public static func limitArenas(to count: Int) -> Bool {
+        alcedo_malloc_limit_arenas(Int32(max(1, count))) != 0
+    }
+
+    /// Bytes the allocator has handed out and not had back (glibc's `mallinfo2().uordblks`
+    /// plus its mmapped chunks), or `nil` where there is no such count.
+    public static func allocatedBytes() -> Int? {
+        usage()?.inUse
+    }
+
+    /// Bytes the allocator keeps free in its heaps (glibc's `mallinfo2().fordblks`): memory the
+    /// process holds but does not use, what ``trim()`` may give back.
+    public static func freeHeapBytes() -> Int? {
+        usage()?.free
+    }
+
+    private static func usage() -> (inUse: Int, free: Int)? {
+        var inUse = 0, free = 0
+        guard alcedo_malloc_usage(&inUse, &free) != 0 else { return nil }
+        return (inUse, free)
+    }
+}

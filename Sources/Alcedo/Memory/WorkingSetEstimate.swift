@@ -1,0 +1,200 @@
+import Foundation
+
+/// The memory one decode, process and encode of an image needs at its peak, estimated from the
+/// source's header before any pixel is decoded: what a ``MemoryBudget`` reservation is made of.
+///
+/// The parts, all in bytes:
+/// - ``sourceBytes``: the encoded source, held while it decodes;
+/// - ``decoded``: the decoded frames, at the size the decoder produces for the target
+///   (JPEG's DCT scaling to 1/2, 1/4 or 1/8, WebP's scaled decode, the box shrink of PNG and
+///   GIF), RGBA8, all frames held unless only the first is decoded;
+/// - ``decoderWorking``: the decoder's own buffers (a progressive JPEG's whole-image
+///   coefficient buffer, a box shrink's sums, an animation's canvas, AVIF's and HEIF's planes);
+/// - ``processing``: the resampler's intermediate rows and the processed frames;
+/// - ``encoding``: the encoder's copy of the pixels, its own state and its output.
+public struct WorkingSetEstimate: Sendable, Equatable, CustomStringConvertible {
+    /// The size the decoder produces.
+    public var decodedSize: PixelSize
+    /// The frames decoded and held at once.
+    public var framesHeld: Int
+    /// The processed size (the decoding target when there is one, else the decoded size).
+    public var outputSize: PixelSize
+    /// Bytes of the encoded source.
+    public var sourceBytes: Int
+    /// Bytes of the decoded frames.
+    public var decoded: Int
+    /// Bytes of the decoder's own buffers.
+    public var decoderWorking: Int
+    /// Bytes of the processing: the resampler's buffers and the processed frames.
+    public var processing: Int
+    /// Bytes of the encoding of the processed frames.
+    public var encoding: Int
+
+    /// The peak: everything above held at once (the source and the decoded frames are still
+    /// alive while the processed ones are made and encoded).
+    public var total: Int {
+        [sourceBytes, decoded, decoderWorking, processing, encoding].reduce(0) { sum, part in
+            let (value, overflow) = sum.addingReportingOverflow(part)
+            return overflow ? Int.max : value
+        }
+    }
+
+    /// What is still needed once decoding and processing are done: the processed frames and
+    /// their encoding (a reservation can shrink to this for the store step).
+    public var afterProcessing: Int {
+        let processed = Self.bytes(outputSize, frames: framesHeld)
+        let (value, overflow) = processed.addingReportingOverflow(encoding)
+        return overflow ? Int.max : value
+    }
+
+    public var description: String {
+        "\(MemoryBudgetErrorReason.megabytes(total)) (decoded \(decodedSize) x \(framesHeld) frame(s) "
+            + "\(MemoryBudgetErrorReason.megabytes(decoded)), decoder \(MemoryBudgetErrorReason.megabytes(decoderWorking)), "
+            + "processing \(MemoryBudgetErrorReason.megabytes(processing)), encoding \(MemoryBudgetErrorReason.megabytes(encoding)), "
+            + "source \(MemoryBudgetErrorReason.megabytes(sourceBytes)))"
+    }
+
+    /// Fixed costs of one encode besides the pixels, by format: libwebp's and the AV1
+    /// encoder's state, zlib's window, libjpeg's tables (rounded up).
+    static func encoderOverhead(_ format: ImageFormat?) -> Int {
+        switch format {
+        case .avif, .heic, .heif: return 24 << 20
+        case .webp: return 2 << 20
+        case .png, .apng: return 1 << 20
+        default: return 1 << 20
+        }
+    }
+
+    /// Bytes of encoder state per output pixel besides the pixels, by format: a JPEG's
+    /// optimised Huffman pass keeps every coefficient (3 bytes a pixel at 4:2:0 and 4:4:4 on
+    /// average), WebP and AVIF convert to YUV planes and keep reference data.
+    static func encoderBytesPerPixel(_ format: ImageFormat?) -> Int {
+        switch format {
+        case .jpeg: return 3 + 1
+        case .webp: return 6
+        case .avif, .heic, .heif: return 12
+        case .png, .apng, .gif: return 2
+        case nil: return 6
+        default: return 4
+        }
+    }
+
+    /// Estimates the working set of decoding an image whose header says `info` with
+    /// `options` (its target size, content mode and first-frame setting), then processing it
+    /// to the target and encoding it as `outputFormat` (`nil`: not known, costed as WebP).
+    /// - Parameters:
+    ///   - info: the source's header, as ``ImageCodecRegistry/info(for:options:)`` reads it.
+    ///   - sourceBytes: the encoded source's size (default 0).
+    ///   - coefficientBytes: a progressive JPEG's coefficient buffer (default 0).
+    ///   - options: how it will be decoded.
+    ///   - outputFormat: the format the result is encoded in (default `nil`).
+    public static func estimate(info: ImageInfo, sourceBytes: Int = 0, coefficientBytes: Int = 0,
+                                options: DecodingOptions, outputFormat: ImageFormat? = nil) -> WorkingSetEstimate {
+        let width = max(1, info.width), height = max(1, info.height)
+        let full = PixelSize(width: width, height: height)
+        let frames = options.firstFrameOnly ? 1 : max(1, info.frameCount)
+        var decodedSize = full
+        var working = 0
+        switch info.format {
+        case .jpeg:
+            let denominator = JPEGDecoder.scaleDenominator(width: width, height: height, options: options)
+            decodedSize = PixelSize(width: (width + denominator - 1) / denominator, height: (height + denominator - 1) / denominator)
+            // The coefficient buffer, and libjpeg's strip of rows and colour conversion.
+            working = coefficientBytes + width * 16 * 4
+        case .webp:
+            if let scaled = WebPDecoder.scaledSize(width: width, height: height, options: options) {
+                decodedSize = PixelSize(width: scaled.width, height: scaled.height)
+            }
+            // An animation composites on a full canvas and decodes each frame apart.
+            working = frames > 1 ? 2 * bytes(full, frames: 1) : decodedSize.width * 64
+        case .png, .apng, .gif:
+            let factor = options.boxShrinkFactor(width: width, height: height)
+            if factor > 1 {
+                decodedSize = PixelSize(width: (width + factor - 1) / factor, height: (height + factor - 1) / factor)
+                working = BoxShrinker.memory(width: width, height: height, factor: factor)
+            } else {
+                working = width * 16
+            }
+            // Animations composite on a full canvas and keep a copy for "previous" disposal.
+            if frames > 1 { working += 2 * bytes(full, frames: 1) }
+        case .avif, .heic, .heif:
+            // The decoder's YUV planes (up to 16 bits a sample) and its RGB conversion.
+            working = width * height * 8
+        default:
+            working = bytes(full, frames: 1)
+        }
+        let decoded = bytes(decodedSize, frames: frames)
+        let output = options.targetSize.map { outputSize(of: full, target: $0, mode: options.contentMode) } ?? decodedSize
+        // The resampler: a box pre-shrink to about twice the target, then a separable pass whose
+        // horizontal result (the output's width, the shrunk height) is kept in 32-bit floats.
+        var processing = bytes(output, frames: frames)
+        if options.targetSize != nil {
+            let shrunkHeight = min(decodedSize.height, 2 * output.height)
+            let shrunkWidth = min(decodedSize.width, 2 * output.width)
+            processing += shrunkWidth * shrunkHeight * 4 + output.width * shrunkHeight * 16
+                + ResamplerPlan.workingMemory(from: decodedSize, to: output)
+        }
+        let encoding = bytes(output, frames: frames) + output.width * output.height * encoderBytesPerPixel(outputFormat) * min(frames, 2)
+            + encoderOverhead(outputFormat)
+        return WorkingSetEstimate(decodedSize: decodedSize, framesHeld: frames, outputSize: output, sourceBytes: max(0, sourceBytes),
+                                  decoded: decoded, decoderWorking: working, processing: processing, encoding: encoding)
+    }
+
+    /// Estimates the working set of decoding `data` with `options` (reading its header with
+    /// `registry`'s decoder), processing it to the target and encoding it as `outputFormat`.
+    /// - Throws: the header's error when it does not read (the decode would fail the same way).
+    public static func estimate(data: Data, options: DecodingOptions, registry: ImageCodecRegistry = .shared,
+                                outputFormat: ImageFormat? = nil) throws(AlcedoError) -> WorkingSetEstimate {
+        try estimate(data: data, options: options, registry: registry, outputFormat: { _ in outputFormat })
+    }
+
+    /// ``estimate(data:options:registry:outputFormat:)`` with the output format chosen from the header.
+    static func estimate(data: Data, options: DecodingOptions, registry: ImageCodecRegistry,
+                         outputFormat: (ImageInfo) -> ImageFormat?) throws(AlcedoError) -> WorkingSetEstimate {
+        var coefficientBytes = 0
+        let info: ImageInfo
+        if ImageFormat.sniff(data) == .jpeg, registry.decoder(for: .jpeg) is JPEGDecoder {
+            (info, coefficientBytes) = try JPEGDecompression.withHeader(of: .data(data)) { (_, header) throws(AlcedoError) in
+                let upright = header.uprightSize(appliesOrientation: options.appliesOrientation)
+                return (ImageInfo(format: .jpeg, width: upright.width, height: upright.height), header.coefficientBytes)
+            }
+        } else {
+            info = try registry.info(for: data, options: options)
+        }
+        return estimate(info: info, sourceBytes: data.count, coefficientBytes: coefficientBytes, options: options,
+                        outputFormat: outputFormat(info))
+    }
+
+    /// Estimates the working set of processing a decoded `image` to `options`' target and
+    /// encoding it as `outputFormat` (nothing to decode).
+    public static func estimate(image: AlcedoImage, options: DecodingOptions, outputFormat: ImageFormat? = nil) -> WorkingSetEstimate {
+        var info = ImageInfo(format: .unknown, width: image.width, height: image.height, frameCount: image.frames.count)
+        info.hasAlpha = false
+        var estimate = estimate(info: info, options: options, outputFormat: outputFormat)
+        // Already decoded and held by whoever passed it: nothing to decode.
+        estimate.decodedSize = image.size
+        estimate.decoded = 0
+        estimate.decoderWorking = 0
+        return estimate
+    }
+
+    /// The size `full` is resampled to for `target` under `mode`: scaled to fit inside, or to
+    /// cover and cropped to the target (upscaling counted, as an enlarging request makes it).
+    static func outputSize(of full: PixelSize, target: PixelSize, mode: ContentMode) -> PixelSize {
+        let sx = Double(max(1, target.width)) / Double(full.width)
+        let sy = Double(max(1, target.height)) / Double(full.height)
+        let scale = mode == .aspectFit ? min(sx, sy) : max(sx, sy)
+        func side(_ length: Int, _ limit: Int) -> Int {
+            let scaled = min(Double(1 << 17), (Double(length) * scale).rounded(.up))
+            return max(1, mode == .aspectFill ? min(Int(scaled), max(1, limit)) : Int(scaled))
+        }
+        return PixelSize(width: side(full.width, target.width), height: side(full.height, target.height))
+    }
+
+    static func bytes(_ size: PixelSize, frames: Int) -> Int {
+        let (pixels, overflow1) = size.width.multipliedReportingOverflow(by: size.height)
+        let (perFrame, overflow2) = pixels.multipliedReportingOverflow(by: 4)
+        let (all, overflow3) = perFrame.multipliedReportingOverflow(by: max(1, frames))
+        return overflow1 || overflow2 || overflow3 ? Int.max : all
+    }
+}

@@ -1,0 +1,16 @@
+#ifndef ALCEDO_MALLOC_H
+#define ALCEDO_MALLOC_H
+/* glibc's allocator controls (<malloc.h>), which Swift's Glibc module does not import. */
+#include <stddef.h>
+
+/* malloc_trim(0): returns 1 when memory went back to the system, 0 otherwise or without glibc. */
+int alcedo_malloc_trim(void);
+
+/* mallopt(M_ARENA_MAX, count): 1 when the allocator took it, 0 otherwise or without glibc. */
+int alcedo_malloc_limit_arenas(int count);
+
+/* From mallinfo2(): bytes handed out (in use, mmapped chunks included) and bytes kept free in
+   the heaps; both 0 without glibc. Returns 1 when the figures are real. */
+int alcedo_malloc_usage(size_t *in_use, size_t *free_in_heaps);
+
+#endif

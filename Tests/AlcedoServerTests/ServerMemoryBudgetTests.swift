@@ -1,0 +1,143 @@
+import Alcedo
+@testable import AlcedoServer
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+@Suite("Server: the memory budget")
+struct ServerMemoryBudgetTests {
+    @Test func aRequestThatCouldNeverFitIs422NamingTheLimit() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/big.jpg", .ok(TestImages.jpeg(width: 3000, height: 2000), contentType: "image/jpeg"))
+        let harness = try await ServerHarness.start {
+            $0.maxMemory = 96 << 20
+            $0.resultCacheBytes = 0
+        }
+        defer { Task { await harness.stop() } }
+        // At full size (no resize) the 6 MP decode, its copy and its encoding cannot fit 48 MiB.
+        let full = try await harness.request(harness.path(origin.url("/big.jpg"), "q:80"))
+        #expect(full.status == 422)
+        #expect(full.text.contains("--max-memory 96 MiB"), "\(full.text)")
+        #expect(full.text.contains("memory budget"), "\(full.text)")
+        // A thumbnail of the same source fits (DCT scaling): the process keeps serving.
+        #expect(try await harness.request(harness.path(origin.url("/big.jpg"), "w:300")).status == 200)
+        let metrics = harness.service.metrics.text()
+        #expect(metrics.contains("alcedo_memory_budget_refused_total 1"), "\(metrics)")
+    }
+
+    @Test func aRequestWaitsForMemoryAndIsCountedThenServed() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/a.jpg", .ok(TestImages.jpeg(width: 640, height: 480), contentType: "image/jpeg"))
+        let harness = try await ServerHarness.start { $0.maxMemory = 160 << 20 }
+        defer { Task { await harness.stop() } }
+        let budget = harness.service.memoryBudget
+        // Something else holds nearly all that requests may get.
+        let held = try await budget.reserve(budget.largestReservation - (1 << 20))
+        async let reply = harness.request(harness.path(origin.url("/a.jpg"), "w:100"))
+        try await eventually { budget.snapshot.waitingForMemory == 1 }
+        let waiting = harness.service.metrics.text()
+        #expect(waiting.contains("alcedo_memory_budget_waiting 1"), "\(waiting)")
+        #expect(waiting.contains("alcedo_requests_queued 1.0") || waiting.contains("alcedo_requests_queued 1"), "\(waiting)")
+        held.release()
+        #expect(try await reply.status == 200)
+        let after = budget.snapshot
+        #expect(after.reserved == 0 && after.running == 0 && after.waitedForMemoryTotal == 1)
+    }
+
+    @Test func theMetricsShowResidentSizeBudgetAndCacheBytes() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/m.jpg", .ok(TestImages.jpeg(width: 200, height: 150), contentType: "image/jpeg"))
+        let harness = try await ServerHarness.start { $0.maxMemory = 200 << 20 }
+        defer { Task { await harness.stop() } }
+        #expect(try await harness.request(harness.path(origin.url("/m.jpg"), "w:50")).status == 200)
+        let text = String(decoding: try await harness.request("/metrics").body, as: UTF8.self)
+        for name in ["alcedo_memory_resident_bytes ", "alcedo_memory_budget_bytes 209715200", "alcedo_memory_budget_reserved_bytes 0",
+                     "alcedo_memory_budget_free_bytes ", "alcedo_memory_budget_held_bytes{holder=\"process\"} 50331648",
+                     "alcedo_memory_budget_held_bytes{holder=\"result\"} ", "alcedo_cache_bytes{cache=\"result\"} ",
+                     "alcedo_cache_bytes{cache=\"disk\"} "] {
+            #expect(text.contains(name), "\(name) missing")
+        }
+        // The result cache's entry is counted against the budget at the size of its buffer.
+        let held = harness.service.memoryBudget.snapshot.held["result"] ?? 0
+        #expect(held > 0 && held == harness.service.results.bytes)
+    }
+}
+
+@Suite("Server: faults under load")
+struct ServerFaultTests {
+    /// A request that is still loading its source holds no processing slot: with one slot, a
+    /// second request is served while the first waits for its origin.
+    func expectServedMeanwhile(_ harness: ServerHarness, _ origin: TestHTTPServer) async throws {
+        let fast = try await harness.request(harness.path(origin.url("/fast.jpg"), "w:20"))
+        #expect(fast.status == 200)
+    }
+
+    @Test func slowResetAndSilentOriginsEndWithinTheDeadlineHoldingNoSlot() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        let body = TestImages.jpeg(width: 64, height: 64)
+        origin.route("/fast.jpg", .ok(body, contentType: "image/jpeg"))
+        var trickle = TestHTTPServer.Response.ok(body, contentType: "image/jpeg")
+        trickle.chunkSize = 1
+        trickle.chunkInterval = .seconds(1)
+        origin.route("/trickle.jpg", trickle)
+        var cut = TestHTTPServer.Response.ok(body, contentType: "image/jpeg")
+        cut.closeAfter = body.count / 2
+        origin.route("/cut.jpg", cut)
+        origin.route("/silent.jpg", .ok(body, contentType: "image/jpeg"))
+        origin.hold("/silent.jpg")
+        defer { origin.release("/silent.jpg") }
+        let harness = try await ServerHarness.start {
+            $0.concurrency = 1
+            $0.downloadTimeout = .seconds(2)
+        }
+        defer { Task { await harness.stop() } }
+        let clock = ContinuousClock()
+        let start = clock.now
+        async let trickled = harness.request(harness.path(origin.url("/trickle.jpg"), "w:20"))
+        async let silent = harness.request(harness.path(origin.url("/silent.jpg"), "w:20"))
+        try await eventually { origin.requestCount("/trickle.jpg") == 1 && origin.requestCount("/silent.jpg") == 1 }
+        try await expectServedMeanwhile(harness, origin)
+        let cutReply = try await harness.request(harness.path(origin.url("/cut.jpg"), "w:20"))
+        #expect(cutReply.status == 502, "\(cutReply.text)")
+        #expect(try await trickled.status == 504)
+        #expect(try await silent.status == 504)
+        // Bounded by the 2 s deadline (with room for a loaded machine), not by the origins.
+        #expect(clock.now - start < .seconds(15))
+        let snapshot = harness.service.memoryBudget.snapshot
+        #expect(snapshot.running == 0 && snapshot.reserved == 0)
+    }
+
+    @Test func aThousandIdleKeepAliveConnectionsHoldNoSlot() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/fast.jpg", .ok(TestImages.jpeg(width: 64, height: 64), contentType: "image/jpeg"))
+        let harness = try await ServerHarness.start { $0.concurrency = 1 }
+        defer { Task { await harness.stop() } }
+        let port = UInt16(harness.baseURL.split(separator: ":").last.flatMap { Int($0) } ?? 0)
+        var sockets: [Int32] = []
+        defer { for fd in sockets { close(fd) } }
+        for _ in 0..<1000 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { Issue.record("socket() failed: \(errno)"); return }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { close(fd); Issue.record("connect() failed: \(errno)"); return }
+            sockets.append(fd)
+        }
+        #expect(sockets.count == 1000)
+        try await expectServedMeanwhile(harness, origin)
+        let snapshot = harness.service.memoryBudget.snapshot
+        #expect(snapshot.running == 0 && snapshot.waiting == 0)
+    }
+}

@@ -1,0 +1,260 @@
+@testable import Alcedo
+import Foundation
+import Synchronization
+import Testing
+
+/// A list several tasks append to.
+final class Recorded<Element: Sendable>: Sendable {
+    private let items = Mutex<[Element]>([])
+    func append(_ item: Element) { items.withLock { $0.append(item) } }
+    var all: [Element] { items.withLock { $0 } }
+}
+
+@Suite("MemoryBudget: reservations, the queue, refusals, the caches' share")
+struct MemoryBudgetTests {
+    /// Waits until `condition` holds (10 ms steps, failing after 10 s: a bound, not a timing claim).
+    func eventually(_ condition: () -> Bool) async throws {
+        for _ in 0..<1000 {
+            if condition() { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("condition not met within 10 s")
+    }
+
+    @Test func aReservationThatFitsIsGrantedAndGivenBack() async throws {
+        let budget = MemoryBudget(capacity: 100)
+        let first = try await budget.reserve(60)
+        #expect(budget.snapshot.reserved == 60 && budget.snapshot.free == 40 && budget.snapshot.running == 1)
+        first.release()
+        first.release()  // a second release gives nothing back twice
+        #expect(budget.snapshot.reserved == 0 && budget.snapshot.running == 0)
+    }
+
+    @Test func aJobThatDoesNotFitWaitsInOrderAndStartsWhenMemoryIsFreed() async throws {
+        let events = Recorded<MemoryBudget.Event>()
+        let budget = MemoryBudget(capacity: 100) { event in events.append(event) }
+        let held = try await budget.reserve(70)
+        let order = Recorded<String>()
+        let big = Task {
+            let reservation = try await budget.reserve(60, for: "big")
+            order.append("big")
+            return reservation
+        }
+        try await eventually { budget.snapshot.waiting == 1 }
+        // A small job behind a waiting one waits too (first in, first out: no starvation).
+        let small = Task {
+            let reservation = try await budget.reserve(10, for: "small")
+            order.append("small")
+            return reservation
+        }
+        try await eventually { budget.snapshot.waiting == 2 }
+        #expect(budget.snapshot.waitingForMemory == 2)
+        #expect(order.all.isEmpty)
+        held.release()
+        let bigReservation = try await big.value
+        let smallReservation = try await small.value
+        #expect(order.all == ["big", "small"])
+        #expect(budget.snapshot.reserved == 70)
+        bigReservation.release()
+        smallReservation.release()
+        let seen = events.all
+        #expect(seen.count == 2)
+        if case .startedWaitingForMemory(let snapshot) = seen.first { #expect(snapshot.reserved == 70) } else { Issue.record("\(seen)") }
+        if case .stoppedWaitingForMemory = seen.last {} else { Issue.record("\(seen)") }
+        #expect(budget.snapshot.waitedForMemoryTotal >= 1)
+    }
+
+    @Test func aJobThatCanNeverFitIsRefusedAtOnceNamingTheFigures() async throws {
+        let budget = MemoryBudget(capacity: 100 << 20)
+        budget.setCeiling(40 << 20, for: "result")
+        do {
+            _ = try await budget.reserve(70 << 20, for: "decoding a 4000x3000 JPEG")
+            Issue.record("reserved more than can ever fit")
+        } catch {
+            guard case .neverFits(let what, let bytes, let largest, let capacity) = error.memoryBudgetReason else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(what == "decoding a 4000x3000 JPEG" && bytes == 70 << 20 && largest == 60 << 20 && capacity == 100 << 20)
+            #expect(error.description.contains("70 MiB") && error.description.contains("100 MiB") && error.description.contains("60 MiB"))
+        }
+        #expect(budget.snapshot.refusedTotal == 1)
+        #expect(budget.largestReservation == 60 << 20)
+    }
+
+    @Test func theQueueIsBounded() async throws {
+        let budget = MemoryBudget(capacity: 100, queueLength: 1)
+        let held = try await budget.reserve(100)
+        let waiter = Task { try await budget.reserve(50) }
+        try await eventually { budget.snapshot.waiting == 1 }
+        do {
+            _ = try await budget.reserve(50)
+            Issue.record("the queue took a second waiter")
+        } catch {
+            guard case .queueFull(let waiting, let limit) = error.memoryBudgetReason else { Issue.record("\(error)"); return }
+            #expect(waiting == 1 && limit == 1)
+        }
+        held.release()
+        try await waiter.value.release()
+    }
+
+    @Test func aCancelledWaiterLeavesTheQueueAndLetsTheNextIn() async throws {
+        let budget = MemoryBudget(capacity: 100)
+        let held = try await budget.reserve(80)
+        let cancelled = Task { try await budget.reserve(90) }
+        try await eventually { budget.snapshot.waiting == 1 }
+        let next = Task { try await budget.reserve(20) }
+        try await eventually { budget.snapshot.waiting == 2 }
+        cancelled.cancel()
+        do {
+            _ = try await cancelled.value
+            Issue.record("a cancelled waiter was granted")
+        } catch {
+            guard case .requestError(.cancelled) = error as? AlcedoError else { Issue.record("\(error)"); return }
+        }
+        // The head left: the 20 bytes behind it fit beside the 80 held.
+        let granted = try await next.value
+        #expect(budget.snapshot.reserved == 100 && budget.snapshot.waiting == 0)
+        granted.release()
+        held.release()
+    }
+
+    @Test func theCountLimitHoldsWhateverMemoryIsFree() async throws {
+        let budget = MemoryBudget(capacity: 1 << 30, maximumConcurrent: 1)
+        let first = try await budget.reserve(1)
+        let second = Task { try await budget.reserve(1) }
+        try await eventually { budget.snapshot.waiting == 1 }
+        // Waiting for a place, not for memory.
+        #expect(budget.snapshot.waitingForMemory == 0)
+        first.release()
+        try await second.value.release()
+    }
+
+    @Test func whatTheCachesHoldIsNotFreeUntilTheyLetGo() async throws {
+        let budget = MemoryBudget(capacity: 100)
+        budget.setCeiling(50, for: "result")
+        budget.setHeld(50, by: "result")
+        #expect(budget.snapshot.free == 50)
+        let first = try await budget.reserve(50)
+        let second = Task { try await budget.reserve(30) }
+        try await eventually { budget.snapshot.waitingForMemory == 1 }
+        budget.setHeld(20, by: "result")  // the cache evicted
+        let reservation = try await second.value
+        #expect(budget.snapshot.free == 0)
+        reservation.release()
+        first.release()
+        #expect(budget.snapshot.heldTotal == 20)
+    }
+
+    @Test func aReservationShrinksWithoutWaitingAndDeinitReleases() async throws {
+        let budget = MemoryBudget(capacity: 100)
+        var reservation: MemoryReservation? = try await budget.reserve(80)
+        reservation?.shrink(to: 30)
+        reservation?.shrink(to: 90)  // growing is ignored
+        #expect(budget.snapshot.reserved == 30)
+        reservation = nil
+        #expect(budget.snapshot.reserved == 0 && budget.snapshot.running == 0)
+    }
+}
+
+@Suite("WorkingSetEstimate: from the header, at the decoder's scale")
+struct WorkingSetEstimateTests {
+    func image(width: Int, height: Int) -> AlcedoImage {
+        AlcedoImage(width: width, height: height, pixels: [UInt8](repeating: 200, count: width * height * 4))
+    }
+
+    @Test func aJPEGThumbnailCountsTheDCTScaledDecodeNotTheFullPicture() throws {
+        let data = try ImageCodecRegistry.shared.encode(image(width: 1600, height: 1200), as: .jpeg)
+        let full = try WorkingSetEstimate.estimate(data: data, options: DecodingOptions())
+        #expect(full.decodedSize == PixelSize(width: 1600, height: 1200))
+        #expect(full.decoded == 1600 * 1200 * 4)
+        let thumbnail = try WorkingSetEstimate.estimate(data: data, options: DecodingOptions(targetSize: PixelSize(width: 200, height: 150)))
+        // 1/8 DCT scaling gives exactly 200x150.
+        #expect(thumbnail.decodedSize == PixelSize(width: 200, height: 150))
+        #expect(thumbnail.outputSize == PixelSize(width: 200, height: 150))
+        #expect(thumbnail.total < full.total / 8)
+        // What the decoder really makes is what was estimated.
+        let decoded = try ImageCodecRegistry.shared.decode(data, options: DecodingOptions(targetSize: PixelSize(width: 200, height: 150)))
+        #expect(decoded.size == thumbnail.decodedSize)
+    }
+
+    @Test func aProgressiveJPEGCountsItsWholeCoefficientBuffer() throws {
+        let progressive = try Fixtures.data("go-image/image-testdata/video-001.progressive.jpeg")
+        let baseline = try Fixtures.data("go-image/image-testdata/video-001.jpeg")
+        let options = DecodingOptions(targetSize: PixelSize(width: 20, height: 20))
+        let p = try WorkingSetEstimate.estimate(data: progressive, options: options)
+        let b = try WorkingSetEstimate.estimate(data: baseline, options: options)
+        #expect(p.decodedSize == b.decodedSize)
+        // 150x103 at 4:2:0: at least one coefficient (2 bytes) per luma sample.
+        #expect(p.decoderWorking - b.decoderWorking >= 150 * 103 * 2)
+    }
+
+    @Test func aPNGShrinksWhileDecodingAndAnAnimationHoldsEveryFrame() throws {
+        let png = try ImageCodecRegistry.shared.encode(image(width: 800, height: 800), as: .png)
+        let shrunk = try WorkingSetEstimate.estimate(data: png, options: DecodingOptions(targetSize: PixelSize(width: 100, height: 100)))
+        let decoded = try ImageCodecRegistry.shared.decode(png, options: DecodingOptions(targetSize: PixelSize(width: 100, height: 100)))
+        #expect(shrunk.decodedSize == decoded.size)
+        let frame = image(width: 64, height: 48)
+        let animation = AlcedoImage(width: 64, height: 48, frames: Array(repeating: .init(pixels: frame.pixels, duration: 0.1), count: 5))
+        let gif = try ImageCodecRegistry.shared.encode(animation, as: .gif)
+        let all = try WorkingSetEstimate.estimate(data: gif, options: DecodingOptions())
+        let first = try WorkingSetEstimate.estimate(data: gif, options: DecodingOptions(firstFrameOnly: true))
+        #expect(all.framesHeld == 5 && first.framesHeld == 1)
+        #expect(all.decoded == 5 * 64 * 48 * 4)
+    }
+
+    @Test func theOutputFollowsTheContentMode() {
+        let full = PixelSize(width: 4000, height: 3000)
+        // A width alone (the other side unbounded) fits by the width.
+        #expect(WorkingSetEstimate.outputSize(of: full, target: PixelSize(width: 400, height: 1 << 20), mode: .aspectFit)
+            == PixelSize(width: 400, height: 300))
+        // A fill covers the target and is cropped to it.
+        #expect(WorkingSetEstimate.outputSize(of: full, target: PixelSize(width: 300, height: 300), mode: .aspectFill)
+            == PixelSize(width: 300, height: 300))
+    }
+
+    @Test func aHeaderThatDoesNotReadThrowsAsTheDecodeWould() {
+        #expect(throws: AlcedoError.self) { try WorkingSetEstimate.estimate(data: Data("not an image".utf8), options: DecodingOptions()) }
+    }
+}
+
+@Suite("The memory budget in the pipeline and the prefetcher")
+struct PipelineMemoryBudgetTests {
+    @Test func aDecodeThatCanNeverFitFailsWithTheBudgetsErrorBeforeDecoding() async throws {
+        try await withPipeline { h in
+            h.server.route("/big.jpg", .ok(TestImages.jpeg(width: 1200, height: 900)))
+            // 1200x900 RGBA is 4.3 MB decoded: a 2 MB budget can never hold it.
+            let budget = MemoryBudget(capacity: 2 << 20)
+            do {
+                _ = try await h.manager.retrieveImage(with: h.server.url("/big.jpg"), options: [.memoryBudget(budget)])
+                Issue.record("decoded beyond the budget")
+            } catch {
+                guard case .neverFits(_, let bytes, _, let capacity) = (error as? AlcedoError)?.memoryBudgetReason else { Issue.record("\(error)"); return }
+                #expect(bytes > 1200 * 900 * 4 && capacity == 2 << 20)
+            }
+            #expect(budget.snapshot.reserved == 0 && budget.snapshot.running == 0)
+            // With a thumbnail target the DCT-scaled decode fits the same budget.
+            let thumbnail = DownsamplingImageProcessor(size: PixelSize(width: 150, height: 112))
+            let result = try await h.manager.retrieveImage(with: h.server.url("/big.jpg"),
+                                                           options: [.memoryBudget(budget), .processor(thumbnail), .forceRefresh])
+            #expect(result.image.width <= 150)
+            #expect(budget.snapshot.reserved == 0 && budget.snapshot.grantedTotal == 1)
+        }
+    }
+
+    @Test func aPrefetchOfBigImagesRunsAsManyAsTheBudgetHolds() async throws {
+        try await withPipeline { h in
+            let names = (0..<6).map { "/photo\($0).jpg" }
+            for (index, name) in names.enumerated() { h.server.route(name, .ok(TestImages.jpeg(width: 800, height: 600, seed: index))) }
+            let one = try WorkingSetEstimate.estimate(data: TestImages.jpeg(width: 800, height: 600), options: DecodingOptions()).total
+            // Room for one decode at a time, though six downloads run at once.
+            let budget = MemoryBudget(capacity: one + one / 2)
+            let prefetcher = ImagePrefetcher(urls: names.map { h.server.url($0) }, options: [.memoryBudget(budget)], manager: h.manager)
+            prefetcher.maxConcurrentDownloads = 6
+            let result = await prefetcher.prefetch()
+            #expect(result.completed.count == 6 && result.failures.isEmpty, "\(result.failures)")
+            let snapshot = budget.snapshot
+            #expect(snapshot.grantedTotal == 6 && snapshot.reserved == 0 && snapshot.running == 0)
+        }
+    }
+}
