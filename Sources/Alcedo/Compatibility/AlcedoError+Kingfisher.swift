@@ -74,6 +74,7 @@ extension RequestErrorReason {
         case .tlsFailure: return 12
         case .connectionReset: return 13
         case .networkFailure: return 14
+        case .sourceNotAllowed: return 15
         }
     }
 }
@@ -86,6 +87,7 @@ extension ResponseErrorReason {
         case .lengthMismatch: return 2
         case .notAnImage: return 3
         case .rejected: return 4
+        case .objectStorageError: return 5
         }
     }
 }
@@ -116,6 +118,7 @@ extension ProcessorErrorReason {
         case .invalidParameter: return 1
         case .outputTooLarge: return 2
         case .workingMemoryTooLarge: return 3
+        case .memoryBudgetExceeded: return 4
         case .decodingFailed: return 100
         case .encodingFailed: return 200
         }
