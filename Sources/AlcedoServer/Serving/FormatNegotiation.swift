@@ -57,7 +57,7 @@ public struct AcceptedImageFormats: Sendable, Hashable {
 ///   `Accept` does not promise AV1 sequences (browsers shipped still AVIF before animated AVIF).
 ///   An animated WebP stays WebP, an animated PNG becomes WebP when accepted, else PNG.
 /// - A GIF stays GIF. An AVIF source is AVIF when negotiated, else PNG, as are other formats
-///   Alcedo does not write.
+///   (TIFF, BMP, ICO, HEIC sources become PNG; ask for `f:tiff`, `@bmp`… to keep them).
 public struct FormatNegotiation: Sendable, Hashable {
     /// Negotiate WebP with clients that accept it (default `true`, `--auto-webp`).
     public var autoWebP: Bool

@@ -239,6 +239,9 @@ extension ProcessingOptions {
         case "webp": return .webp
         case "gif": return .gif
         case "avif": return .avif
+        case "tiff", "tif": return .tiff
+        case "bmp": return .bmp
+        case "ico": return .ico
         default: throw .unsupportedFormat(text)
         }
     }
