@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the decode entry point (all formats) with libFuzzer + AddressSanitizer for a bounded time.
+# Fuzzes the decode entry point (all formats: JPEG, PNG, GIF, WebP, AVIF, HEIC, TIFF, BMP, ICO) with libFuzzer + AddressSanitizer for a bounded time.
 #   scripts/fuzz.sh [SECONDS]      default 300
 # Seeds: the test fixtures. Crashes are written to fuzz-artifacts/.
 set -euo pipefail
@@ -11,7 +11,8 @@ bin="$(cd Fuzz && swift build -c debug -Xswiftc -sanitize=fuzzer,address --show-
 corpus="$(mktemp -d)"
 trap 'rm -rf "$corpus"' EXIT
 # Each seed gets a leading option byte (0: default options).
-find Tests/AlcedoTests/Fixtures Sources/alcedo/Demo/Samples -type f \( -name '*.jpg' -o -name '*.jpeg' -o -name '*.png' -o -name '*.gif' -o -name '*.webp' -o -name '*.avif' -o -name '*.heic' \) \
+find Tests/AlcedoTests/Fixtures Sources/alcedo/Demo/Samples -type f \( -name '*.jpg' -o -name '*.jpeg' -o -name '*.png' -o -name '*.gif' -o -name '*.webp' -o -name '*.avif' -o -name '*.heic' \
+  -o -name '*.tif' -o -name '*.bmp' -o -name '*.ico' -o -name '*.cur' \) \
   -size -200k | while read -r f; do
   { printf '\000'; cat "$f"; } > "$corpus/$(basename "$f")"
 done

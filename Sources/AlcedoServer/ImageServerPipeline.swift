@@ -60,10 +60,13 @@ public struct ImageServerPipeline: Sendable {
 
     /// The options of one request: the processing and the response's encoding make the
     /// variant, which the caches keep as the response's bytes.
-    func options(processor: ImgproxyProcessor, encoding: ResponseEncoding, firstFrameOnly: Bool) -> AlcedoOptionsInfo {
+    func options(processor: ImgproxyProcessor, encoding: ResponseEncoding, firstFrameOnly: Bool, page: Int? = nil) -> AlcedoOptionsInfo {
         var options: AlcedoOptionsInfo = [.processor(ServedVariantProcessor(processing: processor, encoding: encoding)),
                                           .cacheSerializer(ResponseSerializer(encoding: encoding))]
         if firstFrameOnly { options.append(.onlyLoadFirstFrame) }
+        // `pg:` picks a page of a multi-page source (TIFF) as it decodes; for animations the
+        // processor picks the frame.
+        if let page, page > 0 { options.append(.page(page)) }
         return options
     }
 

@@ -2,7 +2,7 @@ import Alcedo
 import ArgumentParser
 import Foundation
 
-/// `alcedo convert IN OUT [--format png|jpeg|gif|webp|avif|pam] [--quality Q] [--downsample WxH] [--frame N] [--color MODE]`
+/// `alcedo convert IN OUT [--format png|jpeg|gif|webp|avif|tiff|bmp|ico|pam] [--quality Q] [--downsample WxH] [--frame N] [--color MODE]`
 struct ConvertCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
@@ -22,7 +22,7 @@ struct ConvertCommand: ParsableCommand {
     @Argument(help: "The file to write.")
     var output: String
 
-    @Option(help: "Output format: png, jpeg, gif, webp, avif or pam (default: from OUT's extension).")
+    @Option(help: "Output format: png, jpeg, gif, webp, avif, tiff, bmp, ico or pam (default: from OUT's extension).")
     var format: String?
 
     @Option(help: "Quality for JPEG, lossy WebP and AVIF, 1-100.")

@@ -66,7 +66,7 @@ struct URLParsingTests {
                 #expect(error.description.contains("\"\(option)\""))
             }
         }
-        #expect(throws: ImgproxyURLError.unsupportedFormat("bmp")) { try parse("/insecure/plain/http://a.test/x@bmp") }
+        #expect(throws: ImgproxyURLError.unsupportedFormat("psd")) { try parse("/insecure/plain/http://a.test/x@psd") }
         #expect(throws: ImgproxyURLError.self) { try parse("/insecure/w:10") }
         #expect(throws: ImgproxyURLError.self) { try parse("/insecure/!!!notbase64") }
         #expect(throws: ImgproxyURLError.self) { try parse("insecure/plain/http://a.test/x") }

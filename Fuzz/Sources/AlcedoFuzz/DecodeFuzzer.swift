@@ -5,7 +5,8 @@ import Foundation
 private let limits = DecodingLimits(maxPixelCount: 4_000_000, maxFrameCount: 64, maxTotalBytes: 64 << 20)
 
 /// libFuzzer's entry point: every input must give an image or a typed error, never a crash.
-/// The first byte chooses the options (target size, first frame only, truncated allowed), so
+/// The first byte chooses the options (target size, first frame only, truncated allowed, TIFF
+/// page and icon size), so
 /// the scaled decode paths are explored too.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDecode(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
@@ -16,6 +17,11 @@ public func fuzzDecode(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     if selector & 1 != 0 { options.targetSize = PixelSize(width: Int(selector >> 4) * 8 + 1, height: Int(selector >> 4) * 6 + 1) }
     options.firstFrameOnly = selector & 2 != 0
     options.allowTruncated = selector & 4 != 0
+    // A second TIFF page, and an icon entry picked by size.
+    if selector & 8 != 0 {
+        options.page = 1
+        options.preferredIconSize = PixelSize(width: 16, height: 16)
+    }
     _ = try? ImageCodecRegistry.shared.info(for: data, options: options)
     if let image = try? ImageCodecRegistry.shared.decode(data, options: options) {
         precondition(image.frames.allSatisfy { $0.pixels.count == image.width * image.height * 4 })

@@ -58,6 +58,9 @@ public enum AlcedoOptionsInfoItem: Sendable {
     /// Decode only the first frame of an animation; a cached animation is delivered as its
     /// first frame.
     case onlyLoadFirstFrame
+    /// Decode page N (from 0) of a multi-page source (TIFF); a page the file lacks is a
+    /// decoding error. Default 0, the first page. The page is part of the processed cache key.
+    case page(Int)
     /// Retries failed downloads. Default: none.
     case retryStrategy(any RetryStrategy)
     /// Sources tried in order when the source fails (cancellation excepted); when every one

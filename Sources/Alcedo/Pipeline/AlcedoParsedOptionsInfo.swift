@@ -43,6 +43,8 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     public var diskCacheAccessExtendingExpiration: ExpirationExtending = .cacheTime
     /// ``AlcedoOptionsInfoItem/onlyLoadFirstFrame``.
     public var onlyLoadFirstFrame = false
+    /// ``AlcedoOptionsInfoItem/page(_:)``.
+    public var page = 0
     /// ``AlcedoOptionsInfoItem/retryStrategy(_:)``.
     public var retryStrategy: (any RetryStrategy)?
     /// ``AlcedoOptionsInfoItem/alternativeSources(_:)``.
@@ -104,6 +106,7 @@ public struct AlcedoParsedOptionsInfo: Sendable {
             case .diskCacheExpiration(let expiration): diskCacheExpiration = expiration
             case .diskCacheAccessExtendingExpiration(let extending): diskCacheAccessExtendingExpiration = extending
             case .onlyLoadFirstFrame: onlyLoadFirstFrame = true
+            case .page(let index): page = max(0, index)
             case .retryStrategy(let strategy): retryStrategy = strategy
             case .alternativeSources(let sources): alternativeSources = sources
             case .callbackQueue(let queue): callbackQueue = queue
@@ -131,7 +134,9 @@ public struct AlcedoParsedOptionsInfo: Sendable {
 
     /// How images are decoded for this request, before the processor's decoding target.
     var decodingOptions: DecodingOptions {
-        DecodingOptions(firstFrameOnly: onlyLoadFirstFrame, limits: decodingLimits, colorManagement: colorManagement)
+        var options = DecodingOptions(firstFrameOnly: onlyLoadFirstFrame, limits: decodingLimits, colorManagement: colorManagement)
+        options.page = page
+        return options
     }
 
     /// The download options for this request.

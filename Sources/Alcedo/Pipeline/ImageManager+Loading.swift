@@ -273,7 +273,8 @@ extension ImageManager {
     /// The original image in memory (in the original cache), for a request with a variant.
     /// Not used under a ``ColorManagement`` other than the default: the original in memory is sRGB.
     private func originalInMemory(_ request: LoadRequest) -> AlcedoImage? {
-        guard !request.variantIsOriginal, request.options.colorManagement == .convertToSRGB else { return nil }
+        // The original in memory is the first page: another page is decoded from the bytes.
+        guard !request.variantIsOriginal, request.options.colorManagement == .convertToSRGB, request.options.page == 0 else { return nil }
         return request.originalCache.retrieveImageInMemoryCache(
             forKey: request.key, extendingExpiration: request.options.memoryCacheAccessExtendingExpiration)
     }

@@ -6,6 +6,8 @@ struct LoadRequest: Sendable {
     /// Marks the cached variant of a request made with ``AlcedoOptionsInfoItem/onlyLoadFirstFrame``,
     /// so a first frame is never served to a request that wants the whole animation.
     static let firstFrameMarker = "com.alcedo.firstFrame"
+    /// Marks a variant decoded from a page other than the first (multi-page TIFF).
+    static let pageMarker = "com.alcedo.page."
     /// Marks the cached variant of a request made with a ``ColorManagement`` other than the
     /// default, so that sRGB and source-space pixels never stand in for each other.
     static let colorMarker = "com.alcedo.color."
@@ -47,6 +49,10 @@ struct LoadRequest: Sendable {
         }
         if options.onlyLoadFirstFrame {
             variant = variant.isEmpty ? Self.firstFrameMarker : variant + "|>" + Self.firstFrameMarker
+        }
+        if options.page != 0 {
+            let marker = Self.pageMarker + String(options.page)
+            variant = variant.isEmpty ? marker : variant + "|>" + marker
         }
         self.variant = variant
         decodingOptions = options.downloadOptions.effectiveDecodingOptions

@@ -194,7 +194,8 @@ public final class ImageService: Sendable {
                                           maxResultDimension: configuration.maxResultDimension, watermark: configuration.watermark)
         let requested = encoding.requested
         let firstFrameOnly = parsed.options.page == nil && requested.map(Self.writesFirstFrameOnly) == true
-        var options = pipeline.options(processor: processor, encoding: encoding, firstFrameOnly: firstFrameOnly)
+        var options = pipeline.options(processor: processor, encoding: encoding, firstFrameOnly: firstFrameOnly,
+                                       page: parsed.options.page)
         if let limits = decodingLimits(for: parsed.options.security) { options.append(.decodingLimits(limits)) }
         let retrieved = try await gate.run(parsed.sourceURL) {
             try await pipeline.manager.retrieveImage(with: url, options: options)
@@ -333,7 +334,7 @@ public final class ImageService: Sendable {
     /// Whether a result asked for in `format` is made from the source's first frame only (the
     /// format cannot animate, so the other frames are not even decoded).
     static func writesFirstFrameOnly(_ format: ImageFormat) -> Bool {
-        format == .jpeg || format == .png
+        format == .jpeg || format == .png || format == .tiff || format == .bmp || format == .ico
     }
 
     /// The format a response will have, known before processing: `nil` when it depends on

@@ -38,7 +38,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Processing") var processing: ProcessingArguments
 
-    @Option(help: ArgumentHelp("The output format: jpeg, png, webp, gif or avif (default: the source's).", valueName: "format"))
+    @Option(help: ArgumentHelp("The output format: jpeg, png, webp, gif, avif, tiff, bmp or ico (default: the source's).", valueName: "format"))
     var format: String?
 
     @Option(help: ArgumentHelp("Quality for JPEG, WebP and AVIF output, 1-100.", valueName: "q"))
@@ -83,7 +83,7 @@ struct FetchCommand: AsyncParsableCommand {
             throw ValidationError("--max-memory (\(maxMemory) MiB) must be more than --memory-limit (\(memoryLimit) MiB), which it includes")
         }
         if let format, Self.outputFormat(format) == nil {
-            throw ValidationError("--format takes jpeg, png, webp, gif or avif; got \(format)")
+            throw ValidationError("--format takes jpeg, png, webp, gif, avif, tiff, bmp or ico; got \(format)")
         }
         if forceRefresh && onlyFromCache {
             throw ValidationError("--force-refresh and --only-from-cache cannot be used together")
@@ -95,7 +95,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     /// The output format named by `word`, when the tool writes it.
     static func outputFormat(_ word: String) -> ImageFormat? {
-        guard let format = ImageFormat(fileExtension: word), [.jpeg, .png, .webp, .gif, .avif].contains(format) else { return nil }
+        guard let format = ImageFormat(fileExtension: word), [.jpeg, .png, .webp, .gif, .avif, .tiff, .bmp, .ico].contains(format) else { return nil }
         return format
     }
 

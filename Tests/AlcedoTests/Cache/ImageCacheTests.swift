@@ -66,13 +66,13 @@ struct ImageCacheTests {
     @Test func originalBytesAreStoredAsTheyAreButNotForProcessedVariants() async throws {
         let cache = makeCache()
         let image = AlcedoImage.testPattern(format: .bmp)
-        let original = BMPTestCodec().encodeOrFail(image) + Data("trailing bytes the server sent".utf8)
+        let original = BMPEncoder().encodeOrFail(image) + Data("trailing bytes the server sent".utf8)
         try await cache.store(image, original: original, forKey: "k")
         try await cache.store(image, original: original, forKey: "k", processorIdentifier: "p")
         #expect(try await cache.retrieveDataInDiskCache(forKey: "k")?.data == original)
         let processed = try #require(try await cache.retrieveDataInDiskCache(forKey: "k", processorIdentifier: "p")?.data)
         #expect(processed != original)
-        #expect(processed == BMPTestCodec().encodeOrFail(image))
+        #expect(processed == BMPEncoder().encodeOrFail(image))
     }
 
     @Test func toDiskFalseStoresInMemoryOnly() async throws {
@@ -136,7 +136,7 @@ struct ImageCacheTests {
     @Test func httpMetadataRoundTripAndRefresh() async throws {
         let cache = makeCache()
         let image = AlcedoImage.testPattern(format: .bmp)
-        let original = BMPTestCodec().encodeOrFail(image)
+        let original = BMPEncoder().encodeOrFail(image)
         let info = HTTPCacheInfo(etag: "\"abc\"", lastModified: "Tue, 15 Nov 1994 12:45:26 GMT", maxAge: 60,
                                  contentType: "image/bmp", responseDate: clock.now)
         try await cache.store(image, original: original, forKey: "https://example.com/a.bmp", httpCacheInfo: info)
@@ -295,7 +295,7 @@ struct ImageCacheTests {
     }
 }
 
-extension BMPTestCodec {
+extension BMPEncoder {
     func encodeOrFail(_ image: AlcedoImage) -> Data {
         (try? encode(image, options: .default)) ?? Data()
     }

@@ -162,7 +162,7 @@ struct FetchCommandTests {
     }
 
     @Test("argument errors exit as ArgumentParser does, before anything is fetched",
-          arguments: [["--quality", "0"], ["--concurrency", "0"], ["--format", "bmp"], ["--resize", "10x10:crop"],
+          arguments: [["--quality", "0"], ["--concurrency", "0"], ["--format", "psd"], ["--resize", "10x10:crop"],
                       ["--downsample", "0x5"], ["--force-refresh", "--only-from-cache"], ["--memory-only", "--cache-dir", "/tmp"]])
     func argumentErrors(options: [String]) async throws {
         let dir = try TemporaryDirectory()
