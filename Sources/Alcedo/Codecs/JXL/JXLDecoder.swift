@@ -11,15 +11,19 @@ import Foundation
 /// - **Orientation**: the codestream's orientation is applied when
 ///   ``DecodingOptions/appliesOrientation`` is set (the default); ``AlcedoImage/orientation``
 ///   records it.
-/// - **Colour**: a lossless (or otherwise non-XYB) file is returned in the colour space it
-///   declares, whose ICC profile (embedded, or made by libjxl from the codestream's colour
-///   encoding) goes through ``DecodingOptions/colorManagement``; an sRGB file needs no
-///   transform. A lossy (XYB) file is asked of libjxl in sRGB, unless its original space
-///   cannot be described without an ICC profile: it then comes in the space libjxl picks
-///   (linear sRGB in libjxl 0.7), converted to sRGB like any other.
+/// - **Colour**: the pixels come in the space libjxl hands back: the file's own for a
+///   lossless or recompressed-JPEG file and for a lossy (XYB) file whose space is an
+///   enumerated one (sRGB, Display P3, Rec. 2020…), linear sRGB for a lossy file that carried
+///   an ICC profile (libjxl 0.7 has no colour management inside). That space's ICC profile
+///   (embedded, or made by libjxl from the colour encoding) goes through
+///   ``DecodingOptions/colorManagement``; sRGB needs no transform. ``ImageInfo/colorProfile``
+///   is the file's original profile.
 /// - **Animation**: every displayed frame, composited by libjxl (blending and layers done),
 ///   with its duration from the animation's ticks; the loop count from the header (0: forever).
 /// - **Scaling**: ``DecodingOptions/targetSize`` is ignored: every frame decodes at full size.
+/// - **Truncation**: a file that ends early is `.truncated`; with
+///   ``DecodingOptions/allowTruncated`` an animation returns the frames that were whole (a
+///   still has none to return).
 /// - **Limits**: the size from the header and every frame before its buffer is allocated;
 ///   libjxl's own working memory (about 16 bytes a pixel for a lossless file, 4 for a lossy
 ///   one) against ``DecodingLimits/maxWorkingMemory``; and the CPU-time budget
@@ -95,7 +99,8 @@ private struct JXLDecodeSession {
             guard lib.JxlDecoderSetInput!(decoder, base, raw.count) == JXL_DEC_SUCCESS else {
                 return .failure(.decodingError(reason: .corrupt(format: .jxl, message: "libjxl refused the input")))
             }
-            lib.JxlDecoderCloseInput!(decoder)
+            // The input is not closed: a file that ends early then says NEED_MORE_INPUT
+            // (a truncation) rather than a bare error.
             do throws(AlcedoError) {
                 try body(JXLDecodeSession(lib: lib, decoder: decoder, options: options, budget: budget))
                 return .success(())
@@ -153,26 +158,23 @@ private struct JXLDecodeSession {
         return header
     }
 
-    /// The profile of the pixels libjxl hands back (`nil`: sRGB, or none to speak of). For
-    /// an XYB file it first asks libjxl for sRGB output.
-    private func dataProfile(_ header: Header) -> Data? {
-        if !header.isLossless {
-            var srgb = JxlColorEncoding()
-            lib.JxlColorEncodingSetToSRGB!(&srgb, 0)
-            _ = lib.JxlDecoderSetPreferredColorProfile!(decoder, &srgb)
-        }
+    /// The ICC profile of `target` (`nil`: sRGB or sRGB gray, which need nothing, or none
+    /// to speak of). libjxl makes a profile for an enumerated colour encoding (Display P3,
+    /// Rec. 2020, …); the data target of a lossy (XYB) file is its original space when that
+    /// space is enumerated, linear sRGB when it was an ICC profile.
+    private func profile(_ target: JxlColorProfileTarget) -> Data? {
         var encoded = JxlColorEncoding()
-        if lib.JxlDecoderGetColorAsEncodedProfile!(decoder, nil, JXL_COLOR_PROFILE_TARGET_DATA, &encoded) == JXL_DEC_SUCCESS,
+        if lib.JxlDecoderGetColorAsEncodedProfile!(decoder, nil, target, &encoded) == JXL_DEC_SUCCESS,
            encoded.white_point == JXL_WHITE_POINT_D65, encoded.transfer_function == JXL_TRANSFER_FUNCTION_SRGB,
            encoded.color_space == JXL_COLOR_SPACE_GRAY || (encoded.color_space == JXL_COLOR_SPACE_RGB && encoded.primaries == JXL_PRIMARIES_SRGB) {
             return nil
         }
         var size = 0
-        guard lib.JxlDecoderGetICCProfileSize!(decoder, nil, JXL_COLOR_PROFILE_TARGET_DATA, &size) == JXL_DEC_SUCCESS,
+        guard lib.JxlDecoderGetICCProfileSize!(decoder, nil, target, &size) == JXL_DEC_SUCCESS,
               size > 0, size <= EmbeddedProfileReader.maxProfileBytes else { return nil }
         var icc = Data(count: size)
         let status = icc.withUnsafeMutableBytes {
-            lib.JxlDecoderGetColorAsICCProfile!(decoder, nil, JXL_COLOR_PROFILE_TARGET_DATA, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), size)
+            lib.JxlDecoderGetColorAsICCProfile!(decoder, nil, target, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), size)
         }
         return status == JXL_DEC_SUCCESS ? icc : nil
     }
@@ -198,8 +200,8 @@ private struct JXLDecodeSession {
             case JXL_DEC_BASIC_INFO:
                 header = try readBasicInfo()
             case JXL_DEC_COLOR_ENCODING:
-                if options.colorManagement != .ignore, let header {
-                    profile = dataProfile(header).flatMap { ImageColorProfile(iccData: $0) }
+                if options.colorManagement != .ignore {
+                    profile = self.profile(JXL_COLOR_PROFILE_TARGET_ORIGINAL).flatMap { ImageColorProfile(iccData: $0) }
                 }
             case JXL_DEC_FRAME:
                 guard let header else { throw failure(JXL_DEC_ERROR, haveHeader: false) }
@@ -248,8 +250,8 @@ private struct JXLDecodeSession {
                 try options.limits.checkWorkingMemory(workingMemory(basic), what: "libjxl's frame buffers", format: .jxl)
                 header = basic
             case JXL_DEC_COLOR_ENCODING:
-                if let header, options.colorManagement != .ignore {
-                    plan = ColorPlan.forRGBA(iccData: dataProfile(header), mode: options.colorManagement, format: .jxl)
+                if options.colorManagement != .ignore {
+                    plan = ColorPlan.forRGBA(iccData: profile(JXL_COLOR_PROFILE_TARGET_DATA), mode: options.colorManagement, format: .jxl)
                 }
             case JXL_DEC_FRAME:
                 guard let header else { throw failure(JXL_DEC_ERROR, haveHeader: false) }
@@ -294,11 +296,6 @@ private struct JXLDecodeSession {
             while true {
                 let status = lib.JxlDecoderProcessInput!(decoder)
                 if status == JXL_DEC_FULL_IMAGE { initialized = needed; return }
-                if status == JXL_DEC_NEED_MORE_INPUT, options.allowTruncated,
-                   lib.JxlDecoderFlushImage!(decoder) == JXL_DEC_SUCCESS {
-                    initialized = needed
-                    return
-                }
                 outcome = .failure(failure(status, haveHeader: true, frame: index))
                 return
             }

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+@testable import Alcedo
+
+@Suite("HEIC encoder")
+struct HEICEncoderTests {
+    @Test("round trip through libheif's decoder stays close, odd sizes included")
+    func roundTrip() throws {
+        let source = try JXLFixtures.png("jxl-generated/photo.png")
+        let data = try HEICEncoder().encode(source, options: EncodingOptions(quality: 90))
+        #expect(ImageFormat.sniff(data) == .heic)
+        let back = try HEIFDecoder().decode(data)
+        #expect(back.size == source.size)
+        #expect(JXLFixtures.maxDifference(back, source) <= 40)
+        #expect(Self.meanDifference(back, source) < 3)
+        let odd = JXLTestImages.noise(width: 33, height: 17, seed: 4)
+        #expect(try HEIFDecoder().decode(HEICEncoder(speed: 9).encode(odd)).size == odd.size)
+    }
+
+    @Test("alpha survives as an auxiliary image")
+    func alpha() throws {
+        let source = try JXLFixtures.png("jxl-generated/alpha.png")
+        let back = try HEIFDecoder().decode(HEICEncoder().encode(source, options: EncodingOptions(quality: 95)))
+        #expect(back.hasAlpha)
+        var worstAlpha = 0
+        for index in stride(from: 3, to: source.pixels.count, by: 4) {
+            worstAlpha = max(worstAlpha, abs(Int(back.pixels[index]) - Int(source.pixels[index])))
+        }
+        #expect(worstAlpha <= 12)
+        let opaque = try HEICEncoder().encode(try JXLFixtures.png("jxl-generated/photo.png"))
+        #expect(!(try HEIFDecoder().info(for: opaque).hasAlpha))
+    }
+
+    @Test("lower quality and a faster preset make smaller files; lossless is near exact")
+    func qualityAndSpeed() throws {
+        let source = try JXLFixtures.png("jxl-generated/photo.png")
+        let high = try HEICEncoder().encode(source, options: EncodingOptions(quality: 90))
+        let low = try HEICEncoder().encode(source, options: EncodingOptions(quality: 30))
+        #expect(low.count < high.count)
+        #expect(HEICEncoder(speed: 42).speed == 9 && HEICEncoder(speed: -1).speed == 0)
+        let lossless = try HEIFDecoder().decode(HEICEncoder().encode(source, options: EncodingOptions(lossless: true)))
+        #expect(JXLFixtures.maxDifference(lossless, source) <= 3)
+    }
+
+    static func meanDifference(_ a: AlcedoImage, _ b: AlcedoImage) -> Double {
+        Double(zip(a.pixels, b.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(a.pixels.count)
+    }
+}
