@@ -16,7 +16,9 @@ struct ServeCommand: AsyncParsableCommand {
             Every option can also be set by an environment variable ALCEDO_<OPTION> (for example \
             ALCEDO_PORT=9000, ALCEDO_ALLOW_PRIVATE_NETWORKS=1; lists separated by commas); a flag wins \
             over its variable. Prints "listening on http://HOST:PORT" once listening; SIGTERM or SIGINT \
-            lets in-flight requests finish (up to 10 s) and exits 0.
+            lets in-flight requests finish (up to 10 s) and exits 0. \
+            Sources may also be s3://BUCKET/KEY with --s3 (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, \
+            ~/.aws/credentials or the --s3-* flags) and local:///PATH under --local-root DIR.
             """
     )
 
@@ -73,6 +75,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Also serve the bundled sample images on a loopback port (trusted) and print an example URL.")
     var samples = false
     @OptionGroup var redis: RedisOptions
+    @OptionGroup(title: "Object storage") var s3: S3Options
+    @Option(help: ArgumentHelp("Serve local:///PATH sources from this folder, and nothing outside it (also $ALCEDO_LOCAL_FILESYSTEM_ROOT; default: local: refused).",
+                               valueName: "dir"))
+    var localRoot: String?
 
     func run() async throws {
         var environment = ServeEnvironment(ProcessInfo.processInfo.environment)
@@ -163,6 +169,14 @@ struct ServeCommand: AsyncParsableCommand {
             throw ServerConfigurationError.invalidValue("cache sizes", message: "--result-cache-bytes and --memory-cache-bytes must not be negative")
         }
         for text in preset.isEmpty ? env.list("PRESET") : preset { try c.addPreset(text) }
+        if try s3.isEnabled(env) { c.s3 = try s3.configuration(env) }
+        if let root = localRoot ?? env.string("LOCAL_FILESYSTEM_ROOT") {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ServerConfigurationError.invalidValue("--local-root", message: "\(root) is not a folder")
+            }
+            c.localRoot = URL(fileURLWithPath: root, isDirectory: true)
+        }
         guard c.maxSourceResolution > 0, c.maxSourceBytes > 0, c.maxResultSide > 0, c.concurrency > 0, c.queueLength >= 0, c.ttl >= 0 else {
             throw ServerConfigurationError.invalidValue("limits", message: "sizes, concurrency and ttl must be positive (queue may be 0)")
         }

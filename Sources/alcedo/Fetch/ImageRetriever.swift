@@ -34,9 +34,12 @@ struct ImageRetriever: Sendable {
     /// A retriever on ``makeCache(cacheDirectory:memoryOnly:memoryLimit:)``'s cache and the
     /// default downloader. When the disk cache folder cannot be used, the retriever works
     /// from memory only (after the warning `makeCache` prints).
-    static func make(cacheDirectory: URL?, memoryOnly: Bool, memoryLimit: Int = defaultMemoryLimit) -> ImageRetriever {
+    /// With `s3`, `s3://` URLs are read through it (beside HTTP, on a downloader of their own).
+    static func make(cacheDirectory: URL?, memoryOnly: Bool, memoryLimit: Int = defaultMemoryLimit,
+                     s3: S3ImageDataLoader? = nil) -> ImageRetriever {
         let (cache, diskUsable) = makeCache(cacheDirectory: cacheDirectory, memoryOnly: memoryOnly, memoryLimit: memoryLimit)
-        return ImageRetriever(manager: ImageManager(downloader: .default, cache: cache),
+        let downloader = s3.map { ImageDownloader(name: "alcedo", loader: CompositeImageDataLoader([AsyncHTTPClientImageLoader(), $0])) }
+        return ImageRetriever(manager: ImageManager(downloader: downloader ?? .default, cache: cache),
                               baseOptions: memoryOnly || !diskUsable
                                   ? [.waitForCache, .cacheMemoryOnly, .allowLocalFiles] : [.waitForCache, .allowLocalFiles])
     }
