@@ -2,15 +2,18 @@ import Alcedo
 import ArgumentParser
 import Foundation
 
-/// `alcedo info FILE... [--json]`
-struct InfoCommand: ParsableCommand {
+/// `alcedo info FILE|URL... [--json]`
+struct InfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Print the format, size, frames, pages, loop count, durations, orientation, bit depth, compression, icon entries and colour profile of image files."
+        abstract: "Print the format, size, frames, pages, loop count, durations, orientation, bit depth, compression, icon entries and colour profile of image files.",
+        discussion: "Files are read from disk; http(s):// and s3://BUCKET/KEY URLs are downloaded first (s3 with the --s3-* options, as for serve)."
     )
 
-    @Argument(help: "Image files to inspect.")
+    @Argument(help: "Image files, or http(s) or s3 URLs, to inspect.")
     var files: [String]
+
+    @OptionGroup(title: "Object storage") var s3: S3Options
 
     @Flag(help: "One JSON object per line per file.")
     var json = false
@@ -18,11 +21,30 @@ struct InfoCommand: ParsableCommand {
     @Option(name: .customLong("color"), help: ColorManagement.argumentHelp)
     var color: ColorManagement = .convertToSRGB
 
-    func run() throws {
+    func run() async throws {
         var failed = false
+        let remote = files.filter { Self.remoteScheme($0) != nil }
+        var downloader: ImageDownloader?
+        if !remote.isEmpty {
+            var loaders: [any ImageDataLoading] = [AsyncHTTPClientImageLoader()]
+            if remote.contains(where: { Self.remoteScheme($0) == "s3" }) {
+                do {
+                    loaders.append(try s3.loader(ServeEnvironment(ProcessInfo.processInfo.environment)))
+                } catch {
+                    throw ValidationError("\(error)")
+                }
+            }
+            downloader = ImageDownloader(name: "alcedo-info", loader: CompositeImageDataLoader(loaders))
+        }
+        defer { if let downloader { Task { await downloader.shutdown() } } }
         for path in files {
             do throws(CLIFailure) {
-                let data = try readFile(path)
+                let data: Data
+                if let downloader, Self.remoteScheme(path) != nil, let url = URL(string: path) {
+                    do { data = try await downloader.downloadData(with: url).data } catch { throw CLIFailure(path: path, error: error) }
+                } else {
+                    data = try readFile(path)
+                }
                 let info: ImageInfo
                 do { info = try ImageCodecRegistry.shared.info(for: data, options: DecodingOptions(colorManagement: color)) } catch { throw CLIFailure(path: path, error: error) }
                 report(info, path: path, byteCount: data.count)
@@ -32,6 +54,13 @@ struct InfoCommand: ParsableCommand {
             }
         }
         if failed { throw ExitCode.failure }
+    }
+
+    /// `http`, `https` or `s3` when `text` is such a URL, else `nil` (a file path).
+    static func remoteScheme(_ text: String) -> String? {
+        let lower = text.lowercased()
+        for scheme in ["http", "https", "s3"] where lower.hasPrefix(scheme + "://") { return scheme }
+        return nil
     }
 
     private func report(_ info: ImageInfo, path: String, byteCount: Int) {

@@ -19,7 +19,9 @@ struct ServeCommand: AsyncParsableCommand {
             over ALCEDO_*, which wins over IMGPROXY_*. An IMGPROXY_* variable that is set but not \
             supported is named in one warning line at start. --print-config prints every setting with \
             where its value came from and exits. Prints "listening on http://HOST:PORT" once listening; \
-            SIGTERM or SIGINT lets in-flight requests finish (up to 10 s) and exits 0.
+            SIGTERM or SIGINT lets in-flight requests finish (up to 10 s) and exits 0. \
+            Sources may also be s3://BUCKET/KEY with --s3 (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, \
+            ~/.aws/credentials or the --s3-* flags) and local:///PATH under --local-root DIR.
             """
     )
 
@@ -142,6 +144,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Also serve the bundled sample images on a loopback port (trusted) and print an example URL.")
     var samples = false
     @OptionGroup var redis: RedisOptions
+    @OptionGroup(title: "Object storage") var s3: S3Options
+    @Option(help: ArgumentHelp("Serve local:///PATH sources from this folder, and nothing outside it (also $ALCEDO_LOCAL_FILESYSTEM_ROOT; default: local: refused).",
+                               valueName: "dir"))
+    var localRoot: String?
 
     func run() async throws {
         let environment = ServeEnvironment(ProcessInfo.processInfo.environment)
@@ -334,6 +340,14 @@ struct ServeCommand: AsyncParsableCommand {
             presetTexts += try Self.presetLines(path)
         }
         for text in presetTexts { try c.addPreset(text) }
+        if try s3.isEnabled(env) { c.s3 = try s3.configuration(env) }
+        if let root = env.pick("LOCAL_FILESYSTEM_ROOT", flag: localRoot, env.string("LOCAL_FILESYSTEM_ROOT")) {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ServerConfigurationError.invalidValue("--local-root", message: "\(root) is not a folder")
+            }
+            c.localRoot = URL(fileURLWithPath: root, isDirectory: true)
+        }
         guard c.maxSourceResolution > 0, c.maxSourceBytes > 0, c.maxResultSide > 0, c.concurrency > 0, c.queueLength >= 0, c.ttl >= 0,
               c.maxRedirects >= 0 else {
             throw ServerConfigurationError.invalidValue("limits", message: "sizes, concurrency and ttl must be positive (queue and redirects may be 0)")

@@ -9,7 +9,7 @@ struct FetchCommand: AsyncParsableCommand {
         commandName: "fetch",
         abstract: "Retrieve images through the cache and the downloader, process them and write them to a folder.",
         discussion: """
-            Each URL (http, https, file: or data: URL, or a local path) is retrieved through \
+            Each URL (http, https, s3://BUCKET/KEY, file: or data: URL, or a local path) is retrieved through \
             the image manager: the memory cache, then the disk cache, then the network or the \
             file. The processors run in this order, whatever the order of the options: \
             --downsample, --resize, --round-corner, --blur. Each result is written to DIR as \
@@ -28,7 +28,7 @@ struct FetchCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Image URLs: http, https, file: or data: URLs, or local paths.", valueName: "url"))
+    @Argument(help: ArgumentHelp("Image URLs: http, https, s3, file: or data: URLs, or local paths.", valueName: "url"))
     var urls: [String]
 
     @Option(help: ArgumentHelp("The folder results are written to; made when missing.", valueName: "dir"))
@@ -37,6 +37,8 @@ struct FetchCommand: AsyncParsableCommand {
     @OptionGroup var cache: CacheLocationOptions
 
     @OptionGroup(title: "Processing") var processing: ProcessingArguments
+
+    @OptionGroup(title: "Object storage") var s3: S3Options
 
     @Option(help: ArgumentHelp("The output format: jpeg, png, webp, gif, avif, tiff, bmp or ico (default: the source's).", valueName: "format"))
     var format: String?
@@ -104,9 +106,19 @@ struct FetchCommand: AsyncParsableCommand {
         // A folder that cannot be made is reported by every URL's write, with the system's reason.
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let settings = FetchSettings(outputFolder: folder, format: format.flatMap(Self.outputFormat), quality: quality)
+        // An s3:// argument reads through an S3 loader set by the --s3-* options and the environment.
+        var s3Loader: S3ImageDataLoader?
+        if urls.contains(where: { $0.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("s3://") }) {
+            do {
+                s3Loader = try s3.loader(ServeEnvironment(ProcessInfo.processInfo.environment))
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        }
         let retriever = ImageRetriever.make(cacheDirectory: cache.cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) },
                                             memoryOnly: memoryOnly, memoryLimit: memoryLimit << 20,
-                                            maxMemory: maxMemory.map { $0 << 20 } ?? ImageRetriever.defaultMaxMemory(memoryLimit: memoryLimit << 20))
+                                            maxMemory: maxMemory.map { $0 << 20 } ?? ImageRetriever.defaultMaxMemory(memoryLimit: memoryLimit << 20),
+                                            s3: s3Loader)
         let fetcher = ImageFetcher(settings: settings, retriever: retriever)
         let processor = processing.processor
         let options = RetrievalOptions(forceRefresh: forceRefresh, onlyFromCache: onlyFromCache, colorManagement: color)

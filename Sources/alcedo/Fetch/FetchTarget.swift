@@ -3,7 +3,7 @@ import Foundation
 
 /// What one command-line URL names: a remote image, a local file or inline bytes.
 enum FetchTarget: Sendable {
-    /// An `http` or `https` URL.
+    /// An `http`, `https` or `s3` URL.
     case network(URL)
     /// A `file:` URL or a plain path.
     case file(URL)
@@ -43,8 +43,11 @@ enum FetchTarget: Sendable {
         case "file":
             guard !url.path.isEmpty else { return .failure(FetchTargetError("the file URL has no path")) }
             return .success(.file(URL(fileURLWithPath: url.path)))
+        case "s3":
+            guard (try? S3ObjectLocation(url: url)) != nil else { return .failure(FetchTargetError("an s3 URL is s3://bucket/key")) }
+            return .success(.network(url))
         default:
-            return .failure(FetchTargetError("unsupported scheme \"\(scheme)\" (use http, https, file or data)"))
+            return .failure(FetchTargetError("unsupported scheme \"\(scheme)\" (use http, https, s3, file or data)"))
         }
     }
 

@@ -36,8 +36,9 @@ struct ImageRetriever: Sendable {
     /// from memory only (after the warning `makeCache` prints).
     /// With `maxMemory` (default `nil`: no budget), every decode first reserves its working set
     /// from a ``MemoryBudget`` of that many bytes, the memory cache's limit set aside in it.
+    /// With `s3`, `s3://` URLs are read through it (beside HTTP, on a downloader of their own).
     static func make(cacheDirectory: URL?, memoryOnly: Bool, memoryLimit: Int = defaultMemoryLimit,
-                     maxMemory: Int? = nil) -> ImageRetriever {
+                     maxMemory: Int? = nil, s3: S3ImageDataLoader? = nil) -> ImageRetriever {
         let (cache, diskUsable) = makeCache(cacheDirectory: cacheDirectory, memoryOnly: memoryOnly, memoryLimit: memoryLimit)
         var options: AlcedoOptionsInfo = memoryOnly || !diskUsable
             ? [.waitForCache, .cacheMemoryOnly, .allowLocalFiles] : [.waitForCache, .allowLocalFiles]
@@ -46,7 +47,8 @@ struct ImageRetriever: Sendable {
             budget.setCeiling(memoryLimit, for: "memory")
             options.append(.memoryBudget(budget))
         }
-        return ImageRetriever(manager: ImageManager(downloader: .default, cache: cache), baseOptions: options)
+        let downloader = s3.map { ImageDownloader(name: "alcedo", loader: CompositeImageDataLoader([AsyncHTTPClientImageLoader(), $0])) }
+        return ImageRetriever(manager: ImageManager(downloader: downloader ?? .default, cache: cache), baseOptions: options)
     }
 
     /// A run's memory budget when none is given: 75% of the control group's limit when there is

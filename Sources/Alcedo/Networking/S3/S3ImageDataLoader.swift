@@ -44,7 +44,7 @@ public final class S3ImageDataLoader: ImageDataLoading {
     ///     (default: this process's environment).
     /// - Throws: ``S3ConfigurationError`` for an endpoint that is not an http(s) URL with a host,
     ///   or a credentials file that does not hold the profile asked for.
-    public init(configuration: S3Configuration = S3Configuration(),
+    public convenience init(configuration: S3Configuration = S3Configuration(),
                 httpConfiguration: AsyncHTTPClientImageLoader.Configuration = .init(),
                 environment: [String: String] = ProcessInfo.processInfo.environment) throws(S3ConfigurationError) {
         if let endpoint = configuration.endpoint {
