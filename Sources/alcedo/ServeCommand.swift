@@ -70,15 +70,34 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Decoded images kept in the memory cache, in bytes (default 0: none; repeats come from the encoded results and the disk).",
                                valueName: "bytes"))
     var memoryCacheBytes: Int?
+    @Flag(help: "Accept the security options msr, msfs, maf, mafr and mrd in URLs (default off: 403).")
+    var allowSecurityOptions = false
+    @Flag(help: "URLs name presets instead of options: /SIGNATURE/PRESET[:PRESET...]/SOURCE.")
+    var onlyPresets = false
+    @Option(help: ArgumentHelp("Formats used when a URL names none and nothing is negotiated, in order (default jpeg,png,gif).",
+                               valueName: "list"))
+    var preferredFormats: String?
+    @Option(help: ArgumentHelp("Scale results down so that no side is over this, padding included (default 0: no limit).",
+                               valueName: "px"))
+    var maxResultDimension: Int?
+    @Option(help: ArgumentHelp("The watermark image for wm: a file.", valueName: "path"))
+    var watermarkPath: String?
+    @Option(help: ArgumentHelp("The watermark image for wm: an http(s) URL fetched once at start.", valueName: "url"))
+    var watermarkUrl: String?
+    @Option(help: ArgumentHelp("The watermark image for wm: base64 of its bytes.", valueName: "base64"))
+    var watermarkData: String?
+    @Option(help: ArgumentHelp("The base opacity every wm opacity multiplies, 0 to 1 (default 1).", valueName: "0-1"))
+    var watermarkOpacity: Double?
     @Flag(help: "Also serve the bundled sample images on a loopback port (trusted) and print an example URL.")
     var samples = false
     @OptionGroup var redis: RedisOptions
 
     func run() async throws {
         var environment = ServeEnvironment(ProcessInfo.processInfo.environment)
-        let configuration: ImageServerConfiguration
+        var configuration: ImageServerConfiguration
         do {
             configuration = try makeConfiguration(&environment)
+            configuration.watermark = try await loadWatermark(environment)
         } catch {
             throw ValidationError("\(error)")
         }
@@ -130,6 +149,52 @@ struct ServeCommand: AsyncParsableCommand {
         return options
     }
 
+    /// The watermark from `--watermark-data`, `--watermark-path` or `--watermark-url` (the first
+    /// given, in that order), decoded once; `nil` when none is given.
+    private func loadWatermark(_ env: ServeEnvironment) async throws -> WatermarkImage? {
+        let opacity = try watermarkOpacity ?? env.double("WATERMARK_OPACITY") ?? 1
+        guard (0...1).contains(opacity) else {
+            throw ServerConfigurationError.invalidValue("--watermark-opacity", message: "must be in 0...1, got \(opacity)")
+        }
+        let bytes: Data
+        if let text = watermarkData ?? env.string("WATERMARK_DATA") {
+            guard let data = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw ServerConfigurationError.invalidValue("--watermark-data", message: "is not base64")
+            }
+            bytes = data
+        } else if let path = watermarkPath ?? env.string("WATERMARK_PATH") {
+            do {
+                bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                throw ServerConfigurationError.invalidValue("--watermark-path", message: "cannot read \(path): \(error.localizedDescription)")
+            }
+        } else if let text = watermarkUrl ?? env.string("WATERMARK_URL") {
+            guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https" else {
+                throw ServerConfigurationError.invalidValue("--watermark-url", message: "\"\(text)\" is not an http(s) URL")
+            }
+            let downloader = ImageDownloader(name: "alcedo-watermark")
+            let fetched: Result<Data, AlcedoError>
+            do {
+                fetched = .success(try await downloader.downloadData(with: url).data)
+            } catch {
+                fetched = .failure(error)
+            }
+            await downloader.shutdown()
+            switch fetched {
+            case .success(let data): bytes = data
+            case .failure(let error):
+                throw ServerConfigurationError.invalidValue("--watermark-url", message: "cannot fetch \(text): \(error)")
+            }
+        } else {
+            return nil
+        }
+        do {
+            return try WatermarkImage(data: bytes, opacity: opacity)
+        } catch {
+            throw ServerConfigurationError.invalidValue("watermark", message: "the image does not decode: \(error)")
+        }
+    }
+
     private func makeConfiguration(_ env: inout ServeEnvironment) throws -> ImageServerConfiguration {
         var c = ImageServerConfiguration()
         c.host = host ?? env.string("HOST") ?? c.host
@@ -163,6 +228,18 @@ struct ServeCommand: AsyncParsableCommand {
             throw ServerConfigurationError.invalidValue("cache sizes", message: "--result-cache-bytes and --memory-cache-bytes must not be negative")
         }
         for text in preset.isEmpty ? env.list("PRESET") : preset { try c.addPreset(text) }
+        try c.validatePresets()
+        c.onlyPresets = try onlyPresets || (env.bool("ONLY_PRESETS") ?? false)
+        c.allowSecurityOptions = try allowSecurityOptions || (env.bool("ALLOW_SECURITY_OPTIONS") ?? false)
+        if let text = preferredFormats {
+            try c.setPreferredFormats(text.split(separator: ",").map(String.init))
+        } else if !env.list("PREFERRED_FORMATS").isEmpty {
+            try c.setPreferredFormats(env.list("PREFERRED_FORMATS"))
+        }
+        c.maxResultDimension = try maxResultDimension ?? env.int("MAX_RESULT_DIMENSION") ?? c.maxResultDimension
+        guard c.maxResultDimension >= 0 else {
+            throw ServerConfigurationError.invalidValue("--max-result-dimension", message: "must not be negative")
+        }
         guard c.maxSourceResolution > 0, c.maxSourceBytes > 0, c.maxResultSide > 0, c.concurrency > 0, c.queueLength >= 0, c.ttl >= 0 else {
             throw ServerConfigurationError.invalidValue("limits", message: "sizes, concurrency and ttl must be positive (queue may be 0)")
         }
