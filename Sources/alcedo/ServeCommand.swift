@@ -141,6 +141,24 @@ struct ServeCommand: AsyncParsableCommand {
     var maxMemory: Int?
     @Flag(inversion: .prefixedNo, help: "Give freed memory back to the system after bursts and bound malloc's arenas (default on).")
     var returnFreedMemory: Bool?
+    @Flag(help: "Accept the security options msr, msfs, maf, mafr and mrd in URLs (default off: 403).")
+    var allowSecurityOptions = false
+    @Flag(help: "URLs name presets instead of options: /SIGNATURE/PRESET[:PRESET...]/SOURCE.")
+    var onlyPresets = false
+    @Option(help: ArgumentHelp("Formats used when a URL names none and nothing is negotiated, in order (default jpeg,png,gif).",
+                               valueName: "list"))
+    var preferredFormats: String?
+    @Option(help: ArgumentHelp("Scale results down so that no side is over this, padding included (default 0: no limit).",
+                               valueName: "px"))
+    var maxResultDimension: Int?
+    @Option(help: ArgumentHelp("The watermark image for wm: a file.", valueName: "path"))
+    var watermarkPath: String?
+    @Option(help: ArgumentHelp("The watermark image for wm: an http(s) URL fetched once at start.", valueName: "url"))
+    var watermarkUrl: String?
+    @Option(help: ArgumentHelp("The watermark image for wm: base64 of its bytes.", valueName: "base64"))
+    var watermarkData: String?
+    @Option(help: ArgumentHelp("The base opacity every wm opacity multiplies, 0 to 1 (default 1).", valueName: "0-1"))
+    var watermarkOpacity: Double?
     @Flag(help: "Also serve the bundled sample images on a loopback port (trusted) and print an example URL.")
     var samples = false
     @OptionGroup var redis: RedisOptions
@@ -151,10 +169,11 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ServeEnvironment(ProcessInfo.processInfo.environment)
-        let configuration: ImageServerConfiguration
+        var configuration: ImageServerConfiguration
         let grace: Int
         do {
             configuration = try makeConfiguration(environment)
+            configuration.watermark = try await loadWatermark(environment)
             grace = try environment.pick("GRACEFUL_STOP_TIMEOUT", flag: gracefulStopTimeout, environment.int("GRACEFUL_STOP_TIMEOUT")) ?? 10
             guard grace >= 0 else { throw ServerConfigurationError.invalidValue("--graceful-stop-timeout", message: "must not be negative") }
         } catch {
@@ -223,6 +242,52 @@ struct ServeCommand: AsyncParsableCommand {
         return options
     }
 
+    /// The watermark from `--watermark-data`, `--watermark-path` or `--watermark-url` (the first
+    /// given, in that order), decoded once; `nil` when none is given.
+    private func loadWatermark(_ env: ServeEnvironment) async throws -> WatermarkImage? {
+        let opacity = try watermarkOpacity ?? env.double("WATERMARK_OPACITY") ?? 1
+        guard (0...1).contains(opacity) else {
+            throw ServerConfigurationError.invalidValue("--watermark-opacity", message: "must be in 0...1, got \(opacity)")
+        }
+        let bytes: Data
+        if let text = watermarkData ?? env.string("WATERMARK_DATA") {
+            guard let data = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw ServerConfigurationError.invalidValue("--watermark-data", message: "is not base64")
+            }
+            bytes = data
+        } else if let path = watermarkPath ?? env.string("WATERMARK_PATH") {
+            do {
+                bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                throw ServerConfigurationError.invalidValue("--watermark-path", message: "cannot read \(path): \(error.localizedDescription)")
+            }
+        } else if let text = watermarkUrl ?? env.string("WATERMARK_URL") {
+            guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https" else {
+                throw ServerConfigurationError.invalidValue("--watermark-url", message: "\"\(text)\" is not an http(s) URL")
+            }
+            let downloader = ImageDownloader(name: "alcedo-watermark")
+            let fetched: Result<Data, AlcedoError>
+            do {
+                fetched = .success(try await downloader.downloadData(with: url).data)
+            } catch {
+                fetched = .failure(error)
+            }
+            await downloader.shutdown()
+            switch fetched {
+            case .success(let data): bytes = data
+            case .failure(let error):
+                throw ServerConfigurationError.invalidValue("--watermark-url", message: "cannot fetch \(text): \(error)")
+            }
+        } else {
+            return nil
+        }
+        do {
+            return try WatermarkImage(data: bytes, opacity: opacity)
+        } catch {
+            throw ServerConfigurationError.invalidValue("watermark", message: "the image does not decode: \(error)")
+        }
+    }
+
     /// The configuration from the flags, else `ALCEDO_*`, else imgproxy's `IMGPROXY_*`
     /// variables, else the defaults; `env` records where each value came from.
     private func makeConfiguration(_ env: ServeEnvironment) throws -> ImageServerConfiguration {
@@ -266,8 +331,9 @@ struct ServeCommand: AsyncParsableCommand {
         // imgproxy's limits where 0 means "no check" keep Alcedo's bound instead: every request stays bounded.
         let imgproxyFileSize = try imgproxyLimit(env, "MAX_SRC_FILE_SIZE", for: "MAX_SRC_BYTES")
         c.maxSourceBytes = try env.pick("MAX_SRC_BYTES", flag: maxSrcBytes, env.int("MAX_SRC_BYTES") ?? imgproxyFileSize) ?? c.maxSourceBytes
-        let imgproxyDimension = try imgproxyLimit(env, "MAX_RESULT_DIMENSION", for: "MAX_RESULT_SIDE")
-        c.maxResultSide = try env.pick("MAX_RESULT_SIDE", flag: maxResultSide, env.int("MAX_RESULT_SIDE") ?? imgproxyDimension) ?? c.maxResultSide
+        // imgproxy's IMGPROXY_MAX_RESULT_DIMENSION scales results down (--max-result-dimension,
+        // below); Alcedo's own --max-result-side refuses larger results on top of it.
+        c.maxResultSide = try env.pick("MAX_RESULT_SIDE", flag: maxResultSide, env.int("MAX_RESULT_SIDE")) ?? c.maxResultSide
         if let seconds = try env.pick("DOWNLOAD_TIMEOUT", flag: downloadTimeout, env.double("DOWNLOAD_TIMEOUT")) {
             c.downloadTimeout = .milliseconds(Int(seconds * 1000))
         }
@@ -340,6 +406,19 @@ struct ServeCommand: AsyncParsableCommand {
             presetTexts += try Self.presetLines(path)
         }
         for text in presetTexts { try c.addPreset(text) }
+        try c.validatePresets()
+        c.onlyPresets = try env.pick("ONLY_PRESETS", flag: onlyPresets ? true : nil, env.bool("ONLY_PRESETS")) ?? false
+        c.allowSecurityOptions = try env.pick("ALLOW_SECURITY_OPTIONS", flag: allowSecurityOptions ? true : nil,
+                                              env.bool("ALLOW_SECURITY_OPTIONS")) ?? false
+        if let formats = env.pick("PREFERRED_FORMATS", flag: preferredFormats.map { $0.split(separator: ",").map(String.init) },
+                                  env.list("PREFERRED_FORMATS").nonEmpty) {
+            try c.setPreferredFormats(formats)
+        }
+        c.maxResultDimension = try env.pick("MAX_RESULT_DIMENSION", flag: maxResultDimension, env.int("MAX_RESULT_DIMENSION"))
+            ?? c.maxResultDimension
+        guard c.maxResultDimension >= 0 else {
+            throw ServerConfigurationError.invalidValue("--max-result-dimension", message: "must not be negative")
+        }
         if try s3.isEnabled(env) { c.s3 = try s3.configuration(env) }
         if let root = env.pick("LOCAL_FILESYSTEM_ROOT", flag: localRoot, env.string("LOCAL_FILESYSTEM_ROOT")) {
             var isFolder: ObjCBool = false
