@@ -35,8 +35,9 @@ struct ServerMemoryBudgetTests {
         let harness = try await ServerHarness.start { $0.maxMemory = 160 << 20 }
         defer { Task { await harness.stop() } }
         let budget = harness.service.memoryBudget
-        // Something else holds nearly all that requests may get.
-        let held = try await budget.reserve(budget.largestReservation - (1 << 20))
+        // The result cache full, and something else holding nearly all that requests may get.
+        budget.setHeld(64 << 20, by: "result")
+        let held = try await budget.reserve(budget.largestReservation - (256 << 10))
         async let reply = harness.request(harness.path(origin.url("/a.jpg"), "w:100"))
         try await eventually { budget.snapshot.waitingForMemory == 1 }
         let waiting = harness.service.metrics.text()
