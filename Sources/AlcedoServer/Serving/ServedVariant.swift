@@ -107,6 +107,8 @@ struct ResponseSerializer: CacheSerializer {
     }
 
     func encodedFormat(forSource source: ImageFormat, animated: Bool) -> ImageFormat? {
-        encoding.format(source: source, animated: animated)
+        // Whether the result has alpha is not known before decoding: cost it as if it had
+        // (PNG rather than JPEG, the larger encoder when the choice depends on it).
+        encoding.format(source: source, animated: animated, alpha: { true })
     }
 }

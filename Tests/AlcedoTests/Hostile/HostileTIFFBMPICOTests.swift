@@ -11,7 +11,7 @@ struct HostileTIFFBMPICOTests {
             try body()
             return nil
         } catch {
-            guard case .decodingError(let reason) = error else { return nil }
+            guard let reason = error.decodingReason else { return nil }
             return reason
         }
     }

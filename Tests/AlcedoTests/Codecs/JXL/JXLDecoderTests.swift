@@ -161,7 +161,7 @@ struct JXLDecoderTests {
             _ = try JXLDecoder().decode(data, options: DecodingOptions(limits: DecodingLimits(maxWorkingMemory: 10_000)))
             Issue.record("expected a working-memory error")
         } catch {
-            guard case .decodingError(.workingMemoryTooLarge(.jxl, _, _, 10_000)) = error else { Issue.record("\(error)"); return }
+            guard case .workingMemoryTooLarge(.jxl, _, _, 10_000)? = error.decodingReason else { Issue.record("\(error)"); return }
         }
     }
 
@@ -180,7 +180,7 @@ struct JXLDecoderTests {
             _ = try JXLDecoder().decode(data.prefix(data.count / 2))
             Issue.record("a truncated file decoded")
         } catch {
-            guard case .decodingError(.truncated(.jxl, _)) = error else { Issue.record("\(error)"); return }
+            guard case .truncated(.jxl, _)? = error.decodingReason else { Issue.record("\(error)"); return }
         }
         // A still cut inside its only frame has nothing whole to return, even when truncation is allowed.
         let cut = data.prefix(data.count * 3 / 4)
@@ -191,7 +191,7 @@ struct JXLDecoderTests {
             _ = try JXLDecoder().decode(JXLTestImages.lyingHeader())
             Issue.record("a lying header decoded")
         } catch {
-            guard case .decodingError(let reason) = error else { Issue.record("\(error)"); return }
+            guard let reason = error.decodingReason else { Issue.record("\(error)"); return }
             switch reason {
             case .tooManyPixels(.jxl, _, _, _), .invalidHeader(.jxl, _), .truncated(.jxl, _): break
             default: Issue.record("\(reason)")
@@ -237,10 +237,10 @@ enum JXLTestImages {
 /// The reason of the error a body throws, for `#expect` (AlcedoError is not Equatable).
 enum ErrorReasons {
     static func decoding(_ body: () throws(AlcedoError) -> Void) -> DecodingErrorReason? {
-        do { try body(); return nil } catch { if case .decodingError(let reason) = error { return reason }; return nil }
+        do { try body(); return nil } catch { if let reason = error.decodingReason { return reason }; return nil }
     }
 
     static func encoding(_ body: () throws(AlcedoError) -> Void) -> EncodingErrorReason? {
-        do { try body(); return nil } catch { if case .encodingError(let reason) = error { return reason }; return nil }
+        do { try body(); return nil } catch { if let reason = error.encodingReason { return reason }; return nil }
     }
 }

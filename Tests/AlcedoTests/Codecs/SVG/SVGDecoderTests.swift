@@ -114,7 +114,7 @@ struct SVGDecoderTests {
             let image = try SVGDecoder().decode(SVGFixtures.svg(document))
             #expect(!image.hasAlpha || image.pixels.allSatisfy { $0 == 0 }, "the entity's text was drawn")
         } catch {
-            guard case .decodingError(.invalidHeader(.svg, _)) = error else { Issue.record("\(error)"); return }
+            guard case .invalidHeader(.svg, _)? = error.decodingReason else { Issue.record("\(error)"); return }
         }
     }
 
@@ -127,7 +127,7 @@ struct SVGDecoderTests {
             let image = try SVGDecoder().decode(input.data, options: DecodingOptions(limits: DecodingLimits(maxPixelCount: 50_000_000)))
             #expect(input.mayRender, "\(input) rendered \(image.size)")
         } catch {
-            guard case .decodingError(let reason) = error else { Issue.record("\(error)"); return }
+            guard let reason = error.decodingReason else { Issue.record("\(error)"); return }
             switch reason {
             case .invalidHeader(.svg, _), .corrupt(.svg, _), .tooManyPixels(.svg, _, _, _), .unsupportedFeature(.svg, _), .timedOut(.svg, _): break
             default: Issue.record("\(input): \(reason)")
@@ -146,7 +146,7 @@ struct SVGDecoderTests {
             _ = try SVGDecoder().decode(SVGFixtures.svg("<svg><rect></svg"))
             Issue.record("malformed XML decoded")
         } catch {
-            guard case .decodingError(.invalidHeader(.svg, _)) = error else { Issue.record("\(error)"); return }
+            guard case .invalidHeader(.svg, _)? = error.decodingReason else { Issue.record("\(error)"); return }
         }
     }
 }
