@@ -11,7 +11,7 @@ bin="$(cd Fuzz && swift build -c debug -Xswiftc -sanitize=fuzzer,address --show-
 corpus="$(mktemp -d)"
 trap 'rm -rf "$corpus"' EXIT
 # Each seed gets a leading option byte (0: default options).
-find Tests/AlcedoTests/Fixtures Sources/alcedo/Demo/Samples -type f \( -name '*.jpg' -o -name '*.jpeg' -o -name '*.png' -o -name '*.gif' -o -name '*.webp' -o -name '*.avif' -o -name '*.heic' \) \
+find Tests/AlcedoTests/Fixtures Sources/alcedo/Demo/Samples -type f \( -name '*.jpg' -o -name '*.jpeg' -o -name '*.png' -o -name '*.gif' -o -name '*.webp' -o -name '*.avif' -o -name '*.heic' -o -name '*.jxl' -o -name '*.svg' \) \
   -size -200k | while read -r f; do
   { printf '\000'; cat "$f"; } > "$corpus/$(basename "$f")"
 done

@@ -16,6 +16,9 @@ have_header gif_lib.h || missing+=(libgif-dev)
 have_pc lcms2 || missing+=(liblcms2-dev)
 have_pc libavif || missing+=(libavif-dev)
 have_pc libheif || missing+=(libheif-dev)
+# JPEG XL (headers for the build, the library loaded on first use) and SVG (librsvg, loaded on first use).
+have_pc libjxl || missing+=(libjxl-dev)
+have_pc librsvg-2.0 || missing+=(librsvg2-dev)
 # The shared cache tier's tests start their own redis-server processes on loopback ports.
 command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
 # The TLS test makes a throwaway CA and server certificate with the openssl command.
@@ -30,6 +33,8 @@ if [ "${ALCEDO_WITH_TOOLS:-0}" = "1" ]; then
   command -v jpgicc >/dev/null 2>&1 || missing+=(liblcms2-utils)
   command -v avifdec >/dev/null 2>&1 || missing+=(libavif-bin)
   command -v heif-convert >/dev/null 2>&1 || missing+=(libheif-examples)
+  command -v cjxl >/dev/null 2>&1 || missing+=(libjxl-tools)
+  command -v rsvg-convert >/dev/null 2>&1 || missing+=(librsvg2-bin)
   command -v readelf >/dev/null 2>&1 || missing+=(binutils)
 fi
 

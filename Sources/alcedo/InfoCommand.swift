@@ -48,6 +48,8 @@ struct InfoCommand: ParsableCommand {
             }
             text += ", orientation \(info.orientation.rawValue)"
             if info.hasAlpha { text += ", alpha" }
+            if let bitDepth = info.bitDepth { text += ", \(bitDepth)-bit" }
+            if let compression = info.compression { text += ", \(compression)" }
             if let profile = info.colorProfile { text += ", " + profile.textPhrase }
             text += ", \(byteCount) bytes"
             Console.line(text)

@@ -59,7 +59,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo,
           help: "Serve AVIF (preferred over WebP) to clients that accept it when the URL names no format (default off: AV1 encoding is the costliest step).")
     var autoAvif: Bool?
-    @Option(help: ArgumentHelp("Default quality per format when the URL sets none, as FORMAT=Q,... (default webp=79,avif=63; others 80).",
+    @Flag(inversion: .prefixedNo,
+          help: "Serve JPEG XL (preferred over AVIF and WebP) to clients that accept image/jxl when the URL names no format, for still results (default off).")
+    var autoJxl: Bool?
+    @Option(help: ArgumentHelp("Remove scripts and event attributes from SVG sources answered as SVG (default true).", valueName: "bool"))
+    var sanitizeSvg: Bool?
+    @Option(help: ArgumentHelp("Default quality per format when the URL sets none, as FORMAT=Q,... (default webp=79,avif=63,jxl=77; others 80).",
                                valueName: "list"))
     var formatQuality: String?
     @Option(help: ArgumentHelp("The AV1 encoder speed for AVIF results, 0 (slowest, smallest) to 10 (default 8).", valueName: "0-10"))
@@ -152,6 +157,8 @@ struct ServeCommand: AsyncParsableCommand {
         c.ttl = try ttl ?? env.int("TTL") ?? c.ttl
         c.autoWebP = try autoWebp ?? env.bool("AUTO_WEBP") ?? c.autoWebP
         c.autoAVIF = try autoAvif ?? env.bool("AUTO_AVIF") ?? c.autoAVIF
+        c.autoJXL = try autoJxl ?? env.bool("AUTO_JXL") ?? c.autoJXL
+        c.sanitizeSVG = try sanitizeSvg ?? env.bool("SANITIZE_SVG") ?? c.sanitizeSVG
         if let text = formatQuality ?? env.string("FORMAT_QUALITY") { try c.setFormatQuality(text) }
         c.avifSpeed = try avifSpeed ?? env.int("AVIF_SPEED") ?? c.avifSpeed
         guard (0...10).contains(c.avifSpeed) else {

@@ -11,11 +11,19 @@ public struct AcceptedImageFormats: Sendable, Hashable {
     public var webP: Bool
     /// The client accepts AVIF (default `false`).
     public var avif: Bool
+    /// The client accepts JPEG XL (default `false`).
+    public var jxl = false
 
     /// A set stated directly (both `false` by default).
     public init(webP: Bool = false, avif: Bool = false) {
         self.webP = webP
         self.avif = avif
+    }
+
+    /// A set stated directly, JPEG XL included.
+    public init(webP: Bool = false, avif: Bool = false, jxl: Bool) {
+        self.init(webP: webP, avif: avif)
+        self.jxl = jxl
     }
 
     /// Reads the values of one or more `Accept` header fields (each a comma-separated list of
@@ -30,6 +38,7 @@ public struct AcceptedImageFormats: Sendable, Hashable {
                 switch type {
                 case "image/webp": webP = accepted
                 case "image/avif": avif = accepted
+                case "image/jxl": jxl = accepted
                 default: break
                 }
             }
@@ -58,22 +67,34 @@ public struct AcceptedImageFormats: Sendable, Hashable {
 ///   An animated WebP stays WebP, an animated PNG becomes WebP when accepted, else PNG.
 /// - A GIF stays GIF. An AVIF source is AVIF when negotiated, else PNG, as are other formats
 ///   Alcedo does not write.
+/// - With ``autoJXL`` on, a client that accepts JPEG XL gets it for every still result, before
+///   AVIF and WebP (imgproxy's order); an animated result is never negotiated to JPEG XL.
+///   A JPEG XL or HEIC source without negotiation becomes PNG; an SVG source stays SVG.
 public struct FormatNegotiation: Sendable, Hashable {
     /// Negotiate WebP with clients that accept it (default `true`, `--auto-webp`).
     public var autoWebP: Bool
     /// Negotiate AVIF with clients that accept it, preferred over WebP (default `false`,
     /// `--auto-avif`, as imgproxy: the AV1 encode is the costliest step of a request).
     public var autoAVIF: Bool
+    /// Negotiate JPEG XL with clients that accept it, preferred over AVIF and WebP (default
+    /// `false`, `--auto-jxl`, as imgproxy's `IMGPROXY_AUTO_JXL`).
+    public var autoJXL = false
 
-    /// A negotiation with WebP on and AVIF off by default.
+    /// A negotiation with WebP on and AVIF and JPEG XL off by default.
     public init(autoWebP: Bool = true, autoAVIF: Bool = false) {
         self.autoWebP = autoWebP
         self.autoAVIF = autoAVIF
     }
 
+    /// A negotiation stating JPEG XL too.
+    public init(autoWebP: Bool = true, autoAVIF: Bool = false, autoJXL: Bool) {
+        self.init(autoWebP: autoWebP, autoAVIF: autoAVIF)
+        self.autoJXL = autoJXL
+    }
+
     /// The accepted formats this negotiation may choose: those turned on.
     public func usable(_ accepted: AcceptedImageFormats) -> AcceptedImageFormats {
-        AcceptedImageFormats(webP: autoWebP && accepted.webP, avif: autoAVIF && accepted.avif)
+        AcceptedImageFormats(webP: autoWebP && accepted.webP, avif: autoAVIF && accepted.avif, jxl: autoJXL && accepted.jxl)
     }
 
     /// The output format for a result made from a `source`-format image, for a client that
@@ -82,6 +103,11 @@ public struct FormatNegotiation: Sendable, Hashable {
     /// - Returns: `nil` only when the answer depends on animation and `animated` is `nil`.
     public func outputFormat(source: ImageFormat, animated: Bool?, accepted: AcceptedImageFormats) -> ImageFormat? {
         let usable = usable(accepted)
+        if source == .svg { return .svg }
+        if usable.jxl {
+            guard let animated else { return nil }
+            if !animated { return .jxl }
+        }
         switch source {
         case .jpeg: return usable.avif ? .avif : (usable.webP ? .webp : .jpeg)
         case .png: return usable.avif ? .avif : (usable.webP ? .webp : .png)

@@ -88,11 +88,13 @@ public final class ImageService: Sendable {
         var unsigned = parsed
         unsigned.signature = ""
         let canonical = unsigned
-        let encoding = ResponseEncoding(requested: requested, accepted: accepted, quality: parsed.options.quality,
+        var responseEncoding = ResponseEncoding(requested: requested, accepted: accepted, quality: parsed.options.quality,
                                         defaultQualities: FormatQualities(fallback: configuration.defaultQuality,
                                                                           perFormat: configuration.formatQuality),
                                         avifSpeed: configuration.avifSpeed, background: parsed.options.background,
                                         maxBytes: parsed.options.maxBytes)
+        responseEncoding.sanitizeSVG = configuration.sanitizeSVG
+        let encoding = responseEncoding
         let variantKey = canonical.signedPart + "|" + encoding.identifier
 
         if let revalidationKey {
@@ -158,6 +160,11 @@ public final class ImageService: Sendable {
         if let stored = retrieved.variantData, ImageFormat.sniff(stored) == format {
             // The caches' copy of this variant is the response itself (``ResponseSerializer``).
             body = stored
+        } else if format == .svg {
+            // An SVG source answered as SVG passes through (sanitized), unprocessed, as in imgproxy.
+            var original = retrieved.originalData
+            if original == nil { original = try? await pipeline.cache.retrieveDataInDiskCache(forKey: parsed.sourceURL)?.data }
+            body = try encoding.svgBody(original: original)
         } else {
             let image = retrieved.image
             body = try await Self.offPool { () throws(AlcedoError) -> Data in
@@ -181,7 +188,7 @@ public final class ImageService: Sendable {
     /// Whether a result asked for in `format` is made from the source's first frame only (the
     /// format cannot animate, so the other frames are not even decoded).
     static func writesFirstFrameOnly(_ format: ImageFormat) -> Bool {
-        format == .jpeg || format == .png
+        format == .jpeg || format == .png || format == .heic
     }
 
     /// The format a response will have, known before processing: `nil` when it depends on
@@ -189,7 +196,7 @@ public final class ImageService: Sendable {
     static func predictedFormat(_ encoding: ResponseEncoding, source: SourceInfo, page: Int?) -> ImageFormat? {
         if let requested = encoding.requested { return requested }
         let animated = page != nil ? false : source.animated
-        return FormatNegotiation(autoWebP: true, autoAVIF: true).outputFormat(source: source.format, animated: animated,
+        return FormatNegotiation(autoWebP: true, autoAVIF: true, autoJXL: true).outputFormat(source: source.format, animated: animated,
                                                                               accepted: encoding.accepted)
     }
 

@@ -16,11 +16,22 @@ struct ResponseEncoding: Sendable, Hashable {
     var avifSpeed: Int
     var background: RGBA?
     var maxBytes: Int
+    /// Remove scripts from an SVG source answered as SVG (``ImageServerConfiguration/sanitizeSVG``).
+    var sanitizeSVG = true
+
+    /// The bytes of an SVG answer: the SVG source itself, sanitized unless turned off. An SVG
+    /// result is made only from an SVG source (imgproxy's rule): anything else is refused.
+    func svgBody(original: Data?) throws(AlcedoError) -> Data {
+        guard let original, ImageFormat.sniff(original) == .svg else {
+            throw .encodingError(reason: .imageNotEncodable(format: .svg, message: "an SVG result needs an SVG source"))
+        }
+        return sanitizeSVG ? SVGSanitizer.sanitize(original) : original
+    }
 
     /// The output format for a result made from a `source`-format image.
     func format(source: ImageFormat, animated: Bool) -> ImageFormat {
         // `accepted` holds only what the configuration turned on: negotiate with both allowed.
-        requested ?? FormatNegotiation(autoWebP: true, autoAVIF: true).outputFormat(source: source, animated: animated,
+        requested ?? FormatNegotiation(autoWebP: true, autoAVIF: true, autoJXL: true).outputFormat(source: source, animated: animated,
                                                                                     accepted: accepted) ?? .png
     }
 
@@ -33,6 +44,7 @@ struct ResponseEncoding: Sendable, Hashable {
     var identifier: String {
         var format = requested?.rawValue ?? "auto"
         if requested == nil {
+            if accepted.jxl { format += "+jxl" }
             if accepted.avif { format += "+avif" }
             if accepted.webP { format += "+webp" }
         }
@@ -81,8 +93,9 @@ struct ResponseSerializer: CacheSerializer {
     let encoding: ResponseEncoding
 
     func data(with image: AlcedoImage, original: Data?) throws(AlcedoError) -> Data {
-        try ImageService.encode(image, as: encoding.format(source: image.sourceFormat, animated: image.isAnimated),
-                                encoding: encoding)
+        let format = encoding.format(source: image.sourceFormat, animated: image.isAnimated)
+        if format == .svg { return try encoding.svgBody(original: original) }
+        return try ImageService.encode(image, as: format, encoding: encoding)
     }
 
     func image(with data: Data, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {

@@ -239,6 +239,9 @@ extension ProcessingOptions {
         case "webp": return .webp
         case "gif": return .gif
         case "avif": return .avif
+        case "heic": return .heic
+        case "jxl": return .jxl
+        case "svg": return .svg
         default: throw .unsupportedFormat(text)
         }
     }
