@@ -12,7 +12,7 @@ corpus="$(mktemp -d)"
 trap 'rm -rf "$corpus"' EXIT
 # Each seed gets a leading option byte (0: default options).
 find Tests/AlcedoTests/Fixtures Sources/alcedo/Demo/Samples -type f \( -name '*.jpg' -o -name '*.jpeg' -o -name '*.png' -o -name '*.gif' -o -name '*.webp' -o -name '*.avif' -o -name '*.heic' \
-  -o -name '*.tif' -o -name '*.bmp' -o -name '*.ico' -o -name '*.cur' \) \
+  -o -name '*.tif' -o -name '*.bmp' -o -name '*.ico' -o -name '*.cur' -o -name '*.jxl' -o -name '*.svg' \) \
   -size -200k | while read -r f; do
   { printf '\000'; cat "$f"; } > "$corpus/$(basename "$f")"
 done

@@ -17,6 +17,9 @@ have_pc lcms2 || missing+=(liblcms2-dev)
 have_pc libavif || missing+=(libavif-dev)
 have_pc libheif || missing+=(libheif-dev)
 have_pc libtiff-4 || missing+=(libtiff-dev)
+# JPEG XL (headers for the build, the library loaded on first use) and SVG (librsvg, loaded on first use).
+have_pc libjxl || missing+=(libjxl-dev)
+have_pc librsvg-2.0 || missing+=(librsvg2-dev)
 # The shared cache tier's tests start their own redis-server processes on loopback ports.
 command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
 # The service unit's tests run systemd-analyze verify and security (contrib/systemd).
@@ -39,6 +42,8 @@ if [ "${ALCEDO_WITH_TOOLS:-0}" = "1" ]; then
   command -v heif-convert >/dev/null 2>&1 || missing+=(libheif-examples)
   command -v tiffcp >/dev/null 2>&1 || missing+=(libtiff-tools)
   command -v icotool >/dev/null 2>&1 || missing+=(icoutils)
+  command -v cjxl >/dev/null 2>&1 || missing+=(libjxl-tools)
+  command -v rsvg-convert >/dev/null 2>&1 || missing+=(librsvg2-bin)
   command -v readelf >/dev/null 2>&1 || missing+=(binutils)
 fi
 

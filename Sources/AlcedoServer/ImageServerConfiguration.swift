@@ -65,12 +65,19 @@ public struct ImageServerConfiguration: Sendable {
     /// of a request, and its cost grows fast as ``avifSpeed`` goes down). See ``FormatNegotiation``
     /// for which sources and results it applies to.
     public var autoAVIF = false
+    /// Serve JPEG XL to clients that accept it (`image/jxl`) when the URL names no format,
+    /// preferred over AVIF and WebP, for still results (default `false`, as imgproxy's
+    /// `IMGPROXY_AUTO_JXL`).
+    public var autoJXL = false
+    /// Remove scripts and event attributes from an SVG source served as SVG (default `true`, as
+    /// imgproxy's `IMGPROXY_SANITIZE_SVG`); see ``SVGSanitizer``.
+    public var sanitizeSVG = true
     /// The quality used when the URL sets none and ``formatQuality`` has no entry for the
     /// output format (default 80, as imgproxy's `IMGPROXY_QUALITY`).
     public var defaultQuality = 80
-    /// The quality of a format when the URL sets none (default WebP 79 and AVIF 63, as
-    /// imgproxy's `IMGPROXY_FORMAT_QUALITY`); formats not listed use ``defaultQuality``.
-    public var formatQuality: [ImageFormat: Int] = [.webp: 79, .avif: 63]
+    /// The quality of a format when the URL sets none (default WebP 79, AVIF 63 and JPEG XL 77,
+    /// as imgproxy's `IMGPROXY_FORMAT_QUALITY`); formats not listed (HEIC among them) use ``defaultQuality``.
+    public var formatQuality: [ImageFormat: Int] = [.webp: 79, .avif: 63, .jxl: 77]
     /// The AV1 encoder's speed for AVIF results, 0 (slowest, smallest) to 10 (fastest)
     /// (default 8, as imgproxy's `IMGPROXY_AVIF_SPEED`).
     public var avifSpeed = 8
@@ -260,7 +267,8 @@ public struct ImageServerConfiguration: Sendable {
     /// The format negotiation ``autoWebP`` and ``autoAVIF`` make (each also on when its
     /// ``enforceWebP`` or ``enforceAVIF`` is).
     public var negotiation: FormatNegotiation {
-        FormatNegotiation(autoWebP: autoWebP || enforceWebP, autoAVIF: autoAVIF || enforceAVIF, preferredFormats: preferredFormats)
+        FormatNegotiation(autoWebP: autoWebP || enforceWebP, autoAVIF: autoAVIF || enforceAVIF, autoJXL: autoJXL,
+                          preferredFormats: preferredFormats)
     }
 
     /// Parses imgproxy's `IMGPROXY_FORMAT_QUALITY` form, `avif=63,webp=79`, into ``formatQuality``
@@ -273,16 +281,14 @@ public struct ImageServerConfiguration: Sendable {
     public mutating func setFormatQuality(_ text: String) throws(ServerConfigurationError) {
         for item in text.split(separator: ",") {
             let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            let name = pair.first?.lowercased() ?? ""
-            let format = ImageFormat(fileExtension: name)
-            let writable = format.map { [.jpeg, .png, .webp, .gif, .avif].contains($0) } ?? false
-            guard pair.count == 2, writable || name == "jxl" else {
-                throw .invalidValue("format quality", message: "\"\(item)\" is not FORMAT=QUALITY with FORMAT jpeg, png, webp, gif or avif")
+            guard pair.count == 2, let format = ImageFormat(fileExtension: pair[0]),
+                  [.jpeg, .png, .webp, .gif, .avif, .heic, .jxl, .tiff].contains(format) else {
+                throw .invalidValue("format quality", message: "\"\(item)\" is not FORMAT=QUALITY with FORMAT jpeg, png, webp, gif, avif, heic, jxl or tiff")
             }
             guard let quality = Int(pair[1]), (1...100).contains(quality) else {
                 throw .invalidValue("format quality", message: "\"\(pair[1])\" is not a quality in 1...100")
             }
-            if let format, writable { formatQuality[format] = quality }
+            formatQuality[format] = quality
         }
     }
 

@@ -2,7 +2,7 @@ import Alcedo
 import ArgumentParser
 import Foundation
 
-/// `alcedo convert IN OUT [--format png|jpeg|gif|webp|avif|tiff|bmp|ico|pam] [--quality Q] [--downsample WxH] [--frame N] [--color MODE]`
+/// `alcedo convert IN OUT [--format png|jpeg|gif|webp|avif|heic|jxl|tiff|bmp|ico|pam] [--quality Q] [--lossless] [--downsample WxH] [--frame N] [--color MODE]`
 struct ConvertCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
@@ -22,16 +22,19 @@ struct ConvertCommand: ParsableCommand {
     @Argument(help: "The file to write.")
     var output: String
 
-    @Option(help: "Output format: png, jpeg, gif, webp, avif, tiff, bmp, ico or pam (default: from OUT's extension).")
+    @Option(help: "Output format: png, jpeg, gif, webp, avif, heic, jxl, tiff, bmp, ico or pam (default: from OUT's extension).")
     var format: String?
 
-    @Option(help: "Quality for JPEG, lossy WebP and AVIF, 1-100.")
+    @Option(help: "Quality for JPEG, lossy WebP, AVIF, HEIC and JPEG XL, 1-100.")
     var quality: Int = 90
+
+    @Flag(help: "Write WebP, AVIF, HEIC or JPEG XL losslessly.")
+    var lossless = false
 
     @Option(help: "Fit inside WxH (for example 256x256), keeping the aspect ratio, never upscaling.")
     var downsample: String?
 
-    @Option(help: "Write only frame N of an animation (default: all frames for gif and webp, frame 0 otherwise).")
+    @Option(help: "Write only frame N of an animation (default: all frames for gif, webp, avif and jxl, frame 0 otherwise).")
     var frame: Int?
 
     @Option(name: .customLong("color"), help: ColorManagement.argumentHelp)
@@ -113,7 +116,7 @@ struct ConvertCommand: ParsableCommand {
         case .format(let format):
             let encoded: Data
             do {
-                encoded = try ImageCodecRegistry.shared.encode(image, as: format, options: EncodingOptions(quality: quality))
+                encoded = try ImageCodecRegistry.shared.encode(image, as: format, options: EncodingOptions(quality: quality, lossless: lossless))
             } catch {
                 throw CLIFailure(path: output, error: error)
             }
@@ -151,7 +154,7 @@ struct ConvertCommand: ParsableCommand {
         case format(ImageFormat)
 
         var isAnimatable: Bool {
-            if case .format(let format) = self { return format == .gif || format == .webp || format == .avif }
+            if case .format(let format) = self { return format == .gif || format == .webp || format == .avif || format == .jxl }
             return false
         }
     }

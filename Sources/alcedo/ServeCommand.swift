@@ -64,7 +64,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo,
           help: "Serve AVIF (preferred over WebP) to clients that accept it when the URL names no format (default off: AV1 encoding is the costliest step).")
     var autoAvif: Bool?
-    @Option(help: ArgumentHelp("Default quality per format when the URL sets none, as FORMAT=Q,... (default webp=79,avif=63; others 80).",
+    @Flag(inversion: .prefixedNo,
+          help: "Serve JPEG XL (preferred over AVIF and WebP) to clients that accept image/jxl when the URL names no format, for still results (default off).")
+    var autoJxl: Bool?
+    @Option(help: ArgumentHelp("Remove scripts and event attributes from SVG sources answered as SVG (default true).", valueName: "bool"))
+    var sanitizeSvg: Bool?
+    @Option(help: ArgumentHelp("Default quality per format when the URL sets none, as FORMAT=Q,... (default webp=79,avif=63,jxl=77; others 80).",
                                valueName: "list"))
     var formatQuality: String?
     @Option(help: ArgumentHelp("The AV1 encoder speed for AVIF results, 0 (slowest, smallest) to 10 (default 8).", valueName: "0-10"))
@@ -349,6 +354,8 @@ struct ServeCommand: AsyncParsableCommand {
         c.autoWebP = try env.pick("AUTO_WEBP", flag: autoWebp, env.bool("AUTO_WEBP") ?? detectWebP) ?? c.autoWebP
         let detectAVIF = try env.imgproxyString("ENABLE_AVIF_DETECTION", for: "AUTO_AVIF").map { try Self.bool($0, "IMGPROXY_ENABLE_AVIF_DETECTION") }
         c.autoAVIF = try env.pick("AUTO_AVIF", flag: autoAvif, env.bool("AUTO_AVIF") ?? detectAVIF) ?? c.autoAVIF
+        c.autoJXL = try env.pick("AUTO_JXL", flag: autoJxl, env.bool("AUTO_JXL")) ?? c.autoJXL
+        c.sanitizeSVG = try env.pick("SANITIZE_SVG", flag: sanitizeSvg, env.bool("SANITIZE_SVG")) ?? c.sanitizeSVG
         c.enforceWebP = try env.pick("ENFORCE_WEBP", flag: enforceWebp, env.bool("ENFORCE_WEBP")) ?? c.enforceWebP
         c.enforceAVIF = try env.pick("ENFORCE_AVIF", flag: enforceAvif, env.bool("ENFORCE_AVIF")) ?? c.enforceAVIF
         c.defaultQuality = try env.pick("QUALITY", flag: quality, env.int("QUALITY")) ?? c.defaultQuality

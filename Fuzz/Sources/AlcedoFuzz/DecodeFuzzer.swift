@@ -23,6 +23,7 @@ public func fuzzDecode(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         options.preferredIconSize = PixelSize(width: 16, height: 16)
     }
     _ = try? ImageCodecRegistry.shared.info(for: data, options: options)
+    if ImageFormat.sniff(data) == .svg { _ = SVGSanitizer.sanitize(data) }
     if let image = try? ImageCodecRegistry.shared.decode(data, options: options) {
         precondition(image.frames.allSatisfy { $0.pixels.count == image.width * image.height * 4 })
     }

@@ -11,11 +11,19 @@ public struct AcceptedImageFormats: Sendable, Hashable {
     public var webP: Bool
     /// The client accepts AVIF (default `false`).
     public var avif: Bool
+    /// The client accepts JPEG XL (default `false`).
+    public var jxl = false
 
     /// A set stated directly (both `false` by default).
     public init(webP: Bool = false, avif: Bool = false) {
         self.webP = webP
         self.avif = avif
+    }
+
+    /// A set stated directly, JPEG XL included.
+    public init(webP: Bool = false, avif: Bool = false, jxl: Bool) {
+        self.init(webP: webP, avif: avif)
+        self.jxl = jxl
     }
 
     /// Reads the values of one or more `Accept` header fields (each a comma-separated list of
@@ -30,6 +38,7 @@ public struct AcceptedImageFormats: Sendable, Hashable {
                 switch type {
                 case "image/webp": webP = accepted
                 case "image/avif": avif = accepted
+                case "image/jxl": jxl = accepted
                 default: break
                 }
             }
@@ -56,10 +65,13 @@ public struct AcceptedImageFormats: Sendable, Hashable {
 ///   `Accept` does not promise AV1 sequences (browsers shipped still AVIF before animated AVIF).
 ///   An animated WebP stays WebP when WebP is accepted, an animated PNG becomes WebP when accepted.
 /// - A GIF stays GIF when GIF is a preferred format.
+/// - With ``autoJXL`` on, a client that accepts JPEG XL gets it for every still result, before
+///   AVIF and WebP (imgproxy's order); an animated result is never negotiated to JPEG XL.
+///   An SVG source stays SVG.
 /// - Otherwise imgproxy's preferred formats decide (``preferredFormats``, default JPEG, PNG,
-///   GIF): a source in the list keeps its format; any other (WebP, AVIF, HEIC, TIFF…) gets the
-///   first listed format that can hold the result: not JPEG when it has alpha, GIF (or WebP,
-///   AVIF) when it is animated; the first of the list when none can.
+///   GIF): a source in the list keeps its format; any other (WebP, AVIF, HEIC, TIFF, JPEG XL…)
+///   gets the first listed format that can hold the result: not JPEG when it has alpha, GIF (or
+///   WebP, AVIF) when it is animated; the first of the list when none can.
 public struct FormatNegotiation: Sendable, Hashable {
     /// Negotiate WebP with clients that accept it (default `true`, `--auto-webp`).
     public var autoWebP: Bool
@@ -68,17 +80,26 @@ public struct FormatNegotiation: Sendable, Hashable {
     public var autoAVIF: Bool
     /// The formats used when nothing is negotiated, in order (default JPEG, PNG, GIF).
     public var preferredFormats: [ImageFormat]
+    /// Negotiate JPEG XL with clients that accept it, preferred over AVIF and WebP (default
+    /// `false`, `--auto-jxl`, as imgproxy's `IMGPROXY_AUTO_JXL`).
+    public var autoJXL = false
 
-    /// A negotiation with WebP on and AVIF off by default, and imgproxy's preferred formats.
+    /// A negotiation with WebP on and AVIF and JPEG XL off by default, and imgproxy's preferred formats.
     public init(autoWebP: Bool = true, autoAVIF: Bool = false, preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]) {
         self.autoWebP = autoWebP
         self.autoAVIF = autoAVIF
         self.preferredFormats = preferredFormats.isEmpty ? [.jpeg, .png, .gif] : preferredFormats
     }
 
+    /// A negotiation stating JPEG XL too.
+    public init(autoWebP: Bool = true, autoAVIF: Bool = false, autoJXL: Bool, preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]) {
+        self.init(autoWebP: autoWebP, autoAVIF: autoAVIF, preferredFormats: preferredFormats)
+        self.autoJXL = autoJXL
+    }
+
     /// The accepted formats this negotiation may choose: those turned on.
     public func usable(_ accepted: AcceptedImageFormats) -> AcceptedImageFormats {
-        AcceptedImageFormats(webP: autoWebP && accepted.webP, avif: autoAVIF && accepted.avif)
+        AcceptedImageFormats(webP: autoWebP && accepted.webP, avif: autoAVIF && accepted.avif, jxl: autoJXL && accepted.jxl)
     }
 
     /// The output format for a result made from a `source`-format image, for a client that
@@ -90,6 +111,11 @@ public struct FormatNegotiation: Sendable, Hashable {
     public func outputFormat(source: ImageFormat, animated: Bool?, alpha: Bool? = nil,
                              accepted: AcceptedImageFormats) -> ImageFormat? {
         let usable = usable(accepted)
+        if source == .svg { return .svg }
+        if usable.jxl {
+            guard let animated else { return nil }
+            if !animated { return .jxl }
+        }
         switch source {
         case .jpeg, .png:
             if usable.avif { return .avif }

@@ -138,12 +138,14 @@ public final class ImageService: Sendable {
         var unsigned = parsed
         unsigned.signature = ""
         let canonical = unsigned
-        let encoding = ResponseEncoding(requested: requested, accepted: accepted, enforced: enforced, quality: parsed.options.quality,
+        var responseEncoding = ResponseEncoding(requested: requested, accepted: accepted, enforced: enforced, quality: parsed.options.quality,
                                         defaultQualities: FormatQualities(fallback: configuration.defaultQuality,
                                                                           perFormat: configuration.formatQuality
                                                                               .merging(parsed.options.formatQuality) { $1 }),
                                         avifSpeed: configuration.avifSpeed, background: parsed.options.background,
                                         maxBytes: parsed.options.maxBytes, preferredFormats: configuration.preferredFormats)
+        responseEncoding.sanitizeSVG = configuration.sanitizeSVG
+        let encoding = responseEncoding
         let variantKey = canonical.signedPart + "|" + encoding.identifier
 
         if let revalidationKey {
@@ -215,6 +217,11 @@ public final class ImageService: Sendable {
         if let stored = retrieved.variantData, ImageFormat.sniff(stored) == format {
             // The caches' copy of this variant is the response itself (``ResponseSerializer``).
             body = stored
+        } else if format == .svg {
+            // An SVG source answered as SVG passes through (sanitized), unprocessed, as in imgproxy.
+            var original = retrieved.originalData
+            if original == nil { original = try? await pipeline.cache.retrieveDataInDiskCache(forKey: parsed.sourceURL)?.data }
+            body = try encoding.svgBody(original: original)
         } else {
             let image = retrieved.image
             // The encoding's own working set, reserved as a decode's is.
@@ -334,7 +341,7 @@ public final class ImageService: Sendable {
     /// Whether a result asked for in `format` is made from the source's first frame only (the
     /// format cannot animate, so the other frames are not even decoded).
     static func writesFirstFrameOnly(_ format: ImageFormat) -> Bool {
-        format == .jpeg || format == .png || format == .tiff || format == .bmp || format == .ico
+        format == .jpeg || format == .png || format == .tiff || format == .bmp || format == .ico || format == .heic
     }
 
     /// The format a response will have, known before processing: `nil` when it depends on
@@ -348,7 +355,7 @@ public final class ImageService: Sendable {
             }
             return encoding.enforced.webP ? .webp : requested
         }
-        return FormatNegotiation(autoWebP: true, autoAVIF: true, preferredFormats: encoding.preferredFormats)
+        return FormatNegotiation(autoWebP: true, autoAVIF: true, autoJXL: true, preferredFormats: encoding.preferredFormats)
             .outputFormat(source: source.format, animated: animated, accepted: encoding.accepted)
     }
 

@@ -19,6 +19,17 @@ struct ResponseEncoding: Sendable, Hashable {
     var avifSpeed: Int
     var background: RGBA?
     var maxBytes: Int
+    /// Remove scripts from an SVG source answered as SVG (``ImageServerConfiguration/sanitizeSVG``).
+    var sanitizeSVG = true
+
+    /// The bytes of an SVG answer: the SVG source itself, sanitized unless turned off. An SVG
+    /// result is made only from an SVG source (imgproxy's rule): anything else is refused.
+    func svgBody(original: Data?) throws(AlcedoError) -> Data {
+        guard let original, ImageFormat.sniff(original) == .svg else {
+            throw .encodingError(reason: .imageNotEncodable(format: .svg, message: "an SVG result needs an SVG source"))
+        }
+        return sanitizeSVG ? SVGSanitizer.sanitize(original) : original
+    }
 
     /// The formats used when nothing is negotiated (the server's preferred formats).
     var preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]
@@ -31,7 +42,7 @@ struct ResponseEncoding: Sendable, Hashable {
             return enforced.webP ? .webp : requested
         }
         // `accepted` holds only what the configuration turned on: negotiate with both allowed.
-        let negotiation = FormatNegotiation(autoWebP: true, autoAVIF: true, preferredFormats: preferredFormats)
+        let negotiation = FormatNegotiation(autoWebP: true, autoAVIF: true, autoJXL: true, preferredFormats: preferredFormats)
         if let format = negotiation.outputFormat(source: source, animated: animated, accepted: accepted) { return format }
         return negotiation.outputFormat(source: source, animated: animated, alpha: alpha(), accepted: accepted) ?? .png
     }
@@ -45,6 +56,7 @@ struct ResponseEncoding: Sendable, Hashable {
     var identifier: String {
         var format = requested?.rawValue ?? "auto"
         if requested == nil {
+            if accepted.jxl { format += "+jxl" }
             if accepted.avif { format += "+avif" }
             if accepted.webP { format += "+webp" }
             if preferredFormats != [.jpeg, .png, .gif] { format += "+" + preferredFormats.map(\.rawValue).joined(separator: "+") }
@@ -97,9 +109,9 @@ struct ResponseSerializer: CacheSerializer {
     let encoding: ResponseEncoding
 
     func data(with image: AlcedoImage, original: Data?) throws(AlcedoError) -> Data {
-        try ImageService.encode(image, as: encoding.format(source: image.sourceFormat, animated: image.isAnimated,
-                                                           alpha: { image.hasAlpha }),
-                                encoding: encoding)
+        let format = encoding.format(source: image.sourceFormat, animated: image.isAnimated, alpha: { image.hasAlpha })
+        if format == .svg { return try encoding.svgBody(original: original) }
+        return try ImageService.encode(image, as: format, encoding: encoding)
     }
 
     func image(with data: Data, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {

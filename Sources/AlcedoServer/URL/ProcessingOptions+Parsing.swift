@@ -530,7 +530,7 @@ extension ProcessingOptions {
     static func format(_ text: String) throws(ImgproxyURLError) -> ImageFormat {
         guard let format = ImageFormat(fileExtension: text), format != .unknown else { throw .unsupportedFormat(text) }
         let normalized: ImageFormat = format == .apng ? .png : format
-        guard [.jpeg, .png, .webp, .gif, .avif].contains(normalized)
+        guard [.jpeg, .png, .webp, .gif, .avif, .svg].contains(normalized)
             || ImageCodecRegistry.shared.encodableFormats.contains(normalized) else { throw .unsupportedFormat(text) }
         return normalized
     }

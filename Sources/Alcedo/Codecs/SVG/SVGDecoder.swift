@@ -17,7 +17,8 @@ import Foundation
 ///   XML external entities and DTDs are not loaded.
 /// - **Limits**: the rendered size is checked against ``DecodingOptions/limits`` before the
 ///   canvas is allocated, and cairo draws at most 32,767 pixels a side. librsvg bounds the
-///   rest itself: at most 1,000,000 elements loaded and 500,000 referenced while rendering
+///   rest itself (entities declared in the document may add at most 1 MiB of text, checked
+///   before libxml2 expands them: `.workingMemoryTooLarge`): at most 1,000,000 elements loaded and 500,000 referenced while rendering
 ///   (`<use>` bombs), libxml2's entity-amplification check (billion laughs), and an error
 ///   for reference cycles. librsvg cannot be interrupted while it draws: the
 ///   ``DecodingLimits/decodingTimeout`` is checked after the render, and a render that took
@@ -110,6 +111,7 @@ struct SVGDocument {
 
     static func with<T>(_ data: Data, _ body: (SVGDocument) throws(AlcedoError) -> T) throws(AlcedoError) -> T {
         guard !data.isEmpty else { throw .decodingError(reason: .emptyData) }
+        try SVGEntityBudget.check(data)
         let lib = try RSVGLibrary.functions()
         var error: UnsafeMutablePointer<alcedo_gerror>?
         let handle = data.withUnsafeBytes { raw in

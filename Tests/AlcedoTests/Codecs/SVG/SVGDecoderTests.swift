@@ -129,7 +129,7 @@ struct SVGDecoderTests {
         } catch {
             guard let reason = error.decodingReason else { Issue.record("\(error)"); return }
             switch reason {
-            case .invalidHeader(.svg, _), .corrupt(.svg, _), .tooManyPixels(.svg, _, _, _), .unsupportedFeature(.svg, _), .timedOut(.svg, _): break
+            case .invalidHeader(.svg, _), .corrupt(.svg, _), .workingMemoryTooLarge(.svg, _, _, _), .tooManyPixels(.svg, _, _, _), .unsupportedFeature(.svg, _), .timedOut(.svg, _): break
             default: Issue.record("\(input): \(reason)")
             }
         }
@@ -158,7 +158,7 @@ enum SVGHostile: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     /// `true` when a bounded render (not an error) is an acceptable outcome.
-    var mayRender: Bool { self != .entityBomb && self != .hugeDeclaredSize }
+    var mayRender: Bool { self != .entityBomb && self != .hugeDeclaredSize && self != .quadraticBlowup }
 
     var data: Data {
         switch self {
@@ -187,5 +187,32 @@ enum SVGHostile: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .filterBomb:
             return Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="2000" height="2000"><filter id="f"><feGaussianBlur stdDeviation="500"/></filter><rect width="2000" height="2000" filter="url(#f)"/></svg>"#.utf8)
         }
+    }
+}
+
+@Suite("SVG sanitizer")
+struct SVGSanitizerTests {
+    @Test("scripts, event attributes, javascript: values and the doctype go; the drawing stays")
+    func sanitize() throws {
+        let input = """
+        <?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x "<script>alert(1)</script>">]>
+        <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10" onload="alert(1)">
+          <script>alert(2)</script><svg:script xmlns:svg="http://www.w3.org/2000/svg">alert(3)</svg:script><SCRIPT/>
+          <a xlink:href=" jav&#x09;ascript:alert(4)" href="&#106;avascript:alert(5)"><rect width="5" height="5" fill="red" ONCLICK='x()'/></a>
+          <!-- <script> in a comment stays a comment -->
+          <a href="https://example.com/"><circle r="2"/></a>
+        </svg>
+        """
+        let output = String(decoding: SVGSanitizer.sanitize(Data(input.utf8)), as: UTF8.self)
+        for banned in ["alert(1)", "alert(2)", "alert(3)", "alert(4)", "alert(5)", "onload", "ONCLICK", "<SCRIPT", "DOCTYPE"] {
+            #expect(!output.contains(banned), "\(banned) survived")
+        }
+        #expect(output.contains(#"<rect width="5" height="5" fill="red"/>"#) || output.contains(#"<rect width="5" height="5" fill="red" />"#))
+        #expect(output.contains(#"href="https://example.com/""#))
+        #expect(output.contains("<!-- <script> in a comment stays a comment -->"))
+        let image = try SVGDecoder().decode(SVGSanitizer.sanitize(Data(input.utf8)))
+        #expect(image.pixel(x: 2, y: 2) == RGBA(red: 255, green: 0, blue: 0))
+        #expect(SVGSanitizer.sanitize(Data()) == Data())
+        _ = SVGSanitizer.sanitize(Data("<svg <a href='".utf8))
     }
 }
