@@ -151,7 +151,11 @@ public final class LocalFolderImageDataLoader: ImageDataLoading {
             return .success(nil)
         }
         let size = Int(info.st_size)
+        #if canImport(Darwin)
+        let seconds = Int(info.st_mtimespec.tv_sec), nanoseconds = Int(info.st_mtimespec.tv_nsec)
+        #else
         let seconds = Int(info.st_mtim.tv_sec), nanoseconds = Int(info.st_mtim.tv_nsec)
+        #endif
         let modified = Date(timeIntervalSince1970: TimeInterval(seconds))
         let etag = "\"" + String(size, radix: 16) + "-" + String(seconds, radix: 16) + String(nanoseconds, radix: 16) + "\""
         return .success(OpenedFile(fd: fd, size: size, modified: modified, etag: etag))
