@@ -13,7 +13,7 @@ extension ImageService {
             var warnings: [String] = []
             let (parsed, signedPart) = try ImgproxyPath.parse(path, rules: configuration.parsingRules, warnings: &warnings)
             try verifySignature(parsed.signature, signedPart: signedPart)
-            let url = try pipeline.sourceGuard.checkSource(parsed.sourceURL)
+            let url = try pipeline.sourceGuard.checkSource(parsed.fetchableSourceURL)
             let data: Data
             if let cached = try? await pipeline.cache.retrieveDataInDiskCache(forKey: parsed.sourceURL) {
                 data = cached.data
