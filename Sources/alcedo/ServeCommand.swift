@@ -12,7 +12,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             URLs: /SIGNATURE/OPTIONS/plain/PERCENT-ENCODED-URL[@EXT] or /SIGNATURE/OPTIONS/BASE64URL[.EXT], \
             with imgproxy's processing options (rs:fill:300:200, q:80, f:webp, f:avif, g:sm, …); /health, /metrics and \
-            /info/SIGNATURE/OPTIONS/SOURCE as well. Without --key, the signature segment is "insecure". \
+            /info/SIGNATURE/OPTIONS/SOURCE as well. Without --key, any signature segment is accepted ("insecure", "unsafe"). \
             Every option can also be set by an environment variable ALCEDO_<OPTION> (for example \
             ALCEDO_PORT=9000, ALCEDO_ALLOW_PRIVATE_NETWORKS=1; lists separated by commas), and by \
             imgproxy's IMGPROXY_* variables (IMGPROXY_KEY, IMGPROXY_BIND, IMGPROXY_WORKERS, …); a flag wins \

@@ -49,16 +49,17 @@ public struct ImgproxyProcessor: ImageProcessor {
     }
 
     /// Lets the decoder scale (JPEG DCT, WebP) when nothing before the resize needs full-size
-    /// pixels: no crop, no trim, a requested size that keeps the aspect ratio. The target always
+    /// pixels: no crop, no trim, no minimum size, a requested size that keeps the aspect ratio. The target always
     /// covers what the resize needs.
     public var decodingTarget: (size: PixelSize, mode: ContentMode)? {
-        guard options.crop == nil, options.trim == nil, options.width > 0 || options.height > 0 else { return nil }
+        guard options.crop == nil, options.trim == nil, options.minWidth == 0, options.minHeight == 0,
+              options.width > 0 || options.height > 0 else { return nil }
         // force with a side of 0 keeps that side of the source: it needs the full size.
         if options.resizingType == .force, options.width == 0 || options.height == 0 { return nil }
         let large = 1 << 20
         let zoom = max(options.zoomX, options.zoomY)
-        var w = options.width > 0 ? max(Self.scaled(options.width, options.dpr * zoom), options.minWidth) : large
-        var h = options.height > 0 ? max(Self.scaled(options.height, options.dpr * zoom), options.minHeight) : large
+        var w = options.width > 0 ? Self.scaled(options.width, options.dpr * zoom) : large
+        var h = options.height > 0 ? Self.scaled(options.height, options.dpr * zoom) : large
         if options.rotate == 90 || options.rotate == 270 { swap(&w, &h) }
         if !options.autoRotate {
             // The stored orientation may swap the sides: cover the larger one both ways.

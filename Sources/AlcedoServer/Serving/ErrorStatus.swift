@@ -17,7 +17,7 @@ struct ErrorStatus: Sendable, Equatable {
     init(_ error: any Error) {
         switch error {
         case let error as ImgproxyURLError:
-            self.init(status: error.isSignatureError ? 403 : 400, reason: error.description)
+            self.init(status: error.status, reason: error.description)
         case let error as SourceRefusal:
             self.init(status: 403, reason: error.description)
         case let error as AlcedoError:
