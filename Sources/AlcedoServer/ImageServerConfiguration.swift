@@ -124,6 +124,11 @@ public struct ImageServerConfiguration: Sendable {
     /// Mixed into every `ETag` (default empty): change it after a configuration change that
     /// alters results so clients and CDNs stop revalidating old ones. imgproxy's `IMGPROXY_ETAG_BUSTER`.
     public var etagBuster = ""
+    /// The earliest `Last-Modified` sent (default `nil`: the source's own): a result whose
+    /// source is older, or has no date, is dated this, so clients and CDNs that revalidate
+    /// with `If-Modified-Since` fetch it again after a configuration change. imgproxy's
+    /// `IMGPROXY_LAST_MODIFIED_BUSTER`.
+    public var lastModifiedBuster: Date?
 
     /// The defaults.
     public init() {}
