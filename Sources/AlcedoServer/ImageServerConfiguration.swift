@@ -66,6 +66,7 @@ public struct ImageServerConfiguration: Sendable {
 
     /// The path prefix every route is served under, such as `/images` (default empty: none), as
     /// imgproxy's `IMGPROXY_PATH_PREFIX`: `/images/SIGNATURE/OPTIONS/SOURCE`, `/images/health`.
+    /// Stored normalised: a leading `/` added, trailing `/`, query and fragment removed.
     public var pathPrefix = "" {
         didSet { pathPrefix = Self.normalizedPrefix(pathPrefix) }
     }
