@@ -108,6 +108,7 @@ public struct ImageServerConfiguration: Sendable {
     public var logger = Logger(label: "alcedo.serve")
     /// The path prefix every route is served under, such as `/images` (default empty: none), as
     /// imgproxy's `IMGPROXY_PATH_PREFIX`: `/images/SIGNATURE/OPTIONS/SOURCE`, `/images/health`.
+    /// Stored normalised: a leading `/` added, trailing `/`, query and fragment removed.
     public var pathPrefix = "" {
         didSet { pathPrefix = Self.normalizedPrefix(pathPrefix) }
     }
@@ -184,6 +185,11 @@ public struct ImageServerConfiguration: Sendable {
     public static var defaultMaxMemory: Int {
         ProcessMemory.controlGroupLimit.map { $0 / 4 * 3 } ?? 256 << 20
     }
+    /// The earliest `Last-Modified` sent (default `nil`: the source's own): a result whose
+    /// source is older, or has no date, is dated this, so clients and CDNs that revalidate
+    /// with `If-Modified-Since` fetch it again after a configuration change. imgproxy's
+    /// `IMGPROXY_LAST_MODIFIED_BUSTER`.
+    public var lastModifiedBuster: Date?
 
     /// The defaults.
     public init() {}

@@ -139,6 +139,9 @@ struct ServeCommand: AsyncParsableCommand {
     var healthCheckPath: String?
     @Option(help: ArgumentHelp("Mixed into every ETag; change it to invalidate old ETags (default empty).", valueName: "text"))
     var etagBuster: String?
+    @Option(help: ArgumentHelp("The earliest Last-Modified sent, as an RFC 3339 date such as 2030-01-31T12:00:00Z (default none).",
+                               valueName: "date"))
+    var lastModifiedBuster: String?
     @Flag(help: "Print the effective configuration, one setting per line with where its value came from, and exit.")
     var printConfig = false
     @Option(help: ArgumentHelp("The memory budget in MiB the server keeps within: requests reserve their working set from it, the caches count against it (default: 75% of the cgroup limit, else 256).",
@@ -388,6 +391,13 @@ struct ServeCommand: AsyncParsableCommand {
         c.allowOrigin = env.pick("ALLOW_ORIGIN", flag: allowOrigin, env.string("ALLOW_ORIGIN"))
         c.healthCheckPath = env.pick("HEALTH_CHECK_PATH", flag: healthCheckPath, env.string("HEALTH_CHECK_PATH"))
         c.etagBuster = env.pick("ETAG_BUSTER", flag: etagBuster, env.string("ETAG_BUSTER")) ?? ""
+        if let text = env.pick("LAST_MODIFIED_BUSTER", flag: lastModifiedBuster, env.string("LAST_MODIFIED_BUSTER")) {
+            guard let date = Self.rfc3339(text) else {
+                throw ServerConfigurationError.invalidValue(env.origin(of: "LAST_MODIFIED_BUSTER") ?? "--last-modified-buster",
+                                                            message: "\"\(text)\" is not an RFC 3339 date such as 2030-01-31T12:00:00Z")
+            }
+            c.lastModifiedBuster = date
+        }
         c.resultCacheBytes = try env.pick("RESULT_CACHE_BYTES", flag: resultCacheBytes, env.int("RESULT_CACHE_BYTES")) ?? c.resultCacheBytes
         c.memoryCacheBytes = try env.pick("MEMORY_CACHE_BYTES", flag: memoryCacheBytes, env.int("MEMORY_CACHE_BYTES")) ?? c.memoryCacheBytes
         guard c.resultCacheBytes >= 0, c.memoryCacheBytes >= 0 else {
@@ -449,6 +459,14 @@ struct ServeCommand: AsyncParsableCommand {
             throw ServerConfigurationError.invalidValue("IMGPROXY_" + name, message: "\"\(text)\" is not a non-negative integer")
         }
         return value == 0 ? nil : value
+    }
+
+    /// An RFC 3339 date-time, with or without fractional seconds.
+    static func rfc3339(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
     }
 
     private static func bool(_ text: String, _ name: String) throws -> Bool {

@@ -87,6 +87,7 @@ struct ServeConfigurationReport {
             "ALLOW_ORIGIN": c.allowOrigin ?? "(none: no CORS headers)",
             "HEALTH_CHECK_PATH": c.healthCheckPath ?? "(none)",
             "ETAG_BUSTER": c.etagBuster.isEmpty ? "(none)" : c.etagBuster,
+            "LAST_MODIFIED_BUSTER": c.lastModifiedBuster.map { HTTPDate.string(from: $0) } ?? "(none)",
             "RESULT_CACHE_BYTES": String(c.resultCacheBytes),
             "MEMORY_CACHE_BYTES": String(c.memoryCacheBytes),
             "PRESET": c.presets.isEmpty ? "(none)" : c.presets.keys.sorted().joined(separator: ","),

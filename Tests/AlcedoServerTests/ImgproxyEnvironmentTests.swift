@@ -86,7 +86,14 @@ struct ImgproxyEnvironmentTests {
     /// `--print-config` prints each setting with its source and exits 0 without listening;
     /// a flag wins over ALCEDO_*, which wins over IMGPROXY_*.
     @Test func printConfigShowsEachValueAndWhereItCameFrom() throws {
+        let presetsFile = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-presets-\(UUID().uuidString).txt")
+        try Data("# thumbnails\n\nthumb=rs:fill:100:100\n".utf8).write(to: presetsFile)
+        defer { try? FileManager.default.removeItem(at: presetsFile) }
         let (status, out, err) = try ChildServe.runToEnd(["serve", "--print-config", "--port", "9000", "--no-use-etag"], environment: [
+            "IMGPROXY_PRESETS": "small=w:10;large=w:500/q:90",
+            "IMGPROXY_PRESETS_SEPARATOR": ";",
+            "IMGPROXY_PRESETS_PATH": presetsFile.path,
+            "IMGPROXY_URL_REPLACEMENTS": "s3://=https://bucket.test/;local://*/=https://${1}.test/",
             "ALCEDO_PORT": "9001",
             "IMGPROXY_BIND": "10.1.2.3:9002",
             "ALCEDO_TTL": "5",
@@ -118,6 +125,10 @@ struct ImgproxyEnvironmentTests {
         #expect(row("KEY").starts(with: ["KEY", "1", "(not", "shown)", "IMGPROXY_KEY"]))
         #expect(!out.contains(Self.keyHex) && !out.contains(Self.saltHex), "keys and salts are never printed")
         #expect(out.contains("not supported (ignored): IMGPROXY_SENTRY_DSN\n"))
+        #expect(row("PRESET") == ["PRESET", "large,small,thumb", "IMGPROXY_PRESETS"])
+        #expect(row("PRESETS_SEPARATOR") == ["PRESETS_SEPARATOR", ";", "IMGPROXY_PRESETS_SEPARATOR"])
+        #expect(row("URL_REPLACEMENTS") == ["URL_REPLACEMENTS", "s3://=https://bucket.test/;local://*/=https://${1}.test/",
+                                            "IMGPROXY_URL_REPLACEMENTS"])
     }
 
     /// A value that does not read is refused at start, naming the variable it came from.

@@ -250,3 +250,28 @@ struct ImgproxyAccessSettingsTests {
         #expect(unbusted.header("ETag") != allowed.header("ETag"), "the buster changes the ETag")
     }
 }
+
+@Suite("Server: imgproxy's Last-Modified buster")
+struct ImgproxyLastModifiedBusterTests {
+    @Test func olderSourcesAreDatedTheBuster() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/old.jpg", .ok(TestImages.jpeg(width: 16, height: 16), contentType: "image/jpeg")
+            .header("Last-Modified", "Mon, 01 Jan 2024 00:00:00 GMT"))
+        origin.route("/new.jpg", .ok(TestImages.jpeg(width: 16, height: 16), contentType: "image/jpeg")
+            .header("Last-Modified", "Tue, 01 Jan 2030 00:00:00 GMT"))
+        let server = try await ServerHarness.start {
+            $0.lastModifiedBuster = HTTPDate.parse("Fri, 01 Mar 2024 00:00:00 GMT")
+        }
+        defer { Task { await server.stop() } }
+        let old = server.path(origin.url("/old.jpg"), "w:8", ext: "png")
+        #expect(try await server.request(old).header("Last-Modified") == "Fri, 01 Mar 2024 00:00:00 GMT")
+        // A CDN's copy dated by the source alone is stale now.
+        let stale = try await server.request(old, headers: [("If-Modified-Since", "Mon, 01 Jan 2024 00:00:00 GMT")])
+        #expect(stale.status == 200)
+        let fresh = try await server.request(old, headers: [("If-Modified-Since", "Fri, 01 Mar 2024 00:00:00 GMT")])
+        #expect(fresh.status == 304)
+        let new = server.path(origin.url("/new.jpg"), "w:8", ext: "png")
+        #expect(try await server.request(new).header("Last-Modified") == "Tue, 01 Jan 2030 00:00:00 GMT")
+    }
+}

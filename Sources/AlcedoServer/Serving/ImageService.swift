@@ -483,7 +483,16 @@ public final class ImageService: Sendable {
 
     // MARK: Responses
 
+    /// The `Last-Modified` sent for a source dated `lastModified`: no earlier than
+    /// ``ImageServerConfiguration/lastModifiedBuster``.
+    private func effectiveLastModified(_ lastModified: String?) -> String? {
+        guard let buster = configuration.lastModifiedBuster else { return lastModified }
+        if let lastModified, let date = HTTPDate.parse(lastModified), date >= buster { return lastModified }
+        return HTTPDate.string(from: buster)
+    }
+
     private func notModified(_ request: Request, etag: String, lastModified: String?) -> Bool {
+        let lastModified = effectiveLastModified(lastModified)
         let tags = request.headers[values: .ifNoneMatch]
         if !tags.isEmpty {
             return configuration.useETag && tags.contains { Self.entityTags($0, match: etag) }
@@ -523,7 +532,7 @@ public final class ImageService: Sendable {
         var headers = HTTPFields()
         headers[.cacheControl] = cacheControl
         if configuration.useETag { headers[.eTag] = etag }
-        if configuration.useLastModified, let lastModified { headers[.lastModified] = lastModified }
+        if configuration.useLastModified, let lastModified = effectiveLastModified(lastModified) { headers[.lastModified] = lastModified }
         if negotiated { headers[.vary] = "Accept" }
         return headers
     }
