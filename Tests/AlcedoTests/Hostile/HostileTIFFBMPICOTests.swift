@@ -6,13 +6,12 @@ import Testing
 /// any allocation its header would ask for.
 @Suite("Hostile TIFF, BMP and ICO")
 struct HostileTIFFBMPICOTests {
-    private static func reason(_ body: () throws(AlcedoError) -> Void) -> DecodingErrorReason? {
+    private static func reason(_ body: () throws -> Void) -> DecodingErrorReason? {
         do {
             try body()
             return nil
         } catch {
-            guard let reason = error.decodingReason else { return nil }
-            return reason
+            return (error as? AlcedoError)?.decodingReason
         }
     }
 
