@@ -347,7 +347,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         c.maxRedirects = try env.pick("MAX_REDIRECTS", flag: maxRedirects, env.int("MAX_REDIRECTS")) ?? c.maxRedirects
         if let agent = env.pick("USER_AGENT", flag: userAgent, env.string("USER_AGENT")) {
-            c.userAgent = agent.replacingOccurrences(of: "%current_version", with: AlcedoCommand.configuration.version)
+            c.userAgent = agent.replacingOccurrences(of: "%current_version", with: AlcedoCommand.version)
         }
         c.concurrency = try env.pick("CONCURRENCY", flag: concurrency, env.int("CONCURRENCY")) ?? c.concurrency
         let imgproxyQueue = try imgproxyLimit(env, "REQUESTS_QUEUE_SIZE", for: "QUEUE")

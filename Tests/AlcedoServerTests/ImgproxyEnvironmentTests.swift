@@ -119,7 +119,7 @@ struct ImgproxyEnvironmentTests {
         #expect(row("CONCURRENCY") == ["CONCURRENCY", "3", "IMGPROXY_WORKERS"])
         #expect(row("USE_ETAG") == ["USE_ETAG", "false", "--use-etag"])
         #expect(row("QUEUE") == ["QUEUE", "256", "IMGPROXY_REQUESTS_QUEUE_SIZE"], "imgproxy's 0 (unbounded) keeps Alcedo's bound")
-        #expect(row("FORMAT_QUALITY") == ["FORMAT_QUALITY", "avif=40,jpeg=70,webp=79", "IMGPROXY_FORMAT_QUALITY"])
+        #expect(row("FORMAT_QUALITY") == ["FORMAT_QUALITY", "avif=40,jpeg=70,jxl=77,webp=79", "IMGPROXY_FORMAT_QUALITY"])
         #expect(row("USER_AGENT") == ["USER_AGENT", "proxy/0.1.0", "IMGPROXY_USER_AGENT"])
         #expect(row("MAX_SRC_BYTES") == ["MAX_SRC_BYTES", "33554432", "default"])
         #expect(row("KEY").starts(with: ["KEY", "1", "(not", "shown)", "IMGPROXY_KEY"]))

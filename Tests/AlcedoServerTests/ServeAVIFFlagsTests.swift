@@ -39,7 +39,7 @@ struct ServeAVIFFlagsTests {
         #expect(badSpeed != 0 && speedText.contains("0...10"), "\(speedText)")
         let (badQuality, qualityText) = try ServeCommandTests.runToEnd(["serve", "--port", "0", "--format-quality", "avif=200"])
         #expect(badQuality != 0 && qualityText.contains("1...100"), "\(qualityText)")
-        let (badFormat, formatText) = try ServeCommandTests.runToEnd(["serve", "--port", "0", "--format-quality", "tiff=50"])
+        let (badFormat, formatText) = try ServeCommandTests.runToEnd(["serve", "--port", "0", "--format-quality", "svg=50"])
         #expect(badFormat != 0 && formatText.contains("FORMAT=QUALITY"), "\(formatText)")
     }
 }

@@ -6,6 +6,7 @@ import Testing
 /// any allocation its header would ask for.
 @Suite("Hostile TIFF, BMP and ICO")
 struct HostileTIFFBMPICOTests {
+    /// The decoding error `body` throws, `nil` when it throws none (or another kind).
     private static func reason(_ body: () throws -> Void) -> DecodingErrorReason? {
         do {
             try body()
@@ -49,8 +50,12 @@ struct HostileTIFFBMPICOTests {
         options.limits.maxTotalBytes = Int.max
         let reason = Self.reason { _ = try TIFFDecoder().decode(data, options: options) }
         #expect(reason != nil, "a tile table past the data must be an error")
-        // Under the default limits the declared size alone is refused.
-        guard case .tooManyPixels = Self.reason({ _ = try TIFFDecoder().decode(data) }) else { Issue.record("expected tooManyPixels"); return }
+        // libtiff refuses the tile table that does not match the declared tiling, whatever the limits.
+        let defaultReason = Self.reason { _ = try TIFFDecoder().decode(data) }
+        guard case .invalidHeader(.tiff, let message) = defaultReason else {
+            Issue.record("expected invalidHeader, got \(String(describing: defaultReason))"); return
+        }
+        #expect(message.contains("TileOffsets"))
     }
 
     @Test func stripOffsetsPastTheDataAreAnErrorNotARead() throws {
@@ -60,8 +65,11 @@ struct HostileTIFFBMPICOTests {
         guard case .corrupt(.tiff, let message) = reason else { Issue.record("\(String(describing: reason))"); return }
         #expect(message.contains("past the end"))
 
-        let cut = TIFFBuilder.rgb(width: 4, height: 4, pixels: pixels, stripByteCount: 4 * 4 * 3 + 500)
-        guard case .truncated(.tiff, _) = Self.reason({ _ = try TIFFDecoder().decode(cut) }) else { Issue.record("expected truncated"); return }
+        // The file ends 28 bytes into the 48-byte strip. (A byte count larger than the file with
+        // complete data is only a bogus count: libtiff recomputes it and the file decodes.)
+        let cut = TIFFBuilder.rgb(width: 4, height: 4, pixels: Array(pixels.prefix(20)), stripByteCount: 48)
+        let cutReason = Self.reason { _ = try TIFFDecoder().decode(cut) }
+        guard case .truncated(.tiff, _) = cutReason else { Issue.record("expected truncated, got \(String(describing: cutReason))"); return }
         // Allowed truncation: the missing strip stays transparent.
         let partial = try TIFFDecoder().decode(cut, options: DecodingOptions(allowTruncated: true))
         #expect(partial.width == 4 && partial.pixels.allSatisfy { $0 == 0 })
