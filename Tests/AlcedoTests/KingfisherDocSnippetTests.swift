@@ -903,7 +903,7 @@ struct KingfisherDocSnippetTests {
 
     /// `print` and `dump` of an image are short.
     @Test func imagesPrintAsOneLine() {
-        let image = TestImages.image(width: 1200, height: 900)
+        let image = AlcedoImage(width: 1200, height: 900, frames: [.init(pixels: [UInt8](repeating: 7, count: 1200 * 900 * 4))])
         #expect(image.description == "AlcedoImage(1200x900, unknown, 1 frame, sRGB)")
         #expect(String(reflecting: image) == image.description)
         var dumped = ""
