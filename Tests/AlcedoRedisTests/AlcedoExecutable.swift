@@ -1,3 +1,4 @@
+import AlcedoTestSupport
 import Foundation
 
 /// The built `alcedo` executable, next to the test bundle in the build folder.
@@ -28,7 +29,7 @@ enum AlcedoExecutable {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -1,3 +1,4 @@
+import AlcedoTestSupport
 import Alcedo
 import AsyncHTTPClient
 import Foundation
@@ -28,7 +29,7 @@ final class OriginServer: Sendable {
         process.arguments = ["python3", "-u", "-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", root.path]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: log)
-        try process.run()
+        try ProcessLaunch.run(process)
         self.process = Mutex(process)
         // Until it listens (at most 5 s). A `for … where` loop here would go on connecting after
         // the first success, filling the server's small accept backlog until connect() blocks.
@@ -76,7 +77,7 @@ final class ServeNode: Sendable {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
         self.process = Mutex(process)
         // The first line says where it listens.
         var line = Data()

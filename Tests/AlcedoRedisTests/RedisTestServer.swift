@@ -1,3 +1,4 @@
+import AlcedoTestSupport
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -54,7 +55,7 @@ final class RedisTestServer: Sendable {
                              "--dir", directory.path, "--daemonize", "no", "--loglevel", "warning"] + extraArguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
         self.process.withLock { $0 = process }
         for _ in 0..<500 {
             if Self.accepts(port: port) { return }

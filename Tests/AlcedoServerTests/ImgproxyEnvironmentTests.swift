@@ -1,3 +1,4 @@
+import AlcedoTestSupport
 import Alcedo
 @testable import AlcedoServer
 import Foundation
@@ -172,7 +173,7 @@ final class ChildServe {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try ProcessLaunch.run(process)
         guard let line = try await ServeCommandTests.readLine(out.fileHandleForReading),
               let match = line.wholeMatch(of: /listening on (http:\/\/.+)/) else {
             process.terminate()
@@ -202,7 +203,7 @@ final class ChildServe {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try ProcessLaunch.run(process)
         // Both pipes are read to their end before waiting (a full pipe would block the child).
         let errText = Locked("")
         let reader = Thread { errText.withLock { $0 = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) } }

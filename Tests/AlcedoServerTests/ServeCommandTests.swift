@@ -1,3 +1,4 @@
+import AlcedoTestSupport
 import AsyncHTTPClient
 import Foundation
 import Synchronization
@@ -36,7 +37,7 @@ struct ServeCommandTests {
         process.standardError = err
         let exited = Locked(false)
         process.terminationHandler = { _ in exited.withLock { $0 = true } }
-        try process.run()
+        try ProcessLaunch.run(process)
         defer { if process.isRunning { process.terminate() } }
 
         let line = try await Self.readLine(out.fileHandleForReading)
@@ -78,7 +79,7 @@ struct ServeCommandTests {
         let err = Pipe()
         process.standardError = err
         process.standardOutput = Pipe()
-        try process.run()
+        try ProcessLaunch.run(process)
         let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return (process.terminationStatus, text)

@@ -93,7 +93,7 @@ public final class MotoS3Server: Sendable {
         let log = try FileHandle(forWritingTo: logFile)
         process.standardOutput = log
         process.standardError = log
-        try process.run()
+        try ProcessLaunch.run(process)
         let endpoint = URL(string: "http://127.0.0.1:\(port)")!
         var ready = false
         for _ in 0..<600 {
@@ -187,7 +187,7 @@ public final class MotoS3Server: Sendable {
         process.standardError = err
         let stdin = Pipe()
         process.standardInput = stdin
-        try process.run()
+        try ProcessLaunch.run(process)
         if let input { stdin.fileHandleForWriting.write(input) }
         try? stdin.fileHandleForWriting.close()
         let output = out.fileHandleForReading.readDataToEndOfFile()

@@ -1,3 +1,4 @@
+import AlcedoTestSupport
 import Foundation
 import Testing
 
@@ -26,7 +27,7 @@ final class ServeProcess {
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
         let server = ServeProcess(process: process, baseURL: "", cache: cache)
         guard let line = try await ServeCommandTests.readLine(out.fileHandleForReading),
               let match = line.wholeMatch(of: /listening on (http:\/\/.+)/) else {

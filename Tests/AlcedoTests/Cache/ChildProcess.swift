@@ -1,3 +1,4 @@
+import AlcedoTestSupport
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -48,7 +49,7 @@ final class ChildProcess: Sendable {
         }
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
         processIdentifier = process.processIdentifier
         state = Mutex(State(process: process, pipe: pipe))
     }

@@ -1,3 +1,4 @@
+import AlcedoTestSupport
 import Foundation
 import Testing
 @testable import Alcedo
@@ -76,7 +77,7 @@ struct SelfContainedBinaryTests {
         let err = Pipe()
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
         defer { if process.isRunning { process.terminate() }; process.waitUntilExit() }
         let example = try await Self.exampleURL(from: err.fileHandleForReading, process: process)
         let url = try #require(URL(string: example))

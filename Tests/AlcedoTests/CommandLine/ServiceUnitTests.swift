@@ -1,3 +1,4 @@
+import AlcedoTestSupport
 import Foundation
 import Testing
 @testable import Alcedo
@@ -15,7 +16,7 @@ struct ServiceUnitTests {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        try process.run()
+        try ProcessLaunch.run(process)
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return (process.terminationStatus, output)

@@ -1,3 +1,4 @@
+import AlcedoTestSupport
 import Foundation
 import Testing
 @testable import Alcedo
@@ -140,7 +141,7 @@ struct HostileJPEGWebPTests {
             process.executableURL = URL(fileURLWithPath: djpeg)
             process.arguments = ["-outfile", output.path, input.path]
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try ProcessLaunch.run(process)
             process.waitUntilExit()
             #expect(process.terminationStatus == 2, "\(name): djpeg warns (exit 2) and shows the picture")
             let reference = try PPMImage(data: try Data(contentsOf: output))

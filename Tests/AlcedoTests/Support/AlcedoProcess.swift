@@ -1,3 +1,4 @@
+import AlcedoTestSupport
 import Foundation
 import Synchronization
 
@@ -48,7 +49,7 @@ enum AlcedoProcess {
         process.standardError = err
         let stdin = Pipe()
         process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-        try process.run()
+        try ProcessLaunch.run(process)
         if let input {
             // Written from another thread, so a child that does not read cannot block this one.
             // A thread of its own: a blocked write must not hold one of Dispatch's few workers.

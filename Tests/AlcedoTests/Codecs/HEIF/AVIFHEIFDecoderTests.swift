@@ -1,3 +1,4 @@
+import AlcedoTestSupport
 import Foundation
 import Testing
 @testable import Alcedo
@@ -250,7 +251,7 @@ struct AVIFHEIFLazyLoadingTests {
         process.arguments = ["-d", "/proc/self/exe".resolvingSymlinks]
         let pipe = Pipe()
         process.standardOutput = pipe
-        try process.run()
+        try ProcessLaunch.run(process)
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: output, as: UTF8.self).split(separator: "\n")
