@@ -16,7 +16,7 @@ struct ServerStatusTests {
         let bad = try await harness.request("/insecure/rs:fit:abc/plain/http://127.0.0.1:9/x.jpg")
         #expect(bad.status == 400 && bad.text.contains("\"rs\""))
         #expect(bad.text.split(separator: "\n").count == 1)
-        let format = try await harness.request("/insecure/plain/http://127.0.0.1:9/x.jpg@tiff")
+        let format = try await harness.request("/insecure/plain/http://127.0.0.1:9/x.jpg@psd")
         #expect(format.status == 400)
     }
 
