@@ -81,8 +81,6 @@ struct InfoCommand: AsyncParsableCommand {
             if let depth = info.bitDepth { text += ", \(depth)-bit" }
             if let compression = info.compression { text += ", compression \(compression)" }
             if info.hasAlpha { text += ", alpha" }
-            if let bitDepth = info.bitDepth { text += ", \(bitDepth)-bit" }
-            if let compression = info.compression { text += ", \(compression)" }
             if let profile = info.colorProfile { text += ", " + profile.textPhrase }
             text += ", \(byteCount) bytes"
             Console.line(text)
