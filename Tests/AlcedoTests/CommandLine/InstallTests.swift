@@ -12,16 +12,7 @@ struct InstallTests {
     /// Runs scripts/install.sh with `arguments`; the man page tool is the one `make test` builds
     /// next to `alcedo`.
     static func install(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script.path] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try ProcessLaunch.run(process)
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        try ServiceUnitTests.run("/bin/bash", [script.path] + arguments)
     }
 
     static func files(under root: URL) -> [String] {
