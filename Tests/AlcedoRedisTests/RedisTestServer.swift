@@ -57,7 +57,8 @@ final class RedisTestServer: Sendable {
         process.standardError = FileHandle.nullDevice
         try ProcessLaunch.run(process)
         self.process.withLock { $0 = process }
-        for _ in 0..<500 {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
             if Self.accepts(port: port) { return }
             try await Task.sleep(for: .milliseconds(10))
         }

@@ -32,7 +32,7 @@ struct ProgressiveJoinTests {
     /// Lets the scans go one at a time, each once `previews()` counts the one before.
     private func openScanByScan(_ gate: PieceGate, previews: () -> Int) async {
         for index in 1..<Self.sample.scanCount {
-            #expect(await eventually(within: 20) { previews() == index }, "preview \(index)")
+            #expect(await eventually { previews() == index }, "preview \(index)")
             gate.open(index)
         }
     }
@@ -50,9 +50,9 @@ struct ProgressiveJoinTests {
             let (gate, first, joiner) = await startWithJoiner(h, "/j.jpg") { h.manager.pipelines.totalCallerCount == 2 }
             #expect(h.manager.pipelines.inFlightCount == 1)
             // The body so far (the first scan) gives the joiner its first preview at once.
-            #expect(await eventually(within: 20) { joiner.previews.values.count == 1 })
+            #expect(await eventually { joiner.previews.values.count == 1 })
             for index in 1..<sample.scanCount {
-                #expect(await eventually(within: 20) {
+                #expect(await eventually {
                     first.previews.values.count == index && joiner.previews.values.count == index
                 }, "preview \(index)")
                 gate.open(index)
@@ -74,7 +74,7 @@ struct ProgressiveJoinTests {
         let sample = Self.sample
         try await withPipeline { h in
             let (gate, first, joiner) = await startWithJoiner(h, "/q.jpg") { h.manager.pipelines.totalCallerCount == 2 }
-            #expect(await eventually(within: 20) { !joiner.progress.values.isEmpty })
+            #expect(await eventually { !joiner.progress.values.isEmpty })
             #expect(joiner.progress.values.first.map { [$0.0, $0.1] } == [Int64(sample.scanStarts[0]), Int64(sample.data.count)])
             gate.openAll()
             #expect((try? await joiner.finish()?.get()) != nil)
