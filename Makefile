@@ -26,7 +26,11 @@ build: deps
 release: deps
 	$(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS)
 
-demo: release
+# The demo runs the debug build, the configuration `make test` builds too: `make test` after
+# `make demo` compiles only the test targets. `make release` (used by serve, install and the
+# benchmarks) builds the optimised binary.
+demo: deps
+	$(SWIFT) build --product alcedo $(SWIFT_FLAGS)
 	@bash scripts/demo.sh
 
 serve: release

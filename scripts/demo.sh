@@ -4,5 +4,5 @@
 # answered 304) and writes a contact sheet. Results go to $ALCEDO_DEMO_OUT (default alcedo-demo/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin="$(swift build -c release --show-bin-path)/alcedo"
+bin="$(swift build --show-bin-path)/alcedo"
 exec "$bin" demo --out "${ALCEDO_DEMO_OUT:-alcedo-demo}" "$@"
