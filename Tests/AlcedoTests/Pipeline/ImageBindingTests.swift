@@ -66,7 +66,7 @@ struct ImageBindingTests {
                             options: [.onFailureImage(failureImage)], manager: h.manager) { results.append($0) }
             #expect(await eventually { results.values.count == 1 })
             #expect(target.current == failureImage)
-            guard case .failure(.responseError(.invalidStatusCode(404, _))) = results.values.first else {
+            guard case .failure(.responseError(.invalidHTTPStatusCode(let response))) = results.values.first, response.statusCode == 404 else {
                 Issue.record("unexpected \(String(describing: results.values.first))")
                 return
             }

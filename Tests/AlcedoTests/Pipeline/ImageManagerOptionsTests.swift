@@ -264,8 +264,8 @@ struct ImageManagerOptionsTests {
             }
             #expect(failures.count == 3)
             guard failures.count == 3 else { return }
-            if case .responseError(.invalidStatusCode(404, _)) = failures[0].error {} else { Issue.record("first: \(failures[0])") }
-            if case .responseError(.notAnImage) = failures[1].error {} else { Issue.record("second: \(failures[1])") }
+            if case .responseError(.invalidHTTPStatusCode(let response)) = failures[0].error, response.statusCode == 404 {} else { Issue.record("first: \(failures[0])") }
+            if case .processorError(.processingFailed(_, .data)) = failures[1].error {} else { Issue.record("second: \(failures[1])") }
             if case .invalidBase64 = failures[2].error.settingReason {} else { Issue.record("third: \(failures[2])") }
             #expect(error?.description.contains("all 3 sources failed") == true)
         }
