@@ -885,7 +885,7 @@ struct KingfisherDocsCompileTests {
             #expect(printedLines() == ["none", "nil"])
 
             // The async forms of `imageCachedTypeAsync`.
-            h.cache.store(TestImages.image(width: 3, height: 3), forKey: "stored")
+            try await h.cache.store(TestImages.image(width: 3, height: 3), forKey: "stored")
             #expect(await cache41(cache: h.cache, cacheKey: "stored") == .memory)
             cache82to124(cache: h.cache)
             #expect(h.cache.memoryStorage.config.totalCostLimit == 300 * 1024 * 1024)

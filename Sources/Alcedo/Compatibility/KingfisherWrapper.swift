@@ -40,6 +40,15 @@ extension KingfisherWrapper where Base: ImageDisplaying {
                       completionHandler: completionHandler)
     }
 
+    /// The form without a progress block, so that a trailing closure is the completion
+    /// handler (as in Kingfisher): `kf.setImage(with: source) { result in … }`.
+    @discardableResult
+    public func setImage(with source: Source?, placeholder: AlcedoImage? = nil, options: AlcedoOptionsInfo? = nil,
+                         completionHandler: (@Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void)? = nil) -> RetrieveImageTask? {
+        base.setImage(with: source, placeholder: placeholder, options: options, progressBlock: nil,
+                      completionHandler: completionHandler)
+    }
+
     /// Binds the target to a resource (a `URL` is one); see the ``Source`` form.
     @discardableResult
     public func setImage(with resource: (any Resource)?, placeholder: AlcedoImage? = nil, options: AlcedoOptionsInfo? = nil,
@@ -49,12 +58,30 @@ extension KingfisherWrapper where Base: ImageDisplaying {
                       completionHandler: completionHandler)
     }
 
+    /// The form without a progress block, so that a trailing closure is the completion
+    /// handler (as in Kingfisher): `kf.setImage(with: resource) { result in … }`.
+    @discardableResult
+    public func setImage(with resource: (any Resource)?, placeholder: AlcedoImage? = nil, options: AlcedoOptionsInfo? = nil,
+                         completionHandler: (@Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void)? = nil) -> RetrieveImageTask? {
+        base.setImage(with: resource, placeholder: placeholder, options: options, progressBlock: nil,
+                      completionHandler: completionHandler)
+    }
+
     /// Binds the target to a data provider; see the ``Source`` form.
     @discardableResult
     public func setImage(with provider: (any ImageDataProvider)?, placeholder: AlcedoImage? = nil, options: AlcedoOptionsInfo? = nil,
                          progressBlock: DownloadProgressBlock? = nil,
                          completionHandler: (@Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void)? = nil) -> RetrieveImageTask? {
         base.setImage(with: provider, placeholder: placeholder, options: options, progressBlock: progressBlock,
+                      completionHandler: completionHandler)
+    }
+
+    /// The form without a progress block, so that a trailing closure is the completion
+    /// handler (as in Kingfisher): `kf.setImage(with: provider) { result in … }`.
+    @discardableResult
+    public func setImage(with provider: (any ImageDataProvider)?, placeholder: AlcedoImage? = nil, options: AlcedoOptionsInfo? = nil,
+                         completionHandler: (@Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void)? = nil) -> RetrieveImageTask? {
+        base.setImage(with: provider, placeholder: placeholder, options: options, progressBlock: nil,
                       completionHandler: completionHandler)
     }
 
