@@ -1081,10 +1081,10 @@ struct KingfisherDocsCompileTests {
         try await withPipeline { h in
             h.server.route("/o.jpg", .ok(TestImages.jpeg(width: 16, height: 12)))
             let url = h.server.url("/o.jpg")
-            let first = try await h.manager.retrieveImage(with: url, options: [.processor(BlackWhiteProcessor()), .cacheOriginalImage,
-                                                                              .waitForCache])
+            // The original, downloaded: in memory and on disk.
+            let first = try await h.manager.retrieveImage(with: url, options: [.waitForCache])
             #expect(first.cacheType == .none && first.originalCacheType == .none)
-            // Another processor: made from the original in memory.
+            // A processor: made from the original in memory.
             let blurred = try await h.manager.retrieveImage(with: url, options: [.processor(BlurImageProcessor(blurRadius: 2)), .waitForCache])
             #expect(blurred.cacheType == .none)
             #expect(blurred.originalCacheType == .memory)

@@ -330,7 +330,7 @@ extension ImageManager {
             variantData = await store(image, data: hit.data, info: info, request, storeOriginal: false, metrics: &metrics)
         }
         return LoadedImage(image: image, cacheType: .disk, originalData: hit.data, response: response, metrics: metrics,
-                           variantData: variantData, processedFromCachedOriginal: hit.kind == .original)
+                           variantData: variantData, processedFromCachedOriginal: hit.kind == .original && !request.variantIsOriginal)
     }
 
     // MARK: Decoding and processing
