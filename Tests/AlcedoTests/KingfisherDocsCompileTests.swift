@@ -877,7 +877,8 @@ struct KingfisherDocsCompileTests {
             cache16(imageView: imageView, url: h.server.url("/res.jpg"))
             #expect(await eventually { imageView.image != nil })
             #expect(ImageCache.default.isCached(forKey: "my_cache_key"))
-            #expect(cache28(cacheKey: "my_cache_key") == (true, .memory))
+            // Memory or disk: other suites clear the shared memory cache at any time.
+            #expect(cache28(cacheKey: "my_cache_key").0 && cache28(cacheKey: "my_cache_key").1 != .none)
 
             // `retrieveImage(forKey:)` of a key that is not there: `.none` and no image.
             cache63(cache: h.cache)

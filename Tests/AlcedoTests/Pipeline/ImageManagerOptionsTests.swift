@@ -34,7 +34,9 @@ struct ImageManagerOptionsTests {
             #expect(h.cache.imageCachedType(forKey: url.cacheKey) == .none)
 
             let result = try await h.manager.retrieveImage(with: url, options: [.processor(second), .originalCache(originals)])
-            #expect(result.cacheType == .disk)
+            // Made now (Kingfisher's `.none`), from the original on disk.
+            #expect(result.cacheType == .none)
+            #expect(result.originalCacheType == .disk)
             #expect(h.server.requestCount("/o.jpg") == 1)
             #expect(runs.count == 2)
             // The new variant was stored where variants go.
@@ -50,7 +52,8 @@ struct ImageManagerOptionsTests {
             let runs = Counter()
             let result = try await h.manager.retrieveImage(
                 with: url, options: [.processor(InvertingCountingProcessor(name: "m", runs: runs))])
-            #expect(result.cacheType == .memory)
+            #expect(result.cacheType == .none)
+            #expect(result.originalCacheType == .memory)
             #expect(runs.count == 1)
             #expect(h.server.requestCount("/m.jpg") == 1)
         }
