@@ -2,6 +2,8 @@ import Alcedo
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+/// `URLSession`'s request (Alcedo's `URLRequest` is Kingfisher's name of its ``DownloadRequest``).
+private typealias URLRequest = FoundationNetworking.URLRequest
 #endif
 import Synchronization
 

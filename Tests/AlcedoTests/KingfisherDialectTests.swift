@@ -86,7 +86,7 @@ struct KingfisherDialectTests {
                 _ = try await ImageManager.shared.retrieveImage(with: h.server.url("/gone.jpg"),
                                                                 options: [.targetCache(h.cache), .downloader(h.downloader)])
             } catch let error as AlcedoError {
-                if case .responseError(reason: .invalidStatusCode(let code, _)) = error { caught = "status \(code)" }
+                if case .responseError(reason: .invalidHTTPStatusCode(let response)) = error { caught = "status \(response.statusCode)" }
             } catch {
                 caught = "other: \(error)"
             }
@@ -115,7 +115,7 @@ struct KingfisherDialectTests {
                 let result = try await h.manager.retrieveImage(with: url)
                 outcomes.append("image \(result.image.size)")
             } catch let error as AlcedoError {
-                if case .responseError(reason: .invalidStatusCode(404, _)) = error { outcomes.append("404") }
+                if case .responseError(reason: .invalidHTTPStatusCode(let response)) = error, response.statusCode == 404 { outcomes.append("404") }
             } catch {
                 outcomes.append("other")
             }

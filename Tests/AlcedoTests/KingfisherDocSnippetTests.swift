@@ -286,7 +286,8 @@ private func asyncModifierStarted(url: URL) {
 }
 
 /// CommonTasks_Downloader.md, "Cancel a download task" (the page's `switch result {` line,
-/// missing there, restored).
+/// missing there, restored; Kingfisher 8's downloader returns a `DownloadTask` that is not
+/// optional, so `task.cancel()` where the page writes `task?.cancel()`).
 private func cancelADownload(downloader: ImageDownloader, url: URL) {
     let task = downloader.downloadImage(with: url) { result in
         // ...
@@ -299,7 +300,7 @@ private func cancelADownload(downloader: ImageDownloader, url: URL) {
     }
 
     // After some time, but before the download task completes.
-    task?.cancel()
+    task.cancel()
 }
 
 /// CommonTasks_Downloader.md, "Set customize timeout".
@@ -867,10 +868,9 @@ struct KingfisherDocSnippetTests {
             .requestError(reason: .hostUnreachable(url)), .requestError(reason: .dnsFailure(url, host: "example.com")),
             .requestError(reason: .tlsFailure(url, message: "bad cert")), .requestError(reason: .connectionReset(url)),
             .requestError(reason: .networkFailure(url, underlying: CancellationError())),
-            .responseError(reason: .invalidStatusCode(404, response: response)),
+            .responseError(reason: .invalidHTTPStatusCode(response: response)),
             .responseError(reason: .bodyTooLarge(url, limit: 10, received: 11)),
             .responseError(reason: .lengthMismatch(url, expected: 10, received: 5)),
-            .responseError(reason: .notAnImage(url, contentType: "text/html", byteCount: 5, excerpt: "<html")),
             .responseError(reason: .rejected(url, message: "no")),
             .cacheError(reason: .imageNotExisting(key: "k")),
             .cacheError(reason: .cannotSerializeImage(image: nil, original: nil, serializer: MyCacheSerializer())),
@@ -898,7 +898,7 @@ struct KingfisherDocSnippetTests {
         #expect(String(reflecting: KingfisherError.decodingError(reason: .emptyData))
                     == "AlcedoError.processorError(.decodingFailed): decoding error: no data to decode")
         #expect(KingfisherError.processorError(reason: .processingFailed(processor: MyProcessor(someValue: 1), item: .data(Data([1, 2]))))
-                    .description == "processor error: com.yourdomain.myprocessor-1 gave no image for data (2 bytes)")
+                    .description == "processor error: com.yourdomain.myprocessor-1 gave no image for data (2 bytes, not an image: bytes 01 02)")
     }
 
     /// `print` and `dump` of an image are short.

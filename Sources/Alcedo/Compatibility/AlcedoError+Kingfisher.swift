@@ -17,13 +17,13 @@ extension AlcedoError: LocalizedError {
     /// `true` when the server answered with a status code that is not accepted; with `code`,
     /// only when it is that code (Kingfisher's `isInvalidResponseStatusCode(_:)`).
     public func isInvalidResponseStatusCode(_ code: Int) -> Bool {
-        if case .responseError(reason: .invalidStatusCode(let status, _)) = self { return status == code }
+        if case .responseError(reason: .invalidHTTPStatusCode(let response)) = self { return response.statusCode == code }
         return false
     }
 
     /// `true` when the server answered with a status code that is not accepted.
     public var isInvalidResponseStatusCode: Bool {
-        if case .responseError(reason: .invalidStatusCode) = self { return true }
+        if case .responseError(reason: .invalidHTTPStatusCode) = self { return true }
         return false
     }
 
@@ -82,10 +82,9 @@ extension RequestErrorReason {
 extension ResponseErrorReason {
     var codeOffset: Int {
         switch self {
-        case .invalidStatusCode: return 0
+        case .invalidHTTPStatusCode: return 0
         case .bodyTooLarge: return 1
         case .lengthMismatch: return 2
-        case .notAnImage: return 3
         case .rejected: return 4
         case .objectStorageError: return 5
         }

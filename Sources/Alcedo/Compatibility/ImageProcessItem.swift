@@ -11,11 +11,16 @@ public enum ImageProcessItem: Sendable, Equatable, CustomStringConvertible {
     /// Encoded image bytes.
     case data(Data)
 
-    /// One line: `image 30x20` or `data (1234 bytes)`, never the pixels or the bytes.
+    /// One line: `image 30x20`, `data (1234 bytes)`, `data (empty)`, or for bytes that are not an image
+    /// `data (5 bytes, not an image: "<html")` (text when they are text, hex otherwise);
+    /// never the pixels or all the bytes.
     public var description: String {
         switch self {
         case .image(let image): return "image \(image.width)x\(image.height)"
-        case .data(let data): return "data (\(data.count) bytes)"
+        case .data(let data):
+            if data.isEmpty { return "data (empty)" }
+            guard ImageFormat.sniff(data) == .unknown else { return "data (\(data.count) bytes)" }
+            return "data (\(data.count) bytes, not an image: \(ImageDownloader.excerpt(of: data)))"
         }
     }
 }

@@ -65,3 +65,12 @@ extension BlendImageProcessor {
         self.init(blendMode: blendMode, alpha: Double(alpha), backgroundColor: backgroundColor?.rgba)
     }
 }
+
+extension CompositingImageProcessor {
+    /// Creates a compositing processor with a background colour (default `nil`: transparent),
+    /// as Kingfisher's: `CompositingImageProcessor(compositingOperation: .darken, alpha: 1.0, backgroundColor: .lightGray)`.
+    @_disfavoredOverload
+    public init(compositingOperation: CompositingOperation, alpha: CGFloat = 1, backgroundColor: AlcedoColor?) {
+        self.init(compositingOperation: compositingOperation, alpha: Double(alpha), backgroundColor: backgroundColor?.rgba)
+    }
+}

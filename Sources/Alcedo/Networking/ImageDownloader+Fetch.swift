@@ -135,7 +135,7 @@ extension ImageDownloader {
                 return .success((nil, response))
             }
             guard configuration.acceptableStatusCodes.contains(loaded.statusCode) else {
-                return .failure(.responseError(reason: .invalidStatusCode(loaded.statusCode, response: response)))
+                return .failure(.responseError(reason: .invalidHTTPStatusCode(response: response)))
             }
             return await readBody(loaded.body, response: response, configuration: configuration, context: context)
                 .map { (Optional($0), response) }
@@ -234,11 +234,13 @@ extension ImageDownloader {
         }
     }
 
-    /// The error for bytes that match no image signature, with what they look like.
+    /// The error for bytes that match no image signature (whatever the `Content-Type` says),
+    /// as Kingfisher reports a body it cannot turn into an image:
+    /// `.processorError(reason: .processingFailed(processor: DefaultImageProcessor.default, item: .data(data)))`.
+    /// The item's description shows how the bytes start.
     static func notAnImageError(_ data: Data, response: DownloadResponse) -> AlcedoError? {
         guard ImageFormat.sniff(data) == .unknown else { return nil }
-        return .responseError(reason: .notAnImage(response.url, contentType: response.headers["Content-Type"],
-                                                  byteCount: data.count, excerpt: excerpt(of: data)))
+        return .processorError(reason: .processingFailed(processor: DefaultImageProcessor.default, item: .data(data)))
     }
 
     /// The start of `data` for a message: quoted text when it is printable, hex bytes otherwise.

@@ -17,7 +17,7 @@ extension ImageDownloader {
     /// `completionHandler` once (Kingfisher's form; a trailing closure is the completion handler).
     @discardableResult
     public func downloadImage(with url: URL, options: AlcedoOptionsInfo?, progressBlock: DownloadProgressBlock? = nil,
-                              completionHandler: @escaping @Sendable (Result<ImageLoadingResult, AlcedoError>) -> Void) -> DownloadTask? {
+                              completionHandler: @escaping @Sendable (Result<ImageLoadingResult, AlcedoError>) -> Void) -> DownloadTask {
         downloadImage(with: url, options: AlcedoParsedOptionsInfo(options).downloadOptions, progressBlock: progressBlock,
                       completionHandler: completionHandler)
     }
@@ -26,7 +26,20 @@ extension ImageDownloader {
     /// (Kingfisher's `downloader.downloadImage(with: url, options: [.requestModifier(modifier)])`
     /// in code that is not `async`).
     @discardableResult
-    public func downloadImage(with url: URL, options: AlcedoOptionsInfo?) -> DownloadTask? {
+    public func downloadImage(with url: URL, options: AlcedoOptionsInfo?) -> DownloadTask {
         downloadImage(with: url, options: options, progressBlock: nil) { _ in }
+    }
+
+    /// Downloads with parsed options (Kingfisher 8's `downloadImage(with:options:completionHandler:)`
+    /// taking `KingfisherParsedOptionsInfo`), calling `completionHandler` (default `nil`) once.
+    @discardableResult
+    public func downloadImage(with url: URL, options: AlcedoParsedOptionsInfo,
+                              completionHandler: (@Sendable (Result<ImageLoadingResult, AlcedoError>) -> Void)? = nil) -> DownloadTask {
+        downloadImage(with: url, options: options.downloadOptions, progressBlock: nil) { result in completionHandler?(result) }
+    }
+
+    /// Downloads with parsed options, `async` (Kingfisher 8's form taking `KingfisherParsedOptionsInfo`).
+    public func downloadImage(with url: URL, options: AlcedoParsedOptionsInfo) async throws(AlcedoError) -> ImageLoadingResult {
+        try await downloadImage(with: url, options: options.downloadOptions, progressBlock: nil)
     }
 }

@@ -106,7 +106,7 @@ public final class ImageDownloader: Sendable {
     @discardableResult
     public func downloadImage(with url: URL, options: DownloadOptions = DownloadOptions(),
                               progressBlock: DownloadProgressBlock? = nil,
-                              completionHandler: @escaping @Sendable (Result<ImageLoadingResult, AlcedoError>) -> Void) -> DownloadTask? {
+                              completionHandler: @escaping @Sendable (Result<ImageLoadingResult, AlcedoError>) -> Void) -> DownloadTask {
         task(imageFetches, key: processingKey(url, options), url: url, priority: options.priority, progressBlock: progressBlock,
              completionHandler: completionHandler, work: imageWork(url, options))
     }
@@ -262,7 +262,7 @@ public final class ImageDownloader: Sendable {
             return ImageDataResult(data: data, url: url, response: response)
         case .notModified(let response):
             // Only conditional requests accept a 304, and they never come through here.
-            throw .responseError(reason: .invalidStatusCode(304, response: response))
+            throw .responseError(reason: .invalidHTTPStatusCode(response: response))
         }
     }
 }

@@ -2,8 +2,10 @@ import Foundation
 
 /// Why a response was not accepted.
 public enum ResponseErrorReason: Sendable, CustomStringConvertible {
-    /// The status code is not among the accepted ones; `response` has the headers (such as `Retry-After`).
-    case invalidStatusCode(Int, response: DownloadResponse)
+    /// The status code (``DownloadResponse/statusCode``) is not among the accepted ones;
+    /// `response` also has the headers (such as `Retry-After`). Kingfisher's name and shape:
+    /// `case .responseError(reason: .invalidHTTPStatusCode(let response))`.
+    case invalidHTTPStatusCode(response: DownloadResponse)
     /// The body is larger than the limit: announced by `Content-Length` (`received` is 0) or
     /// found while streaming (the download stopped at `received` bytes).
     case bodyTooLarge(URL, limit: Int, received: Int)
@@ -14,9 +16,6 @@ public enum ResponseErrorReason: Sendable, CustomStringConvertible {
     /// the response ends at the announced length and the surplus bytes only break the
     /// connection (which is then dropped), so the caller gets the announced bytes.
     case lengthMismatch(URL, expected: Int, received: Int)
-    /// The body is not an image (its first bytes match no image signature, whatever the
-    /// `Content-Type` says). `excerpt` shows how it starts: text when it is text, hex otherwise.
-    case notAnImage(URL, contentType: String?, byteCount: Int, excerpt: String)
     /// The downloader's response delegate rejected the body.
     case rejected(URL, message: String)
     /// An S3-compatible store answered with an error (`NoSuchKey`, `AccessDenied`, `SlowDown`…);
@@ -26,19 +25,14 @@ public enum ResponseErrorReason: Sendable, CustomStringConvertible {
     /// The reason in one line.
     public var description: String {
         switch self {
-        case .invalidStatusCode(let code, let response):
-            return "unacceptable status code \(code) from \(response.url.absoluteString)"
+        case .invalidHTTPStatusCode(let response):
+            return "unacceptable status code \(response.statusCode) from \(response.url.absoluteString)"
         case .bodyTooLarge(let url, let limit, let received):
             return received == 0
                 ? "\(url.absoluteString) announces a body over the limit of \(limit) bytes"
                 : "\(url.absoluteString) sent more than the limit of \(limit) bytes (stopped at \(received))"
         case .lengthMismatch(let url, let expected, let received):
             return "\(url.absoluteString) announced \(expected) bytes but sent \(received)"
-        case .notAnImage(let url, let contentType, let byteCount, let excerpt):
-            let type = contentType.map { " of \($0)" } ?? ""
-            return byteCount == 0
-                ? "\(url.absoluteString) sent an empty body\(type), not an image"
-                : "\(url.absoluteString) sent \(byteCount) bytes\(type), not an image: \(excerpt)"
         case .rejected(let url, let message): return "the response from \(url.absoluteString) was rejected: \(message)"
         case .objectStorageError(let error): return error.description
         }

@@ -30,7 +30,7 @@ public struct RetryContext: Sendable {
     /// The wait the server asked for with `Retry-After` on a 429 or 503 response, if any.
     public var retryAfter: Duration? {
         if case .responseError(.objectStorageError(let storageError)) = error { return storageError.retryAfter }
-        guard case .responseError(.invalidStatusCode(let code, let response)) = error, code == 429 || code == 503 else {
+        guard case .responseError(.invalidHTTPStatusCode(let response)) = error, response.statusCode == 429 || response.statusCode == 503 else {
             return nil
         }
         return response.retryAfter
@@ -109,7 +109,9 @@ extension AlcedoError {
             }
         case .responseError(let reason):
             switch reason {
-            case .invalidStatusCode(let code, _): return code == 408 || code == 429 || (500...599).contains(code)
+            case .invalidHTTPStatusCode(let response):
+                let code = response.statusCode
+                return code == 408 || code == 429 || (500...599).contains(code)
             case .lengthMismatch(_, let expected, let received): return received < expected
             case .objectStorageError(let storageError): return storageError.category == .throttled
             default: return false

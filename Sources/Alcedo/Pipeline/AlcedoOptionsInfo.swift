@@ -128,4 +128,10 @@ public enum AlcedoOptionsInfoItem: Sendable {
     /// Kingfisher's "read the disk cache on the calling thread". **No effect on Linux:** disk
     /// reads always run on the cache's I/O queue, never blocking the caller.
     case loadDiskFileSynchronously
+    /// Kingfisher's Low Data Mode source: the source to load instead when the system's Low
+    /// Data Mode stops a request on a constrained network (`nil`: fail then). **Never used on
+    /// Linux:** there is no Low Data Mode or constrained network, so no request is stopped for
+    /// it and the requested source is always loaded; accepted (and kept in
+    /// ``AlcedoParsedOptionsInfo/lowDataModeSource``) so that shared code compiles unchanged.
+    case lowDataMode(Source?)
 }

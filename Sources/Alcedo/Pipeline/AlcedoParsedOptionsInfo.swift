@@ -81,6 +81,8 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     public var preloadAllAnimationData = false
     /// ``AlcedoOptionsInfoItem/loadDiskFileSynchronously`` (no effect on Linux).
     public var loadDiskFileSynchronously = false
+    /// ``AlcedoOptionsInfoItem/lowDataMode(_:)`` (default `nil`; never used on Linux).
+    public var lowDataModeSource: Source?
 
     /// Reads `info` (default `nil`: every option at its default).
     public init(_ info: AlcedoOptionsInfo?) {
@@ -125,6 +127,7 @@ public struct AlcedoParsedOptionsInfo: Sendable {
             case .backgroundDecode: backgroundDecode = true
             case .preloadAllAnimationData: preloadAllAnimationData = true
             case .loadDiskFileSynchronously: loadDiskFileSynchronously = true
+            case .lowDataMode(let source): lowDataModeSource = source
             }
         }
         if scaleFactor != 1, scaleFactor > 0, let scalable = processor as? any PointSizedProcessor {

@@ -102,9 +102,10 @@ extension ImageManager {
         // Bytes of the variant describe it only as it was made: not after the modifier or a frame cut.
         let variantData = request.options.imageModifier == nil && image.frames.count == loaded.image.frames.count
             ? loaded.variantData : nil
-        return RetrieveImageResult(image: image, cacheType: loaded.cacheType, source: request.source, originalSource: originalSource,
+        return RetrieveImageResult(image: image, cacheType: loaded.processedFromCachedOriginal ? .none : loaded.cacheType,
+                                   source: request.source, originalSource: originalSource,
                                    originalData: loaded.originalData, response: loaded.response, metrics: metrics,
-                                   variantData: variantData)
+                                   variantData: variantData, originalCacheType: loaded.cacheType)
     }
 
     /// The processed image in memory, unless the request skips the caches.
@@ -142,7 +143,7 @@ extension ImageManager {
                 let variantData = await store(image, data: nil, info: originalOnDisk?.httpCacheInfo, request, storeOriginal: false,
                                               toDisk: originalOnDisk != nil, metrics: &metrics)
                 return LoadedImage(image: image, cacheType: .memory, originalData: nil, response: nil, metrics: metrics,
-                                   variantData: variantData)
+                                   variantData: variantData, processedFromCachedOriginal: true)
             }
             let hit = await diskHit(request)
             metrics.cacheLookup = clock.now - lookupStart
@@ -329,7 +330,7 @@ extension ImageManager {
             variantData = await store(image, data: hit.data, info: info, request, storeOriginal: false, metrics: &metrics)
         }
         return LoadedImage(image: image, cacheType: .disk, originalData: hit.data, response: response, metrics: metrics,
-                           variantData: variantData)
+                           variantData: variantData, processedFromCachedOriginal: hit.kind == .original && !request.variantIsOriginal)
     }
 
     // MARK: Decoding and processing

@@ -14,8 +14,8 @@ public enum ImageSettingErrorReason: Sendable, CustomStringConvertible {
     case emptySource
     /// A binding dropped this result because a newer request was made on the same target
     /// (Kingfisher's `notCurrentSourceTask`). `result` is the image the superseded request
-    /// got, if it got one; `error` is its failure otherwise (often a cancellation, since
-    /// setting a new source cancels the previous one).
+    /// got, if it got one (the superseded request runs to its end and is cached, as in
+    /// Kingfisher); `error` is its failure otherwise.
     indirect case notCurrentSourceTask(result: RetrieveImageResult?, error: AlcedoError?, source: Source)
     /// The file of a ``LocalFileImageDataProvider`` does not exist.
     case fileNotFound(URL)

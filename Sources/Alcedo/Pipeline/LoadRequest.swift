@@ -145,10 +145,14 @@ struct PipelineKey: Hashable, Sendable {
 /// What one run of the flow produced, shared by every caller that waited for it.
 struct LoadedImage: Sendable {
     var image: AlcedoImage
+    /// Where the bytes (or the decoded original) the image was made from came from.
     var cacheType: CacheType
     var originalData: Data?
     var response: DownloadResponse?
     var metrics: RetrieveImageMetrics
     /// The processed variant's bytes as the serializer wrote them, when at hand.
     var variantData: Data? = nil
+    /// `true` when the image was processed now from an original found in a cache: the
+    /// caller's ``RetrieveImageResult/cacheType`` is then `.none`, as in Kingfisher.
+    var processedFromCachedOriginal = false
 }

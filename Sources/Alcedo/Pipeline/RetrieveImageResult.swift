@@ -4,9 +4,16 @@ import Foundation
 public struct RetrieveImageResult: Sendable {
     /// The image, processed, with the image modifier (if any) applied.
     public let image: AlcedoImage
-    /// Where it came from: `.memory`, `.disk` (a disk hit, or cached bytes confirmed by a
-    /// `304 Not Modified`), or `.none` (loaded from the network or a provider).
+    /// Where the image came from, as Kingfisher reports it: `.memory` or `.disk` when this
+    /// processed image was in that cache (`.disk` also for cached bytes confirmed by a
+    /// `304 Not Modified`), `.none` when it was made now: loaded from the network or a
+    /// provider, or processed from an original found in a cache (see ``originalCacheType``).
     public let cacheType: CacheType
+    /// Where the bytes, or the decoded original, the image was made from came from: the same
+    /// as ``cacheType``, except for an image processed now from a cached original, where it is
+    /// `.memory` or `.disk` (the original's cache) while ``cacheType`` is `.none`. An image
+    /// server reports this one (no source bytes were fetched).
+    public let originalCacheType: CacheType
     /// The source that gave the image: the requested one, or an alternative source.
     public let source: Source
     /// The source that was requested (differs from ``source`` after an alternative source was used).
@@ -27,10 +34,13 @@ public struct RetrieveImageResult: Sendable {
     /// without encoding the image again.
     public let variantData: Data?
 
+    /// Creates a result; `originalCacheType` defaults to `cacheType`.
     public init(image: AlcedoImage, cacheType: CacheType, source: Source, originalSource: Source,
-                originalData: Data?, response: DownloadResponse?, metrics: RetrieveImageMetrics, variantData: Data? = nil) {
+                originalData: Data?, response: DownloadResponse?, metrics: RetrieveImageMetrics, variantData: Data? = nil,
+                originalCacheType: CacheType? = nil) {
         self.image = image
         self.cacheType = cacheType
+        self.originalCacheType = originalCacheType ?? cacheType
         self.source = source
         self.originalSource = originalSource
         self.originalData = originalData

@@ -58,8 +58,9 @@ struct ErrorStatus: Sendable, Equatable {
             }
         case .responseError(let reason):
             switch reason {
-            case .invalidStatusCode(let code, _): return ErrorStatus(status: code == 404 || code == 410 ? 404 : 502, reason: text)
-            case .bodyTooLarge, .notAnImage: return ErrorStatus(status: 422, reason: text)
+            case .invalidHTTPStatusCode(let response):
+                return ErrorStatus(status: response.statusCode == 404 || response.statusCode == 410 ? 404 : 502, reason: text)
+            case .bodyTooLarge: return ErrorStatus(status: 422, reason: text)
             case .lengthMismatch, .rejected: return ErrorStatus(status: 502, reason: text)
             case .objectStorageError(let storageError):
                 switch storageError.category {

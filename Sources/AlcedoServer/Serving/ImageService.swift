@@ -207,7 +207,7 @@ public final class ImageService: Sendable {
         // what was learned before stays.
         info.animated = parsed.options.page == nil && !firstFrameOnly ? retrieved.image.isAnimated : sources[parsed.sourceURL]?.animated
         sources[parsed.sourceURL] = info
-        if let data = retrieved.originalData, retrieved.cacheType == .none { metrics.sourceBytes.increment(by: Int64(data.count)) }
+        if let data = retrieved.originalData, retrieved.originalCacheType == .none { metrics.sourceBytes.increment(by: Int64(data.count)) }
         if let limit = parsed.options.security.maxSourceFileSize, limit > 0, let data = retrieved.originalData, data.count > limit {
             throw ErrorStatus.Thrown(status: ErrorStatus(status: 422, reason: "the source is \(data.count) bytes, over the URL's max_src_file_size of \(limit)"))
         }
@@ -237,7 +237,7 @@ public final class ImageService: Sendable {
         metrics.processingTime.record(ContinuousClock.now - start)
         metrics.recordProduced(processedHere: retrieved.metrics.processing > .zero)
         let tier: String
-        switch retrieved.cacheType {
+        switch retrieved.originalCacheType {
         case .memory: tier = "memory"
         case .disk: tier = "disk"
         case .none: tier = "source"

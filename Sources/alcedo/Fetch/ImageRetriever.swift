@@ -7,6 +7,8 @@ struct RetrievedImage: Sendable {
     let image: AlcedoImage
     /// The size before processing, when the original bytes were at hand (not for memory hits).
     let sourceSize: PixelSize?
+    /// Where the source bytes came from (``RetrieveImageResult/originalCacheType``): a variant
+    /// processed now from a cached original reports that cache, not `none`.
     let cacheType: CacheType
     /// The status of the download's final response (`200`, or `304` for a revalidation), if any.
     let httpStatus: Int?
@@ -134,7 +136,7 @@ struct ImageRetriever: Sendable {
                 (try? ImageCodecRegistry.shared.info(for: original)).map { PixelSize(width: $0.width, height: $0.height) }
             }
         }
-        return RetrievedImage(image: result.image, sourceSize: sourceSize, cacheType: result.cacheType,
+        return RetrievedImage(image: result.image, sourceSize: sourceSize, cacheType: result.originalCacheType,
                               httpStatus: result.response?.statusCode)
     }
 }

@@ -61,7 +61,7 @@ struct PrefetchCommandTests {
             let plain = try await FetchCommandTests.run(["prefetch", "--from", list.path, "--cache-dir", cache], in: dir)
             #expect(plain.status == 1)
             #expect(plain.stderr.contains("alcedo: \(gone): response error: unacceptable status code 404"), "\(plain.stderr)")
-            #expect(plain.stderr.contains("alcedo: \(page): response error: \(page) sent 6 bytes of text/html, not an image"), "\(plain.stderr)")
+            #expect(plain.stderr.contains(#"alcedo: \#(page): processor error: DefaultImageProcessor gave no image for data (6 bytes, not an image: "<html>")"#), "\(plain.stderr)")
 
             let json = try await FetchCommandTests.run(["prefetch", "--from", list.path, "--cache-dir", cache, "--json"], in: dir)
             var errors: [String: String] = [:]

@@ -160,7 +160,7 @@ struct ImageDownloaderImageTests {
         let task = downloader.downloadImage(with: server.url("/a.png")) { result in
             delivered.append(result.map(\.image.size))
         }
-        #expect(task?.url == server.url("/a.png"))
+        #expect(task.url == server.url("/a.png"))
         #expect(await eventually { !delivered.values.isEmpty })
         #expect(try delivered.values.map { try $0.get() } == [PixelSize(width: 2, height: 2)])
         await downloader.shutdown()

@@ -127,7 +127,7 @@ struct ImageDownloaderRequestTests {
             let error = await #expect(throws: AlcedoError.self) {
                 try await downloader.downloadData(with: server.url("/r"), options: .init(redirectHandler: stop))
             }
-            guard case .responseError(.invalidStatusCode(302, _)) = error else {
+            guard case .responseError(.invalidHTTPStatusCode(let response)) = error, response.statusCode == 302 else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }

@@ -29,11 +29,11 @@ struct ImageDownloaderResponseTests {
         try await withDownloader { server, downloader in
             server.route("/x", .status(status, body: "nope"))
             let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: server.url("/x")) }
-            guard case .responseError(.invalidStatusCode(let code, let response)) = error else {
+            guard case .responseError(.invalidHTTPStatusCode(let response)) = error else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }
-            #expect(code == status)
+            #expect(response.statusCode == status)
             #expect(response.url == server.url("/x"))
             #expect(error?.description.contains("\(status)") == true)
         }
@@ -53,17 +53,17 @@ struct ImageDownloaderResponseTests {
 
     @Test func nonImageBodyIsAnErrorThatSaysWhatArrived() async throws {
         try await withDownloader { server, downloader in
-            // Claims to be a PNG; the bytes say otherwise.
-            server.route("/page", .ok(Data("<!DOCTYPE html><html><body>Sign in</body></html>".utf8), contentType: "image/png"))
+            // Claims to be a PNG; the bytes say otherwise. Kingfisher's processor error on the data.
+            let body = Data("<!DOCTYPE html><html><body>Sign in</body></html>".utf8)
+            server.route("/page", .ok(body, contentType: "image/png"))
             let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: server.url("/page")) }
-            guard case .responseError(.notAnImage(_, let contentType, let count, let excerpt)) = error else {
+            guard case .processorError(.processingFailed(let processor, .data(let data))) = error else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }
-            #expect(contentType == "image/png")
-            #expect(count == 48)
-            #expect(excerpt.contains("<!DOCTYPE html>"))
-            #expect(error?.description.contains("not an image") == true)
+            #expect(processor.identifier == DefaultImageProcessor.default.identifier)
+            #expect(data == body)
+            #expect(error?.description.contains(#"48 bytes, not an image: "<!DOCTYPE html>"#) == true, "\(String(describing: error))")
         }
     }
 
@@ -82,11 +82,12 @@ struct ImageDownloaderResponseTests {
             response.stallAfter = 4096  // the rest never comes: only the early sniff can end this
             server.route("/text", response)
             let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: server.url("/text")) }
-            guard case .responseError(.notAnImage(_, _, let count, _)) = error else {
+            guard case .processorError(.processingFailed(_, .data(let data))) = error else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }
-            #expect(count == 4096)
+            // The bytes received when the downloader stopped.
+            #expect(data.count == 4096)
         }
     }
 
@@ -94,7 +95,7 @@ struct ImageDownloaderResponseTests {
         try await withDownloader { server, downloader in
             server.route("/empty", .ok(Data()))
             let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: server.url("/empty")) }
-            #expect(error?.description.contains("empty body") == true)
+            #expect(error?.description.contains("data (empty)") == true)
         }
     }
 

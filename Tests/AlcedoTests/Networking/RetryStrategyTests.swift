@@ -11,7 +11,7 @@ struct RetryStrategyTests {
         var response = Self.response
         response.statusCode = code
         response.headers = headers
-        return .responseError(reason: .invalidStatusCode(code, response: response))
+        return .responseError(reason: .invalidHTTPStatusCode(response: response))
     }
 
     private static func context(_ error: AlcedoError, retried: Int = 0) -> RetryContext {
@@ -42,7 +42,7 @@ struct RetryStrategyTests {
             .requestError(reason: .cancelled), Self.statusError(404), Self.statusError(401),
             .responseError(reason: .lengthMismatch(url, expected: 5, received: 10)),
             .responseError(reason: .bodyTooLarge(url, limit: 1, received: 2)),
-            .responseError(reason: .notAnImage(url, contentType: nil, byteCount: 1, excerpt: "")),
+            .processorError(reason: .processingFailed(processor: DefaultImageProcessor.default, item: .data(Data([1])))),
             .requestError(reason: .redirectLoop(url)), .requestError(reason: .invalidURL("x")),
         ]
         for error in retriable {
@@ -64,7 +64,7 @@ struct RetryStrategyTests {
         var dated = Self.response
         dated.statusCode = 429
         dated.headers = ["Retry-After": HTTPDate.string(from: dated.cacheInfo.responseDate.addingTimeInterval(12))]
-        let date = AlcedoError.responseError(reason: .invalidStatusCode(429, response: dated))
+        let date = AlcedoError.responseError(reason: .invalidHTTPStatusCode(response: dated))
         guard case .retry(let delay) = await strategy.retry(context: Self.context(date)) else {
             Issue.record("expected a retry")
             return
@@ -102,7 +102,7 @@ struct RetryStrategyTests {
             let error = await #expect(throws: AlcedoError.self) {
                 try await downloader.downloadData(with: server.url("/broken"), options: options)
             }
-            guard case .responseError(.invalidStatusCode(502, _)) = error else {
+            guard case .responseError(.invalidHTTPStatusCode(let response)) = error, response.statusCode == 502 else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }

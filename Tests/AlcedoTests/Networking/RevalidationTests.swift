@@ -75,7 +75,7 @@ struct RevalidationTests {
         try await withDownloader { server, downloader in
             server.route("/d.png", .status(304))
             let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: server.url("/d.png")) }
-            guard case .responseError(.invalidStatusCode(304, _)) = error else {
+            guard case .responseError(.invalidHTTPStatusCode(let response)) = error, response.statusCode == 304 else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }

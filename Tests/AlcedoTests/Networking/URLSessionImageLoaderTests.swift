@@ -49,7 +49,7 @@ struct URLSessionImageLoaderTests {
             server.route("/stall.png", stall)
 
             let missing = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: server.url("/missing")) }
-            guard case .responseError(.invalidStatusCode(404, _)) = missing else {
+            guard case .responseError(.invalidHTTPStatusCode(let response)) = missing, response.statusCode == 404 else {
                 Issue.record("unexpected \(String(describing: missing))")
                 return
             }

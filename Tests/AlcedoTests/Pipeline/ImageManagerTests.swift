@@ -166,11 +166,11 @@ struct ImageManagerTests {
             func error(_ path: String, _ options: AlcedoOptionsInfo = []) async -> AlcedoError? {
                 await #expect(throws: AlcedoError.self) { try await h.manager.retrieveImage(with: h.server.url(path), options: options) }
             }
-            guard case .responseError(.invalidStatusCode(404, _)) = await error("/missing.jpg") else {
+            guard case .responseError(.invalidHTTPStatusCode(let response)) = await error("/missing.jpg"), response.statusCode == 404 else {
                 Issue.record("404 should be an invalid status code")
                 return
             }
-            guard case .responseError(.notAnImage) = await error("/text.jpg") else {
+            guard case .processorError(.processingFailed(_, .data)) = await error("/text.jpg") else {
                 Issue.record("text should not be an image")
                 return
             }

@@ -20,11 +20,11 @@ struct ImagePrefetcherErrorTests {
 
             let reasons = Dictionary(uniqueKeysWithValues: result.failures.map { ($0.source.cacheKey, $0.error) })
             #expect(reasons.count == 2)
-            guard case .responseError(.invalidStatusCode(404, _))? = reasons[urls[1].cacheKey] else {
+            guard case .responseError(.invalidHTTPStatusCode(let response))? = reasons[urls[1].cacheKey], response.statusCode == 404 else {
                 Issue.record("404 reported as \(String(describing: reasons[urls[1].cacheKey]))")
                 return
             }
-            guard case .responseError(.notAnImage)? = reasons[urls[2].cacheKey] else {
+            guard case .processorError(.processingFailed(_, .data))? = reasons[urls[2].cacheKey] else {
                 Issue.record("text reported as \(String(describing: reasons[urls[2].cacheKey]))")
                 return
             }

@@ -13,6 +13,8 @@ public final class ImageBinding: Sendable {
         var task: RetrieveImageTask?
         /// The current request has ended (its result, if any, is shown): no preview may follow.
         var finished = false
+        /// The request that ``cancelCurrent()`` cancelled last, if any.
+        var cancelledGeneration: UInt64?
     }
 
     private let state = Mutex(State())
@@ -25,20 +27,19 @@ public final class ImageBinding: Sendable {
     /// `true` when `generation` is still the current request.
     func isCurrent(_ generation: UInt64) -> Bool { state.withLock { $0.generation == generation } }
 
-    /// Starts a request: cancels the previous one and shows `initial` (when given) on `target`.
+    /// Starts a request and shows `initial` (when given) on `target`. The previous request is
+    /// not cancelled (as in Kingfisher, its download and caching go on; its result is not shown).
+    /// Call ``cancelCurrent()`` first to stop it.
     /// - Returns: the new request's generation.
     func begin(_ source: Source?, showing initial: AlcedoImage??, on target: some ImageDisplaying) -> UInt64 {
-        let (generation, previous) = state.withLock { state -> (UInt64, RetrieveImageTask?) in
+        state.withLock { state -> UInt64 in
             state.generation &+= 1
             state.source = source
             state.finished = false
-            let previous = state.task
             state.task = nil
             if let initial { target.display(initial) }
-            return (state.generation, previous)
+            return state.generation
         }
-        previous?.cancel()
-        return generation
     }
 
     /// Records the task of request `generation`, unless a newer one began or it already ended.
@@ -73,7 +74,16 @@ public final class ImageBinding: Sendable {
 
     /// Cancels the current request's task, if any.
     func cancelCurrent() {
-        let task = state.withLock { $0.task }
+        let task = state.withLock { state -> RetrieveImageTask? in
+            if state.task != nil { state.cancelledGeneration = state.generation }
+            return state.task
+        }
         task?.cancel()
+    }
+
+    /// `true` when request `generation` was stopped by ``cancelCurrent()``: its completion
+    /// handler gets the cancellation itself even if a newer request began since.
+    func wasCancelled(_ generation: UInt64) -> Bool {
+        state.withLock { $0.cancelledGeneration == generation }
     }
 }

@@ -20,9 +20,10 @@ import Synchronization
 ///   downloads (never after the final image), the image on success, the
 ///   ``AlcedoOptionsInfoItem/onFailureImage(_:)`` (if given) on failure — not on cancellation;
 /// - an image already in the memory cache is shown at once, before `setImage` returns;
-/// - the latest request wins: setting a new source cancels the previous request, and a result
-///   of a superseded request is never shown; its completion handler gets
-///   ``ImageSettingErrorReason/notCurrentSourceTask(result:error:source:)``.
+/// - the latest request wins: a result of a superseded request is never shown, and its
+///   completion handler gets ``ImageSettingErrorReason/notCurrentSourceTask(result:error:source:)``;
+///   its download (and caching) go on, as Kingfisher's do — ``cancelImageDownloadTask()``
+///   (`kf.cancelDownloadTask()`) stops it, and its handler then gets the cancellation.
 public protocol ImageDisplaying: AnyObject, Sendable {
     /// This target's binding state; give each target its own ``ImageBinding``.
     var imageBinding: ImageBinding { get }
@@ -96,6 +97,9 @@ extension ImageDisplaying {
             case .failure(let error): shown = error.isCancellation ? nil : parsed.onFailureImage
             }
             if binding.finish(generation, showing: shown, on: self) {
+                completionHandler?(result)
+            } else if case .failure(let error) = result, error.isCancellation, binding.wasCancelled(generation) {
+                // Cancelled by `cancelImageDownloadTask()`, then superseded: the cancellation.
                 completionHandler?(result)
             } else {
                 let superseded = ImageSettingErrorReason.notCurrentSourceTask(

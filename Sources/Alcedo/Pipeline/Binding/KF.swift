@@ -340,5 +340,8 @@ public enum KF {
         public func preloadAllAnimationData(_ enabled: Bool = true) -> Builder { flag(enabled, .preloadAllAnimationData) }
         /// ``AlcedoOptionsInfoItem/loadDiskFileSynchronously``. No effect on Linux.
         public func loadDiskFileSynchronously(_ enabled: Bool = true) -> Builder { flag(enabled, .loadDiskFileSynchronously) }
+
+        /// Kingfisher's Low Data Mode source (``AlcedoOptionsInfoItem/lowDataMode(_:)``). **Never used on Linux.**
+        public func lowDataModeSource(_ source: Source?) -> Builder { option(.lowDataMode(source)) }
     }
 }

@@ -1,0 +1,47 @@
+import Foundation
+
+// Kingfisher's networking names and shapes beside Alcedo's own.
+
+#if canImport(FoundationNetworking)
+/// Kingfisher's request type in request modifiers and redirect handlers: ``DownloadRequest``
+/// (a URL, header fields and a `timeoutInterval`, with `URLRequest`'s `setValue(_:forHTTPHeaderField:)`,
+/// `addValue(_:forHTTPHeaderField:)`, `value(forHTTPHeaderField:)` and `allHTTPHeaderFields`),
+/// so that a modifier written for Kingfisher compiles unchanged:
+///
+/// ```swift
+/// struct TokenModifier: AsyncImageDownloadRequestModifier {
+///     func modified(for request: URLRequest) async -> URLRequest? {
+///         var r = request
+///         r.setValue("Bearer …", forHTTPHeaderField: "Authorization")
+///         return r
+///     }
+/// }
+/// ```
+///
+/// On Linux Foundation's `URLRequest` lives in `FoundationNetworking`, which Alcedo does not
+/// use; a file that imports both `FoundationNetworking` and Alcedo names the one it means
+/// (`FoundationNetworking.URLRequest` or `Alcedo.URLRequest`). Differences: ``DownloadRequest/url``
+/// is not optional, and there is no `httpMethod` or `httpBody` (image requests are `GET`s).
+public typealias URLRequest = DownloadRequest
+#endif
+
+extension DownloadTask {
+    /// `true`: Alcedo's task can cancel its download from the moment it is returned
+    /// (Kingfisher 8's `isInitialized` is `false` while an asynchronous request modifier runs).
+    public var isInitialized: Bool { true }
+}
+
+extension RequestErrorReason {
+    /// Kingfisher's name of ``cancelled``, for patterns written for Kingfisher:
+    /// `if case .requestError(reason: .taskCancelled) = error`. Alcedo's cancellation carries
+    /// no task or token (a coalesced download has several callers), so the bindings of
+    /// Kingfisher's `.taskCancelled(task:token:)` are not available: test
+    /// ``AlcedoError/isTaskCancelled`` or match `.taskCancelled` without them.
+    public static var taskCancelled: RequestErrorReason { .cancelled }
+
+    /// Matches a reason used as a pattern value (such as ``taskCancelled``): `true` when both
+    /// are the same case with the same one-line description.
+    public static func ~= (pattern: RequestErrorReason, value: RequestErrorReason) -> Bool {
+        pattern.codeOffset == value.codeOffset && pattern.description == value.description
+    }
+}
