@@ -1,6 +1,7 @@
 import Alcedo
 import Crypto
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
@@ -121,7 +122,8 @@ public final class ImageService: Sendable {
         }
         let parsed = try parseAndVerify(path)
         let sourceURL = try pipeline.sourceGuard.checkSource(parsed.fetchableSourceURL)
-        if parsed.options.raw || !parsed.options.skipProcessing.isEmpty,
+        if parsed.options.raw { return try await rawResponse(parsed, url: sourceURL, request: request) }
+        if !parsed.options.skipProcessing.isEmpty,
            let response = try await unprocessedResponse(parsed, url: sourceURL, request: request) {
             return response
         }
@@ -199,6 +201,9 @@ public final class ImageService: Sendable {
         var options = pipeline.options(processor: processor, encoding: encoding, firstFrameOnly: firstFrameOnly,
                                        page: parsed.options.page)
         if let limits = decodingLimits(for: parsed.options.security) { options.append(.decodingLimits(limits)) }
+        // max_src_file_size: checked against Content-Length before the body is read and while
+        // it streams (the download stops once it passes); a copy already on disk is checked below.
+        if let limit = parsed.options.security.maxSourceFileSize, limit > 0 { options.append(.maximumBodySize(limit)) }
         let retrieved = try await gate.run(parsed.sourceURL) {
             try await pipeline.manager.retrieveImage(with: url, options: options)
         }
@@ -298,32 +303,63 @@ public final class ImageService: Sendable {
         return (attachment ? "attachment" : "inline") + "; filename=\"" + safe + ext + "\""
     }
 
-    /// `raw` and `skip_processing`: the source's bytes as they are. `raw` sends any image the
-    /// source answers (the source guard, the download timeout and the source-size limits still
-    /// apply; the pixel limits do not); `skip_processing` does so only for a source in one of
-    /// its formats when the URL asks for no other format, after the pixel limit is checked.
+    /// `raw`: the source's response streamed as it arrives (see ``SourceStream`` for what is
+    /// passed through and which limits still apply).
+    private func rawResponse(_ parsed: ImgproxyPath, url: URL, request: Request) async throws -> Response {
+        guard await admission.acquire(onQueued: { metrics.enterQueue() }, onDequeued: { metrics.leaveQueue() }) else {
+            throw ErrorStatus.Thrown(status: .queueFull)
+        }
+        defer { admission.release() }
+        let deadline = ContinuousClock.now + configuration.downloadTimeout
+        let stream = SourceStream(downloader: pipeline.downloader, sourceGuard: pipeline.sourceGuard,
+                                  timeout: configuration.downloadTimeout, maximumRedirects: configuration.maxRedirects,
+                                  userAgent: configuration.userAgent)
+        let opened = try await stream.open(url, clientHeaders: request.headers)
+        var limit = configuration.maxSourceBytes
+        if let own = parsed.options.security.maxSourceFileSize, own > 0 { limit = min(limit, own) }
+        let length = opened.headers["Content-Length"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        if let length, length > limit {
+            throw ErrorStatus.Thrown(status: ErrorStatus(status: 422, reason: "the source is \(length) bytes, over the limit of \(limit)"))
+        }
+        var headers = HTTPFields()
+        for name in SourceStream.responseHeaders {
+            if let value = opened.headers[name], let field = HTTPField.Name(name) { headers[field] = value }
+        }
+        if let length { headers[.contentLength] = String(length) }
+        headers[.cacheControl] = cacheControl
+        if (200..<300).contains(opened.status) {
+            let format = ImageFormat.allCases.first { $0.mimeType == opened.headers["Content-Type"]?.split(separator: ";").first?.lowercased() }
+            headers[.contentDisposition] = Self.contentDisposition(source: parsed.sourceURL, filename: parsed.options.filename,
+                                                                   format: format, attachment: parsed.options.returnAttachment)
+        }
+        let body = request.method == .head ? ResponseBody() : SourceStream.responseBody(opened.body, limit: limit, deadline: deadline)
+        return Response(status: HTTPResponse.Status(code: opened.status), headers: headers, body: body)
+    }
+
+    /// `skip_processing`: the source's bytes as they are, for a source in one of its formats
+    /// when the URL asks for no other format, after the pixel limit is checked.
     /// - Returns: `nil` when the source is processed as usual.
     private func unprocessedResponse(_ parsed: ImgproxyPath, url: URL, request: Request) async throws -> Response? {
-        if !parsed.options.raw, let requested = parsed.requestedFormat, !parsed.options.skipProcessing.contains(requested) {
+        if let requested = parsed.requestedFormat, !parsed.options.skipProcessing.contains(requested) {
             return nil
         }
         guard await admission.acquire(onQueued: { metrics.enterQueue() }, onDequeued: { metrics.leaveQueue() }) else {
             throw ErrorStatus.Thrown(status: .queueFull)
         }
         defer { admission.release() }
-        let downloaded = try await pipeline.downloader.downloadData(with: url)
+        var download = DownloadOptions()
+        if let limit = parsed.options.security.maxSourceFileSize, limit > 0 { download.maximumBodySize = limit }
+        let downloaded = try await pipeline.downloader.downloadData(with: url, options: download)
         let data = downloaded.data
         if let limit = parsed.options.security.maxSourceFileSize, limit > 0, data.count > limit {
             throw ErrorStatus.Thrown(status: ErrorStatus(status: 422, reason: "the source is \(data.count) bytes, over the URL's max_src_file_size of \(limit)"))
         }
         let format = ImageFormat.sniff(data)
-        if !parsed.options.raw {
-            guard parsed.options.skipProcessing.contains(format) || (format == .apng && parsed.options.skipProcessing.contains(.png)),
-                  parsed.requestedFormat == nil || parsed.requestedFormat == format else { return nil }
-            let info = try ImageCodecRegistry.shared.info(for: data)
-            let limits = decodingLimits(for: parsed.options.security) ?? configuration.decodingLimits
-            try limits.check(width: info.width, height: info.height, format: format)
-        }
+        guard parsed.options.skipProcessing.contains(format) || (format == .apng && parsed.options.skipProcessing.contains(.png)),
+              parsed.requestedFormat == nil || parsed.requestedFormat == format else { return nil }
+        let info = try ImageCodecRegistry.shared.info(for: data)
+        let limits = decodingLimits(for: parsed.options.security) ?? configuration.decodingLimits
+        try limits.check(width: info.width, height: info.height, format: format)
         metrics.sourceBytes.increment(by: Int64(data.count))
         var headers = HTTPFields()
         headers[.cacheControl] = cacheControl
