@@ -151,6 +151,8 @@ struct CorpusContext {
 
     func expandPath(_ path: String, environment: [String: String]) throws -> String {
         var text = expand(path)
+        // `{sig}` last: it signs the rest of the path as sent.
+        var signed = false
         while let open = text.range(of: "{"), let close = text.range(of: "}", range: open.upperBound..<text.endIndex) {
             let inner = String(text[open.upperBound..<close.lowerBound])
             let parts = inner.split(separator: ":", maxSplits: 1).map(String.init)
@@ -169,12 +171,16 @@ struct CorpusContext {
                 let size = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(parts[1]).path)[.size] as? Int ?? 0
                 value = String(size / 2)
             case "sig":
-                let rest = String(text[close.upperBound...])
-                let key = try SigningKey(hexKey: environment["IMGPROXY_KEY"] ?? "", hexSalt: environment["IMGPROXY_SALT"] ?? "")
-                value = key.signature(for: rest)
+                signed = true
+                value = "SIGNATURE"
             default: throw Corpus.CorpusError.badPlaceholder(inner)
             }
             text.replaceSubrange(open.lowerBound..<close.upperBound, with: value)
+        }
+        if signed, let marker = text.range(of: "/SIGNATURE/") {
+            let key = try SigningKey(hexKey: environment["IMGPROXY_KEY"] ?? "", hexSalt: environment["IMGPROXY_SALT"] ?? "")
+            let rest = String(text[text.index(before: marker.upperBound)...])
+            text.replaceSubrange(marker, with: "/" + key.signature(for: rest) + "/")
         }
         return text
     }

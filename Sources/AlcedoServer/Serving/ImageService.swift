@@ -113,14 +113,16 @@ public final class ImageService: Sendable {
         // A conditional request for a path revalidated before: answered from the result's
         // ETag without parsing the path again (see ``RevalidationTable``).
         let conditional = request.headers[.ifNoneMatch] != nil || request.headers[.ifModifiedSince] != nil
-        let revalidationKey = conditional ? RevalidationTable.key(path: path, accept: request.headers[values: .accept]) : nil
+        // With client hints the options depend on more than the path and Accept: no shortcut.
+        let revalidationKey = conditional && !configuration.clientHints
+            ? RevalidationTable.key(path: path, accept: request.headers[values: .accept]) : nil
         if let revalidationKey, let known = revalidations.entry(for: revalidationKey),
            let stored = results.cached(known.variantKey),
            notModified(request, etag: stored.etag, lastModified: stored.lastModified) {
             metrics.recordHit(tier: "not-modified")
             return notModifiedResponse(etag: stored.etag, lastModified: stored.lastModified, negotiated: known.negotiated)
         }
-        let parsed = try parseAndVerify(path)
+        let parsed = try parseAndVerify(path, hints: configuration.clientHints ? ClientHints(request.headers) : nil)
         let sourceURL = try pipeline.sourceGuard.checkSource(parsed.fetchableSourceURL)
         if parsed.options.raw { return try await rawResponse(parsed, url: sourceURL, request: request) }
         if !parsed.options.skipProcessing.isEmpty,
@@ -133,10 +135,11 @@ public final class ImageService: Sendable {
         // URL names another (AVIF only for a result that is not animated, as imgproxy).
         let enforced = requested == nil ? AcceptedImageFormats()
             : AcceptedImageFormats(webP: configuration.enforceWebP && clientAccepts.webP,
-                                   avif: configuration.enforceAVIF && clientAccepts.avif)
+                                   avif: configuration.enforceAVIF && clientAccepts.avif,
+                                   jxl: configuration.enforceJXL && clientAccepts.jxl)
         let accepted = requested == nil ? configuration.negotiation.usable(clientAccepts) : AcceptedImageFormats()
         // The answer depends on Accept: negotiated, or enforceable.
-        let negotiated = requested == nil || configuration.enforceWebP || configuration.enforceAVIF
+        let negotiated = requested == nil || configuration.enforceWebP || configuration.enforceAVIF || configuration.enforceJXL
         var unsigned = parsed
         unsigned.signature = ""
         let canonical = unsigned
@@ -197,7 +200,8 @@ public final class ImageService: Sendable {
         let processor = ImgproxyProcessor(options: parsed.options, maximumResultSide: configuration.maxResultSide,
                                           maxResultDimension: configuration.maxResultDimension, watermark: configuration.watermark)
         let requested = encoding.requested
-        let firstFrameOnly = parsed.options.page == nil && requested.map(Self.writesFirstFrameOnly) == true
+        let firstFrameOnly = parsed.options.page == nil
+            && (requested.map(Self.writesFirstFrameOnly) == true || parsed.options.security.maxAnimationFrames == 1)
         var options = pipeline.options(processor: processor, encoding: encoding, firstFrameOnly: firstFrameOnly,
                                        page: parsed.options.page)
         if let limits = decodingLimits(for: parsed.options.security) { options.append(.decodingLimits(limits)) }
@@ -266,14 +270,12 @@ public final class ImageService: Sendable {
 
     /// The decoding limits a URL's security options set (`nil`: the server's).
     func decodingLimits(for security: ProcessingOptions.SecurityLimits) -> DecodingLimits? {
-        guard security.maxSourceResolution != nil || security.maxAnimationFrames != nil
-            || security.maxAnimationFrameResolution != nil else { return nil }
+        guard security.maxSourceResolution != nil || security.maxAnimationFrameResolution != nil else { return nil }
         var limits = configuration.decodingLimits
         if let megapixels = security.maxSourceResolution {
             limits.maxPixelCount = max(1, Int(megapixels * 1_000_000))
             limits.maxTotalBytes = limits.maxPixelCount * 4
         }
-        if let frames = security.maxAnimationFrames { limits.maxFrameCount = frames }
         if let megapixels = security.maxAnimationFrameResolution, megapixels > 0 {
             // Each frame within the limit; all frames within it times the frame count.
             limits.maxPixelCount = min(limits.maxPixelCount, max(1, Int(megapixels * 1_000_000)))
@@ -385,6 +387,10 @@ public final class ImageService: Sendable {
     static func predictedFormat(_ encoding: ResponseEncoding, source: SourceInfo, page: Int?) -> ImageFormat? {
         let animated = page != nil ? false : source.animated
         if let requested = encoding.requested {
+            if encoding.enforced.jxl, requested != .jxl {
+                guard let animated else { return nil }
+                if !animated { return .jxl }
+            }
             if encoding.enforced.avif, requested != .avif {
                 guard let animated else { return nil }
                 if !animated { return .avif }
@@ -433,9 +439,11 @@ public final class ImageService: Sendable {
     /// Parses `path` under the configured rules (presets, default options, security options,
     /// presets-only URLs), logs its warnings, verifies its signature, and rewrites its source
     /// URL (``ImageServerConfiguration/sourceURLRewriter``).
-    func parseAndVerify(_ path: String) throws(ImgproxyURLError) -> ImgproxyPath {
+    func parseAndVerify(_ path: String, hints: ClientHints? = nil) throws(ImgproxyURLError) -> ImgproxyPath {
         var warnings: [String] = []
-        var (parsed, signedPart) = try ImgproxyPath.parse(path, rules: configuration.parsingRules, warnings: &warnings)
+        var rules = configuration.parsingRules
+        if let hints { hints.apply(to: &rules.defaults) }
+        var (parsed, signedPart) = try ImgproxyPath.parse(path, rules: rules, warnings: &warnings)
         for warning in warnings { Self.logger.warning("\(warning)", metadata: ["path": "\(path)"]) }
         try verifySignature(parsed.signature, signedPart: signedPart)
         if !configuration.sourceURLRewriter.isIdentity {
@@ -569,7 +577,9 @@ public final class ImageService: Sendable {
         headers[.cacheControl] = cacheControl
         if configuration.useETag { headers[.eTag] = etag }
         if configuration.useLastModified, let lastModified = effectiveLastModified(lastModified) { headers[.lastModified] = lastModified }
-        if negotiated { headers[.vary] = "Accept" }
+        var vary: [String] = negotiated ? ["Accept"] : []
+        if configuration.clientHints { vary += ClientHints.headerNames }
+        if !vary.isEmpty { headers[.vary] = vary.joined(separator: ", ") }
         return headers
     }
 

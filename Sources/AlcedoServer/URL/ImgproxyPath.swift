@@ -77,13 +77,13 @@ public struct ImgproxyPath: Sendable, Hashable {
         if rules.onlyPresets {
             guard let first = segments.first, segments.count > 1 else { throw .malformedPath("expected /signature/presets/source") }
             if first != "plain" {
-                let names = first.split(separator: ":", omittingEmptySubsequences: true).map(String.init)
+                let names = first.split(separator: rules.argumentsSeparator, omittingEmptySubsequences: true).map(String.init)
                 for name in names where rules.presets[name] == nil { throw .presetsOnly(name) }
                 try options.applyPresets(names, rules: rules, usedPresets: [], warnings: &warnings)
                 segments = segments.dropFirst()
             }
         } else {
-            while let segment = segments.first, segment.contains(":"), segment != "plain" {
+            while let segment = segments.first, segment.contains(rules.argumentsSeparator), segment != "plain" {
                 try options.apply(segment: segment, rules: rules, usedPresets: [], warnings: &warnings)
                 segments = segments.dropFirst()
             }
@@ -101,6 +101,7 @@ public struct ImgproxyPath: Sendable, Hashable {
             guard let decoded = encoded.removingPercentEncoding else { throw .invalidSource("bad percent-encoding") }
             result.sourceURL = decoded
         } else {
+            if rules.base64URLIncludesFilename, segments.count > 1 { segments = segments.dropLast() }
             var encoded = segments.joined()
             if let dot = encoded.lastIndex(of: ".") {
                 let ext = String(encoded[encoded.index(after: dot)...])

@@ -142,7 +142,8 @@ public struct ProcessingOptions: Sendable, Hashable {
         public var maxSourceResolution: Double?
         /// `max_src_file_size`/`msfs`: bytes (0 or less: no limit).
         public var maxSourceFileSize: Int?
-        /// `max_animation_frames`/`maf`: frames processed (at least 1).
+        /// `max_animation_frames`/`maf`: the first frames kept, as imgproxy loads only those
+        /// (at least 1; 1 makes a still image). Not a refusal.
         public var maxAnimationFrames: Int?
         /// `max_animation_frame_resolution`/`mafr`: megapixels per frame (0: only the whole-image limit).
         public var maxAnimationFrameResolution: Double?
@@ -256,7 +257,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public init() {}
 
     /// The options with every field that does not change pixels reset (format, quality,
-    /// cache buster, metadata, response headers and limits checked elsewhere).
+    /// cache buster, metadata, response headers and limits checked elsewhere; `maf` stays:
+    /// it keeps the first frames only).
     var pixelOptions: ProcessingOptions {
         var copy = self
         copy.format = nil
@@ -274,7 +276,6 @@ public struct ProcessingOptions: Sendable, Hashable {
         copy.returnAttachment = false
         copy.security.maxSourceResolution = nil
         copy.security.maxSourceFileSize = nil
-        copy.security.maxAnimationFrames = nil
         copy.security.maxAnimationFrameResolution = nil
         return copy
     }
