@@ -205,6 +205,9 @@ public final class ImageService: Sendable {
         var options = pipeline.options(processor: processor, encoding: encoding, firstFrameOnly: firstFrameOnly,
                                        page: parsed.options.page)
         if let limits = decodingLimits(for: parsed.options.security) { options.append(.decodingLimits(limits)) }
+        // strip_color_profile:0: the pixels stay in the source's colour space and the encoder
+        // embeds its ICC profile, for the formats whose encoders embed one (JPEG, PNG, WebP).
+        if parsed.options.keepsColorProfile, Self.embedsColorProfile(encoding) { options.append(.colorManagement(.preserve)) }
         // max_src_file_size: checked against Content-Length before the body is read and while
         // it streams (the download stops once it passes); a copy already on disk is checked below.
         if let limit = parsed.options.security.maxSourceFileSize, limit > 0 { options.append(.maximumBodySize(limit)) }
@@ -374,6 +377,17 @@ public final class ImageService: Sendable {
                                                                attachment: parsed.options.returnAttachment)
         let body: ResponseBody = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data))
         return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// Whether every format `encoding` can end in embeds an ICC profile (JPEG, PNG, WebP; GIF
+    /// for a GIF source, which seldom carries one).
+    static func embedsColorProfile(_ encoding: ResponseEncoding) -> Bool {
+        let embedding: Set<ImageFormat> = [.jpeg, .png, .webp]
+        if let requested = encoding.requested {
+            return embedding.contains(requested) && !encoding.enforced.avif && !encoding.enforced.jxl
+        }
+        return !encoding.accepted.avif && !encoding.accepted.jxl
+            && encoding.preferredFormats.allSatisfy { embedding.contains($0) || $0 == .gif }
     }
 
     /// Whether a result asked for in `format` is made from the source's first frame only (the

@@ -226,6 +226,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Convert to sRGB and drop the ICC profile (default `nil`: the server's; Alcedo always
     /// converts to sRGB and writes no profile).
     public var stripColorProfile: Bool?
+
+    /// `strip_color_profile:0`: the result keeps the source's colour space and ICC profile, as
+    /// imgproxy exports it back to the source's profile (default: converted to sRGB, no profile).
+    var keepsColorProfile: Bool { stripColorProfile == false }
     /// Use the source's embedded thumbnail when it has one (default `nil`: no).
     public var enforceThumbnail: Bool?
     /// Lower the quality of a JPEG, WebP or AVIF result until it fits in this many bytes (default 0: no limit).
@@ -268,7 +272,8 @@ public struct ProcessingOptions: Sendable, Hashable {
         copy.cacheBuster = ""
         copy.stripMetadata = true
         copy.keepCopyright = nil
-        copy.stripColorProfile = nil
+        // `scp:0` keeps the source's colour space (see ``keepsColorProfile``): other pixels.
+        if copy.stripColorProfile != false { copy.stripColorProfile = nil }
         copy.skipProcessing = []
         copy.raw = false
         copy.expires = nil
