@@ -145,6 +145,19 @@ public struct ImageServerConfiguration: Sendable {
     /// result is animated (default `false`), as imgproxy's `IMGPROXY_ENFORCE_AVIF`; implies
     /// ``autoAVIF`` and wins over ``enforceWebP``.
     public var enforceAVIF = false
+    /// Serve JPEG XL to clients that accept it even when the URL names another format, for a
+    /// result that is not animated (default `false`; imgproxy's `IMGPROXY_ENFORCE_JXL`). Implies
+    /// ``autoJXL`` and wins over ``enforceAVIF`` and ``enforceWebP``.
+    public var enforceJXL = false
+    /// Read the client hints `Sec-CH-DPR` (or `DPR`) and `Sec-CH-Width` (or `Width`) as the
+    /// `dpr` and `width` a URL starts from (the width divided by the DPR), as imgproxy's
+    /// `IMGPROXY_ENABLE_CLIENT_HINTS` does; the URL's own options still win (default `false`).
+    public var clientHints = false
+    /// The separator of option arguments in URLs (default `:`; imgproxy's `IMGPROXY_ARGUMENTS_SEPARATOR`).
+    public var argumentsSeparator = ":"
+    /// A base64-encoded source is followed by one more path segment, a file name, which is
+    /// ignored (default `false`; imgproxy's `IMGPROXY_BASE64_URL_INCLUDES_FILENAME`).
+    public var base64URLIncludesFilename = false
     /// The options every URL starts from before its own are applied (default: imgproxy's
     /// defaults, ``ProcessingOptions/init()``). imgproxy's `IMGPROXY_AUTO_ROTATE` and
     /// `IMGPROXY_STRIP_METADATA` set ``ProcessingOptions/autoRotate`` and
@@ -250,8 +263,11 @@ public struct ImageServerConfiguration: Sendable {
     /// The rules URLs are parsed by: presets, ``onlyPresets``, ``allowSecurityOptions`` and
     /// ``defaultOptions``.
     public var parsingRules: ImgproxyParsingRules {
-        ImgproxyParsingRules(presets: presets, allowSecurityOptions: allowSecurityOptions, onlyPresets: onlyPresets,
-                             defaults: defaultOptions)
+        var rules = ImgproxyParsingRules(presets: presets, allowSecurityOptions: allowSecurityOptions, onlyPresets: onlyPresets,
+                                         defaults: defaultOptions)
+        rules.argumentsSeparator = argumentsSeparator.isEmpty ? ":" : argumentsSeparator
+        rules.base64URLIncludesFilename = base64URLIncludesFilename
+        return rules
     }
 
     /// Parses imgproxy's `IMGPROXY_PREFERRED_FORMATS` form, `jpeg,png,gif`, into ``preferredFormats``.
@@ -273,7 +289,7 @@ public struct ImageServerConfiguration: Sendable {
     /// The format negotiation ``autoWebP`` and ``autoAVIF`` make (each also on when its
     /// ``enforceWebP`` or ``enforceAVIF`` is).
     public var negotiation: FormatNegotiation {
-        FormatNegotiation(autoWebP: autoWebP || enforceWebP, autoAVIF: autoAVIF || enforceAVIF, autoJXL: autoJXL,
+        FormatNegotiation(autoWebP: autoWebP || enforceWebP, autoAVIF: autoAVIF || enforceAVIF, autoJXL: autoJXL || enforceJXL,
                           preferredFormats: preferredFormats)
     }
 

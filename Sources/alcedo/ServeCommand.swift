@@ -111,6 +111,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo,
           help: "Serve AVIF to clients that accept it even when the URL names a format, unless animated (default off).")
     var enforceAvif: Bool?
+    @Flag(inversion: .prefixedNo,
+          help: "Serve JPEG XL to clients that accept it even when the URL names a format, unless animated (default off).")
+    var enforceJxl: Bool?
+    @Flag(inversion: .prefixedNo,
+          help: "Read the Sec-CH-DPR/DPR and Sec-CH-Width/Width client hints as dpr and width defaults (default off).")
+    var enableClientHints: Bool?
+    @Option(help: ArgumentHelp("The separator of option arguments in URLs (default :).", valueName: "text"))
+    var argumentsSeparator: String?
+    @Flag(inversion: .prefixedNo,
+          help: "A base64 source is followed by a file name segment, which is ignored (default off).")
+    var base64UrlIncludesFilename: Bool?
+    @Option(help: ArgumentHelp("Source formats sent unprocessed when the URL names no other format, comma-separated (default none).",
+                               valueName: "formats"))
+    var skipProcessingFormats: String?
     @Flag(inversion: .prefixedNo, help: "Send ETag and answer If-None-Match (default on).")
     var useEtag: Bool?
     @Flag(inversion: .prefixedNo, help: "Send the source's Last-Modified and answer If-Modified-Since (default on).")
@@ -361,6 +375,21 @@ struct ServeCommand: AsyncParsableCommand {
         c.sanitizeSVG = try env.pick("SANITIZE_SVG", flag: sanitizeSvg, env.bool("SANITIZE_SVG")) ?? c.sanitizeSVG
         c.enforceWebP = try env.pick("ENFORCE_WEBP", flag: enforceWebp, env.bool("ENFORCE_WEBP")) ?? c.enforceWebP
         c.enforceAVIF = try env.pick("ENFORCE_AVIF", flag: enforceAvif, env.bool("ENFORCE_AVIF")) ?? c.enforceAVIF
+        c.enforceJXL = try env.pick("ENFORCE_JXL", flag: enforceJxl, env.bool("ENFORCE_JXL")) ?? c.enforceJXL
+        c.clientHints = try env.pick("ENABLE_CLIENT_HINTS", flag: enableClientHints, env.bool("ENABLE_CLIENT_HINTS")) ?? c.clientHints
+        c.argumentsSeparator = env.pick("ARGUMENTS_SEPARATOR", flag: argumentsSeparator, env.string("ARGUMENTS_SEPARATOR"))
+            ?? c.argumentsSeparator
+        c.base64URLIncludesFilename = try env.pick("BASE64_URL_INCLUDES_FILENAME", flag: base64UrlIncludesFilename,
+                                                   env.bool("BASE64_URL_INCLUDES_FILENAME")) ?? c.base64URLIncludesFilename
+        if let text = env.pick("SKIP_PROCESSING_FORMATS", flag: skipProcessingFormats, env.string("SKIP_PROCESSING_FORMATS")) {
+            c.defaultOptions.skipProcessing = try ServeEnvironment.split(text, separator: ",").map { name in
+                guard let format = ImageFormat(fileExtension: name), format != .unknown else {
+                    throw ServerConfigurationError.invalidValue(env.origin(of: "SKIP_PROCESSING_FORMATS") ?? "--skip-processing-formats",
+                                                                message: "\"\(name)\" is not an image format")
+                }
+                return format
+            }
+        }
         c.defaultQuality = try env.pick("QUALITY", flag: quality, env.int("QUALITY")) ?? c.defaultQuality
         guard (1...100).contains(c.defaultQuality) else {
             throw ServerConfigurationError.invalidValue("--quality", message: "must be in 1...100, got \(c.defaultQuality)")

@@ -20,6 +20,7 @@ struct SourcesServingTests {
     static let objects: [MotoS3Server.Object] = [
         .init(bucket: "photos", key: "cat.png", data: png(40, 30), contentType: "image/png"),
         .init(bucket: "photos", key: "dir/a b é.png", data: png(12, 10), contentType: "image/png"),
+        .init(bucket: "photos", key: "dir/c+d (1).png", data: png(12, 10), contentType: "image/png"),
         .init(bucket: "photos", key: "fresh.png", data: png(64, 48), contentType: "image/png"),
         .init(bucket: "private", key: "cat.png", data: png(40, 30), contentType: "image/png"),
     ]
@@ -54,6 +55,12 @@ struct SourcesServingTests {
             #expect(base64.status == 200, "\(base64.text)")
             let plainSpaced = try await harness.request("/insecure/rs:fit:6:6/plain/s3://photos/dir/a%2520b%2520%25C3%25A9.png@png")
             #expect(plainSpaced.status == 200, "\(plainSpaced.text)")
+            // As imgproxy reads a plain source: decoded once, then the key as it stands (a
+            // space, a non-ASCII letter, `+` and parentheses).
+            let plainOnce = try await harness.request("/insecure/rs:fit:6:6/plain/s3://photos/dir/a%20b%20%C3%A9.png@png")
+            #expect(plainOnce.status == 200, "\(plainOnce.text)")
+            let plus = try await harness.request("/insecure/rs:fit:6:6/plain/s3://photos/dir/c+d%20(1).png@png")
+            #expect(plus.status == 200, "\(plus.text)")
 
             let missing = try await harness.request("/insecure/plain/s3://photos/missing.png@png")
             #expect(missing.status == 404)

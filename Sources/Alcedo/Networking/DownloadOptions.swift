@@ -19,17 +19,25 @@ public struct DownloadOptions: Sendable {
     public var redirectHandler: (any ImageDownloadRedirectHandler)?
     /// Retries failed attempts (default `nil`: no retry).
     public var retryStrategy: (any RetryStrategy)?
+    /// The most bytes this caller accepts for the body (default `nil`: the downloader's
+    /// ``ImageDownloader/Configuration/maximumBodySize``); the smaller of the two applies. A
+    /// larger `Content-Length` is refused before the body is read, and a body without one is
+    /// cut off as soon as it passes the limit (`.responseError(.bodyTooLarge)`). Callers
+    /// with different limits do not share a request.
+    public var maximumBodySize: Int?
 
     /// Creates options; every parameter defaults to the value stated on its property.
     public init(priority: DownloadPriority = .normal, processor: any ImageProcessor = DefaultImageProcessor.default,
                 decodingOptions: DecodingOptions = .default, requestModifier: (any ImageDownloadRequestModifier)? = nil,
-                redirectHandler: (any ImageDownloadRedirectHandler)? = nil, retryStrategy: (any RetryStrategy)? = nil) {
+                redirectHandler: (any ImageDownloadRedirectHandler)? = nil, retryStrategy: (any RetryStrategy)? = nil,
+                maximumBodySize: Int? = nil) {
         self.priority = priority
         self.processor = processor
         self.decodingOptions = decodingOptions
         self.requestModifier = requestModifier
         self.redirectHandler = redirectHandler
         self.retryStrategy = retryStrategy
+        self.maximumBodySize = maximumBodySize
     }
 
     /// The decoding options with the processor's decoding target applied.

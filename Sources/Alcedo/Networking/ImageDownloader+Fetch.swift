@@ -137,17 +137,19 @@ extension ImageDownloader {
             guard configuration.acceptableStatusCodes.contains(loaded.statusCode) else {
                 return .failure(.responseError(reason: .invalidHTTPStatusCode(response: response)))
             }
-            return await readBody(loaded.body, response: response, configuration: configuration, context: context)
+            return await readBody(loaded.body, response: response, limit: min(configuration.maximumBodySize, options.maximumBodySize ?? .max),
+                                  configuration: configuration, context: context)
                 .map { (Optional($0), response) }
         }
     }
 
-    /// Streams the body into one buffer, enforcing the size limit and `Content-Length`,
-    /// reporting progress, and stopping early when the first bytes are not an image.
-    private func readBody(_ body: ImageDataBody, response: DownloadResponse, configuration: Configuration,
+    /// Streams the body into one buffer, enforcing the size limit `limit` (refused from
+    /// `Content-Length` before any byte is read, and as soon as the bytes received pass it)
+    /// and `Content-Length`, reporting progress, and stopping early when the first bytes are
+    /// not an image.
+    private func readBody(_ body: ImageDataBody, response: DownloadResponse, limit: Int, configuration: Configuration,
                           context: FetchContext) async -> Result<Data, AlcedoError> {
         let url = response.url
-        let limit = configuration.maximumBodySize
         let expected = response.expectedContentLength
         if let expected, expected > limit {
             return .failure(.responseError(reason: .bodyTooLarge(url, limit: limit, received: 0)))

@@ -122,7 +122,7 @@ public final class ImageDownloader: Sendable {
 
     func downloadData(with url: URL, options: DownloadOptions,
                       progress: (@Sendable (DownloadProgress) -> Void)?) async throws(AlcedoError) -> ImageDataResult {
-        let key = FetchKey(url: url, validators: nil)
+        let key = FetchKey(url: url, validators: nil, bodyLimit: options.maximumBodySize)
         let outcome = try await dataFetches.value(for: key, priority: PriorityTicket(priority: options.priority),
                                                   progress: progress, work: dataWork(key, options))
         return try Self.dataResult(outcome, url: url)
@@ -133,7 +133,7 @@ public final class ImageDownloader: Sendable {
     public func downloadData(with url: URL, options: DownloadOptions = DownloadOptions(),
                              progressBlock: DownloadProgressBlock? = nil,
                              completionHandler: @escaping @Sendable (Result<ImageDataResult, AlcedoError>) -> Void) -> DownloadTask {
-        let key = FetchKey(url: url, validators: nil)
+        let key = FetchKey(url: url, validators: nil, bodyLimit: options.maximumBodySize)
         return task(dataFetches, key: key, url: url, priority: options.priority, progressBlock: progressBlock,
                     completionHandler: { completionHandler($0.flatMap { outcome in Result { () throws(AlcedoError) in try Self.dataResult(outcome, url: url) } }) },
                     work: dataWork(key, options))
@@ -156,7 +156,7 @@ public final class ImageDownloader: Sendable {
 
     func revalidateData(with url: URL, validators: HTTPCacheInfo, options: DownloadOptions,
                         progress: (@Sendable (DownloadProgress) -> Void)?) async throws(AlcedoError) -> RevalidationResult {
-        let key = FetchKey(url: url, validators: validators)
+        let key = FetchKey(url: url, validators: validators, bodyLimit: options.maximumBodySize)
         let outcome = try await dataFetches.value(for: key, priority: PriorityTicket(priority: options.priority),
                                                   progress: progress, work: dataWork(key, options))
         switch outcome {
@@ -197,7 +197,7 @@ public final class ImageDownloader: Sendable {
     // MARK: Plumbing
 
     private func processingKey(_ url: URL, _ options: DownloadOptions) -> ProcessingKey {
-        ProcessingKey(fetch: FetchKey(url: url, validators: nil), processorIdentifier: options.processor.identifier,
+        ProcessingKey(fetch: FetchKey(url: url, validators: nil, bodyLimit: options.maximumBodySize), processorIdentifier: options.processor.identifier,
                       decoding: options.effectiveDecodingOptions)
     }
 
@@ -212,7 +212,7 @@ public final class ImageDownloader: Sendable {
     /// Fetches the bytes through the data coalescer, then decodes and processes them once.
     private func decodeAndProcess(_ url: URL, options: DownloadOptions,
                                   context: RequestCoalescer<ProcessingKey, ImageLoadingResult>.WorkContext) async -> Result<ImageLoadingResult, AlcedoError> {
-        let key = FetchKey(url: url, validators: nil)
+        let key = FetchKey(url: url, validators: nil, bodyLimit: options.maximumBodySize)
         let outcome: FetchOutcome
         do {
             outcome = try await dataFetches.value(for: key, priority: context.ticket, progress: context.reportProgress,
@@ -272,11 +272,15 @@ struct FetchKey: Hashable, Sendable {
     let url: URL
     let etag: String?
     let lastModified: String?
+    /// The caller's own body limit (``DownloadOptions/maximumBodySize``): callers with
+    /// different limits do not share a request.
+    let bodyLimit: Int?
 
-    init(url: URL, validators: HTTPCacheInfo?) {
+    init(url: URL, validators: HTTPCacheInfo?, bodyLimit: Int? = nil) {
         self.url = url
         self.etag = validators?.etag
         self.lastModified = validators?.lastModified
+        self.bodyLimit = bodyLimit
     }
 
     /// The validators to send, or `nil` for an unconditional request.

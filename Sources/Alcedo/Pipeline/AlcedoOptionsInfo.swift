@@ -79,6 +79,10 @@ public enum AlcedoOptionsInfoItem: Sendable {
     case respectHTTPFreshness
     /// Limits for decoding (decompression bombs). Default ``DecodingLimits/default``.
     case decodingLimits(DecodingLimits)
+    /// The most bytes a download for this request may have, below the downloader's own
+    /// limit (default: the downloader's ``ImageDownloader/Configuration/maximumBodySize``);
+    /// see ``DownloadOptions/maximumBodySize``.
+    case maximumBodySize(Int)
     /// Reserve each decode's working set from this budget before decoding: it is estimated
     /// from the source's header (``WorkingSetEstimate``), waits while the memory is not free
     /// and fails with ``AlcedoError/memoryBudgetError(reason:)`` when it could never fit or

@@ -57,6 +57,8 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     public var respectHTTPFreshness = false
     /// ``AlcedoOptionsInfoItem/decodingLimits(_:)``.
     public var decodingLimits: DecodingLimits = .default
+    /// ``AlcedoOptionsInfoItem/maximumBodySize(_:)``. `nil`: the downloader's limit.
+    public var maximumBodySize: Int?
     /// ``AlcedoOptionsInfoItem/memoryBudget(_:)``.
     public var memoryBudget: MemoryBudget?
     /// ``AlcedoOptionsInfoItem/colorManagement(_:)``.
@@ -115,6 +117,7 @@ public struct AlcedoParsedOptionsInfo: Sendable {
             case .processingQueue(let queue): processingQueue = queue
             case .respectHTTPFreshness: respectHTTPFreshness = true
             case .decodingLimits(let limits): decodingLimits = limits
+            case .maximumBodySize(let bytes): maximumBodySize = bytes
             case .memoryBudget(let budget): memoryBudget = budget
             case .colorManagement(let management): colorManagement = management
             case .keepCurrentImageWhileLoading: keepCurrentImageWhileLoading = true
@@ -145,6 +148,7 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     /// The download options for this request.
     var downloadOptions: DownloadOptions {
         DownloadOptions(priority: downloadPriority, processor: processor, decodingOptions: decodingOptions,
-                        requestModifier: requestModifier, redirectHandler: redirectHandler, retryStrategy: retryStrategy)
+                        requestModifier: requestModifier, redirectHandler: redirectHandler, retryStrategy: retryStrategy,
+                        maximumBodySize: maximumBodySize)
     }
 }

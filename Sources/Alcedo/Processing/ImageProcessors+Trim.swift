@@ -2,7 +2,9 @@
 ///
 /// The background is ``color``, or the top-left pixel's colour when it is `nil`. Transparent
 /// pixels count as magenta (`#FF00FF`) for the comparison, so `color` magenta trims transparent
-/// margins. A pixel is content when any of its red, green and blue values differs from the
+/// margins. As libvips' `find_trim` (which imgproxy uses) does, each channel is first smoothed
+/// by a 3x3 median (edge pixels repeated), so single noisy pixels on a margin do not count;
+/// a pixel is content when any of its smoothed red, green and blue values differs from the
 /// background's by more than ``threshold``. The bounding box of the content of the first frame
 /// is kept (every frame is cut to it); an image with no content is returned unchanged.
 ///
@@ -47,17 +49,25 @@ public struct TrimImageProcessor: ImageProcessor {
         }
         let background = color.map { (Int($0.red), Int($0.green), Int($0.blue)) } ?? flattened(0)
         let limit = threshold
+        // The flattened channels, one plane each, then their 3x3 medians.
+        var planes = [[UInt8]](repeating: [UInt8](repeating: 0, count: width * height), count: 3)
+        for index in 0..<(width * height) {
+            let (r, g, b) = flattened(index * 4)
+            planes[0][index] = UInt8(r)
+            planes[1][index] = UInt8(g)
+            planes[2][index] = UInt8(b)
+        }
+        let smoothed = planes.map { Self.median3x3($0, width: width, height: height) }
         var minX = width, minY = height, maxX = -1, maxY = -1
         for y in 0..<height {
-            var index = y * width * 4
             for x in 0..<width {
-                let (r, g, b) = flattened(index)
-                let difference = max(abs(r - background.0), abs(g - background.1), abs(b - background.2))
+                let index = y * width + x
+                let difference = max(abs(Int(smoothed[0][index]) - background.0), abs(Int(smoothed[1][index]) - background.1),
+                                     abs(Int(smoothed[2][index]) - background.2))
                 if Double(difference) > limit {
                     minX = min(minX, x); maxX = max(maxX, x)
                     minY = min(minY, y); maxY = max(maxY, y)
                 }
-                index += 4
             }
         }
         guard maxX >= 0 else { return nil }
@@ -72,6 +82,37 @@ public struct TrimImageProcessor: ImageProcessor {
         }
         guard w != width || h != height else { return nil }
         return (left, top, PixelSize(width: w, height: h))
+    }
+
+    /// The median of each pixel's 3x3 neighbourhood in `plane`, edge pixels repeated outside.
+    static func median3x3(_ plane: [UInt8], width: Int, height: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: plane.count)
+        var window = [UInt8](repeating: 0, count: 9)
+        for y in 0..<height {
+            let rows = (max(0, y - 1) * width, y * width, min(height - 1, y + 1) * width)
+            for x in 0..<width {
+                let columns = (max(0, x - 1), x, min(width - 1, x + 1))
+                var slot = 0
+                for row in [rows.0, rows.1, rows.2] {
+                    window[slot] = plane[row + columns.0]
+                    window[slot + 1] = plane[row + columns.1]
+                    window[slot + 2] = plane[row + columns.2]
+                    slot += 3
+                }
+                // Insertion sort of nine values: the fifth is the median.
+                for i in 1..<9 {
+                    let value = window[i]
+                    var j = i - 1
+                    while j >= 0 && window[j] > value {
+                        window[j + 1] = window[j]
+                        j -= 1
+                    }
+                    window[j + 1] = value
+                }
+                out[y * width + x] = window[4]
+            }
+        }
+        return out
     }
 
     /// Trims every frame to the content of the first. Throws for a negative or non-finite threshold.

@@ -75,6 +75,13 @@ public struct ImgproxyProcessor: ImageProcessor {
         if let page = options.page, image.frames.count > 1 {
             image = image.frame(at: min(page, image.frames.count - 1))
         }
+        // max_animation_frames keeps the first N frames, as imgproxy loads only those (1: a still image).
+        if let limit = options.security.maxAnimationFrames, image.frames.count > limit {
+            image = limit <= 1 ? image.frame(at: 0)
+                : AlcedoImage(width: image.width, height: image.height, frames: Array(image.frames.prefix(limit)),
+                              loopCount: image.loopCount, sourceFormat: image.sourceFormat, orientation: image.orientation,
+                              colorMetadata: image.colorMetadata)
+        }
         if !options.autoRotate, image.orientation != .up {
             image = image.oriented(Self.inverse(image.orientation))
         }

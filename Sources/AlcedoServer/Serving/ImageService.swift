@@ -1,6 +1,7 @@
 import Alcedo
 import Crypto
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
@@ -112,16 +113,19 @@ public final class ImageService: Sendable {
         // A conditional request for a path revalidated before: answered from the result's
         // ETag without parsing the path again (see ``RevalidationTable``).
         let conditional = request.headers[.ifNoneMatch] != nil || request.headers[.ifModifiedSince] != nil
-        let revalidationKey = conditional ? RevalidationTable.key(path: path, accept: request.headers[values: .accept]) : nil
+        // With client hints the options depend on more than the path and Accept: no shortcut.
+        let revalidationKey = conditional && !configuration.clientHints
+            ? RevalidationTable.key(path: path, accept: request.headers[values: .accept]) : nil
         if let revalidationKey, let known = revalidations.entry(for: revalidationKey),
            let stored = results.cached(known.variantKey),
            notModified(request, etag: stored.etag, lastModified: stored.lastModified) {
             metrics.recordHit(tier: "not-modified")
             return notModifiedResponse(etag: stored.etag, lastModified: stored.lastModified, negotiated: known.negotiated)
         }
-        let parsed = try parseAndVerify(path)
+        let parsed = try parseAndVerify(path, hints: configuration.clientHints ? ClientHints(request.headers) : nil)
         let sourceURL = try pipeline.sourceGuard.checkSource(parsed.fetchableSourceURL)
-        if parsed.options.raw || !parsed.options.skipProcessing.isEmpty,
+        if parsed.options.raw { return try await rawResponse(parsed, url: sourceURL, request: request) }
+        if !parsed.options.skipProcessing.isEmpty,
            let response = try await unprocessedResponse(parsed, url: sourceURL, request: request) {
             return response
         }
@@ -131,10 +135,11 @@ public final class ImageService: Sendable {
         // URL names another (AVIF only for a result that is not animated, as imgproxy).
         let enforced = requested == nil ? AcceptedImageFormats()
             : AcceptedImageFormats(webP: configuration.enforceWebP && clientAccepts.webP,
-                                   avif: configuration.enforceAVIF && clientAccepts.avif)
+                                   avif: configuration.enforceAVIF && clientAccepts.avif,
+                                   jxl: configuration.enforceJXL && clientAccepts.jxl)
         let accepted = requested == nil ? configuration.negotiation.usable(clientAccepts) : AcceptedImageFormats()
         // The answer depends on Accept: negotiated, or enforceable.
-        let negotiated = requested == nil || configuration.enforceWebP || configuration.enforceAVIF
+        let negotiated = requested == nil || configuration.enforceWebP || configuration.enforceAVIF || configuration.enforceJXL
         var unsigned = parsed
         unsigned.signature = ""
         let canonical = unsigned
@@ -195,10 +200,17 @@ public final class ImageService: Sendable {
         let processor = ImgproxyProcessor(options: parsed.options, maximumResultSide: configuration.maxResultSide,
                                           maxResultDimension: configuration.maxResultDimension, watermark: configuration.watermark)
         let requested = encoding.requested
-        let firstFrameOnly = parsed.options.page == nil && requested.map(Self.writesFirstFrameOnly) == true
+        let firstFrameOnly = parsed.options.page == nil
+            && (requested.map(Self.writesFirstFrameOnly) == true || parsed.options.security.maxAnimationFrames == 1)
         var options = pipeline.options(processor: processor, encoding: encoding, firstFrameOnly: firstFrameOnly,
                                        page: parsed.options.page)
         if let limits = decodingLimits(for: parsed.options.security) { options.append(.decodingLimits(limits)) }
+        // strip_color_profile:0: the pixels stay in the source's colour space and the encoder
+        // embeds its ICC profile, for the formats whose encoders embed one (JPEG, PNG, WebP).
+        if parsed.options.keepsColorProfile, Self.embedsColorProfile(encoding) { options.append(.colorManagement(.preserve)) }
+        // max_src_file_size: checked against Content-Length before the body is read and while
+        // it streams (the download stops once it passes); a copy already on disk is checked below.
+        if let limit = parsed.options.security.maxSourceFileSize, limit > 0 { options.append(.maximumBodySize(limit)) }
         let retrieved = try await gate.run(parsed.sourceURL) {
             try await pipeline.manager.retrieveImage(with: url, options: options)
         }
@@ -261,14 +273,12 @@ public final class ImageService: Sendable {
 
     /// The decoding limits a URL's security options set (`nil`: the server's).
     func decodingLimits(for security: ProcessingOptions.SecurityLimits) -> DecodingLimits? {
-        guard security.maxSourceResolution != nil || security.maxAnimationFrames != nil
-            || security.maxAnimationFrameResolution != nil else { return nil }
+        guard security.maxSourceResolution != nil || security.maxAnimationFrameResolution != nil else { return nil }
         var limits = configuration.decodingLimits
         if let megapixels = security.maxSourceResolution {
             limits.maxPixelCount = max(1, Int(megapixels * 1_000_000))
             limits.maxTotalBytes = limits.maxPixelCount * 4
         }
-        if let frames = security.maxAnimationFrames { limits.maxFrameCount = frames }
         if let megapixels = security.maxAnimationFrameResolution, megapixels > 0 {
             // Each frame within the limit; all frames within it times the frame count.
             limits.maxPixelCount = min(limits.maxPixelCount, max(1, Int(megapixels * 1_000_000)))
@@ -298,32 +308,63 @@ public final class ImageService: Sendable {
         return (attachment ? "attachment" : "inline") + "; filename=\"" + safe + ext + "\""
     }
 
-    /// `raw` and `skip_processing`: the source's bytes as they are. `raw` sends any image the
-    /// source answers (the source guard, the download timeout and the source-size limits still
-    /// apply; the pixel limits do not); `skip_processing` does so only for a source in one of
-    /// its formats when the URL asks for no other format, after the pixel limit is checked.
+    /// `raw`: the source's response streamed as it arrives (see ``SourceStream`` for what is
+    /// passed through and which limits still apply).
+    private func rawResponse(_ parsed: ImgproxyPath, url: URL, request: Request) async throws -> Response {
+        guard await admission.acquire(onQueued: { metrics.enterQueue() }, onDequeued: { metrics.leaveQueue() }) else {
+            throw ErrorStatus.Thrown(status: .queueFull)
+        }
+        defer { admission.release() }
+        let deadline = ContinuousClock.now + configuration.downloadTimeout
+        let stream = SourceStream(downloader: pipeline.downloader, sourceGuard: pipeline.sourceGuard,
+                                  timeout: configuration.downloadTimeout, maximumRedirects: configuration.maxRedirects,
+                                  userAgent: configuration.userAgent)
+        let opened = try await stream.open(url, clientHeaders: request.headers)
+        var limit = configuration.maxSourceBytes
+        if let own = parsed.options.security.maxSourceFileSize, own > 0 { limit = min(limit, own) }
+        let length = opened.headers["Content-Length"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        if let length, length > limit {
+            throw ErrorStatus.Thrown(status: ErrorStatus(status: 422, reason: "the source is \(length) bytes, over the limit of \(limit)"))
+        }
+        var headers = HTTPFields()
+        for name in SourceStream.responseHeaders {
+            if let value = opened.headers[name], let field = HTTPField.Name(name) { headers[field] = value }
+        }
+        if let length { headers[.contentLength] = String(length) }
+        headers[.cacheControl] = cacheControl
+        if (200..<300).contains(opened.status) {
+            let format = ImageFormat.allCases.first { $0.mimeType == opened.headers["Content-Type"]?.split(separator: ";").first?.lowercased() }
+            headers[.contentDisposition] = Self.contentDisposition(source: parsed.sourceURL, filename: parsed.options.filename,
+                                                                   format: format, attachment: parsed.options.returnAttachment)
+        }
+        let body = request.method == .head ? ResponseBody() : SourceStream.responseBody(opened.body, limit: limit, deadline: deadline)
+        return Response(status: HTTPResponse.Status(code: opened.status), headers: headers, body: body)
+    }
+
+    /// `skip_processing`: the source's bytes as they are, for a source in one of its formats
+    /// when the URL asks for no other format, after the pixel limit is checked.
     /// - Returns: `nil` when the source is processed as usual.
     private func unprocessedResponse(_ parsed: ImgproxyPath, url: URL, request: Request) async throws -> Response? {
-        if !parsed.options.raw, let requested = parsed.requestedFormat, !parsed.options.skipProcessing.contains(requested) {
+        if let requested = parsed.requestedFormat, !parsed.options.skipProcessing.contains(requested) {
             return nil
         }
         guard await admission.acquire(onQueued: { metrics.enterQueue() }, onDequeued: { metrics.leaveQueue() }) else {
             throw ErrorStatus.Thrown(status: .queueFull)
         }
         defer { admission.release() }
-        let downloaded = try await pipeline.downloader.downloadData(with: url)
+        var download = DownloadOptions()
+        if let limit = parsed.options.security.maxSourceFileSize, limit > 0 { download.maximumBodySize = limit }
+        let downloaded = try await pipeline.downloader.downloadData(with: url, options: download)
         let data = downloaded.data
         if let limit = parsed.options.security.maxSourceFileSize, limit > 0, data.count > limit {
             throw ErrorStatus.Thrown(status: ErrorStatus(status: 422, reason: "the source is \(data.count) bytes, over the URL's max_src_file_size of \(limit)"))
         }
         let format = ImageFormat.sniff(data)
-        if !parsed.options.raw {
-            guard parsed.options.skipProcessing.contains(format) || (format == .apng && parsed.options.skipProcessing.contains(.png)),
-                  parsed.requestedFormat == nil || parsed.requestedFormat == format else { return nil }
-            let info = try ImageCodecRegistry.shared.info(for: data)
-            let limits = decodingLimits(for: parsed.options.security) ?? configuration.decodingLimits
-            try limits.check(width: info.width, height: info.height, format: format)
-        }
+        guard parsed.options.skipProcessing.contains(format) || (format == .apng && parsed.options.skipProcessing.contains(.png)),
+              parsed.requestedFormat == nil || parsed.requestedFormat == format else { return nil }
+        let info = try ImageCodecRegistry.shared.info(for: data)
+        let limits = decodingLimits(for: parsed.options.security) ?? configuration.decodingLimits
+        try limits.check(width: info.width, height: info.height, format: format)
         metrics.sourceBytes.increment(by: Int64(data.count))
         var headers = HTTPFields()
         headers[.cacheControl] = cacheControl
@@ -338,6 +379,17 @@ public final class ImageService: Sendable {
         return Response(status: .ok, headers: headers, body: body)
     }
 
+    /// Whether every format `encoding` can end in embeds an ICC profile (JPEG, PNG, WebP; GIF
+    /// for a GIF source, which seldom carries one).
+    static func embedsColorProfile(_ encoding: ResponseEncoding) -> Bool {
+        let embedding: Set<ImageFormat> = [.jpeg, .png, .webp]
+        if let requested = encoding.requested {
+            return embedding.contains(requested) && !encoding.enforced.avif && !encoding.enforced.jxl
+        }
+        return !encoding.accepted.avif && !encoding.accepted.jxl
+            && encoding.preferredFormats.allSatisfy { embedding.contains($0) || $0 == .gif }
+    }
+
     /// Whether a result asked for in `format` is made from the source's first frame only (the
     /// format cannot animate, so the other frames are not even decoded).
     static func writesFirstFrameOnly(_ format: ImageFormat) -> Bool {
@@ -349,6 +401,10 @@ public final class ImageService: Sendable {
     static func predictedFormat(_ encoding: ResponseEncoding, source: SourceInfo, page: Int?) -> ImageFormat? {
         let animated = page != nil ? false : source.animated
         if let requested = encoding.requested {
+            if encoding.enforced.jxl, requested != .jxl {
+                guard let animated else { return nil }
+                if !animated { return .jxl }
+            }
             if encoding.enforced.avif, requested != .avif {
                 guard let animated else { return nil }
                 if !animated { return .avif }
@@ -397,9 +453,11 @@ public final class ImageService: Sendable {
     /// Parses `path` under the configured rules (presets, default options, security options,
     /// presets-only URLs), logs its warnings, verifies its signature, and rewrites its source
     /// URL (``ImageServerConfiguration/sourceURLRewriter``).
-    func parseAndVerify(_ path: String) throws(ImgproxyURLError) -> ImgproxyPath {
+    func parseAndVerify(_ path: String, hints: ClientHints? = nil) throws(ImgproxyURLError) -> ImgproxyPath {
         var warnings: [String] = []
-        var (parsed, signedPart) = try ImgproxyPath.parse(path, rules: configuration.parsingRules, warnings: &warnings)
+        var rules = configuration.parsingRules
+        if let hints { hints.apply(to: &rules.defaults) }
+        var (parsed, signedPart) = try ImgproxyPath.parse(path, rules: rules, warnings: &warnings)
         for warning in warnings { Self.logger.warning("\(warning)", metadata: ["path": "\(path)"]) }
         try verifySignature(parsed.signature, signedPart: signedPart)
         if !configuration.sourceURLRewriter.isIdentity {
@@ -533,7 +591,9 @@ public final class ImageService: Sendable {
         headers[.cacheControl] = cacheControl
         if configuration.useETag { headers[.eTag] = etag }
         if configuration.useLastModified, let lastModified = effectiveLastModified(lastModified) { headers[.lastModified] = lastModified }
-        if negotiated { headers[.vary] = "Accept" }
+        var vary: [String] = negotiated ? ["Accept"] : []
+        if configuration.clientHints { vary += ClientHints.headerNames }
+        if !vary.isEmpty { headers[.vary] = vary.joined(separator: ", ") }
         return headers
     }
 

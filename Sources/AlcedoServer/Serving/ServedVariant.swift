@@ -38,6 +38,7 @@ struct ResponseEncoding: Sendable, Hashable {
     /// when the choice depends on it.
     func format(source: ImageFormat, animated: Bool, alpha: () -> Bool) -> ImageFormat {
         if let requested {
+            if enforced.jxl, !animated { return .jxl }
             if enforced.avif, !animated { return .avif }
             return enforced.webP ? .webp : requested
         }
@@ -65,6 +66,7 @@ struct ResponseEncoding: Sendable, Hashable {
         let fixedFormat = enforced == AcceptedImageFormats() ? requested : nil
         let qualityText = fixedFormat.map { "q\(self.quality(for: $0))" }
             ?? (quality != 0 ? "q\(quality)" : "q" + defaultQualities.identifier)
+        if enforced.jxl { format += "!jxl" }
         if enforced.avif { format += "!avif" }
         if enforced.webP { format += "!webp" }
         let speed = requested == .avif || accepted.avif || enforced.avif ? ",s\(avifSpeed)" : ""

@@ -77,13 +77,13 @@ public struct ImgproxyPath: Sendable, Hashable {
         if rules.onlyPresets {
             guard let first = segments.first, segments.count > 1 else { throw .malformedPath("expected /signature/presets/source") }
             if first != "plain" {
-                let names = first.split(separator: ":", omittingEmptySubsequences: true).map(String.init)
+                let names = first.split(separator: rules.argumentsSeparator, omittingEmptySubsequences: true).map(String.init)
                 for name in names where rules.presets[name] == nil { throw .presetsOnly(name) }
                 try options.applyPresets(names, rules: rules, usedPresets: [], warnings: &warnings)
                 segments = segments.dropFirst()
             }
         } else {
-            while let segment = segments.first, segment.contains(":"), segment != "plain" {
+            while let segment = segments.first, segment.contains(rules.argumentsSeparator), segment != "plain" {
                 try options.apply(segment: segment, rules: rules, usedPresets: [], warnings: &warnings)
                 segments = segments.dropFirst()
             }
@@ -101,6 +101,7 @@ public struct ImgproxyPath: Sendable, Hashable {
             guard let decoded = encoded.removingPercentEncoding else { throw .invalidSource("bad percent-encoding") }
             result.sourceURL = decoded
         } else {
+            if rules.base64URLIncludesFilename, segments.count > 1 { segments = segments.dropLast() }
             var encoded = segments.joined()
             if let dot = encoded.lastIndex(of: ".") {
                 let ext = String(encoded[encoded.index(after: dot)...])
@@ -119,10 +120,23 @@ public struct ImgproxyPath: Sendable, Hashable {
         return (result, signedPart)
     }
 
-    /// The source URL as it is fetched: spaces (which imgproxy accepts unescaped) percent-encoded.
+    /// The source URL as it is fetched: every character a URL cannot hold as it is (a space,
+    /// a non-ASCII letter, a quote, `<`, `>`, `{`, `}`, `|`, `^`, a backslash or a backtick),
+    /// which imgproxy accepts after its one percent-decoding of a plain source, percent-encoded
+    /// as UTF-8; `%` escapes and the URL delimiters stay. So `plain/s3://bucket/my%20key.jpg`
+    /// reads the object `my key.jpg`, and a key with `+` or `é` is read as it is named.
     public var fetchableSourceURL: String {
-        sourceURL.contains(" ") ? sourceURL.replacingOccurrences(of: " ", with: "%20") : sourceURL
+        guard sourceURL.unicodeScalars.contains(where: { !Self.urlCharacters.contains($0) }) else { return sourceURL }
+        return sourceURL.addingPercentEncoding(withAllowedCharacters: Self.urlCharacters) ?? sourceURL
     }
+
+    /// What a URL may hold unescaped: ASCII letters and digits, `-._~`, the delimiters
+    /// `:/?#[]@!$&'()*+,;=`, and `%` (an escape already there stays one).
+    private static let urlCharacters: CharacterSet = {
+        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
+        allowed.insert(charactersIn: "-._~:/?#[]@!$&'()*+,;=%")
+        return allowed
+    }()
 
     /// Undoes what proxies and browsers do to paths, as imgproxy does: `%3A` in the options part
     /// becomes `:`, and a plain source's `scheme:/x` (a slash merged away) becomes `scheme://x`

@@ -84,6 +84,11 @@ public struct ImgproxyParsingRules: Sendable {
     /// The options every URL starts from before its own are applied (default: imgproxy's
     /// defaults, ``ProcessingOptions/init()``).
     public var defaults: ProcessingOptions
+    /// What separates an option's arguments (default `:`; imgproxy's `IMGPROXY_ARGUMENTS_SEPARATOR`).
+    public var argumentsSeparator = ":"
+    /// A base64 source is followed by a file name segment, which is ignored (default `false`;
+    /// imgproxy's `IMGPROXY_BASE64_URL_INCLUDES_FILENAME`).
+    public var base64URLIncludesFilename = false
 
     /// Creates rules (defaults: no presets, no security options, options in the URL, imgproxy's
     /// default options).
@@ -114,7 +119,7 @@ extension ProcessingOptions {
     /// (a boolean that is not one) are added to `warnings`.
     mutating func apply(segment: Substring, rules: ImgproxyParsingRules, usedPresets: [String],
                         warnings: inout [String]) throws(ImgproxyURLError) {
-        let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let parts = segment.split(separator: rules.argumentsSeparator, omittingEmptySubsequences: false).map(String.init)
         let name = parts[0]
         let args = Array(parts.dropFirst())
         func bool(_ text: String) -> Bool { Self.bool(text, name, &warnings) }

@@ -142,7 +142,8 @@ public struct ProcessingOptions: Sendable, Hashable {
         public var maxSourceResolution: Double?
         /// `max_src_file_size`/`msfs`: bytes (0 or less: no limit).
         public var maxSourceFileSize: Int?
-        /// `max_animation_frames`/`maf`: frames processed (at least 1).
+        /// `max_animation_frames`/`maf`: the first frames kept, as imgproxy loads only those
+        /// (at least 1; 1 makes a still image). Not a refusal.
         public var maxAnimationFrames: Int?
         /// `max_animation_frame_resolution`/`mafr`: megapixels per frame (0: only the whole-image limit).
         public var maxAnimationFrameResolution: Double?
@@ -225,6 +226,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Convert to sRGB and drop the ICC profile (default `nil`: the server's; Alcedo always
     /// converts to sRGB and writes no profile).
     public var stripColorProfile: Bool?
+
+    /// `strip_color_profile:0`: the result keeps the source's colour space and ICC profile, as
+    /// imgproxy exports it back to the source's profile (default: converted to sRGB, no profile).
+    var keepsColorProfile: Bool { stripColorProfile == false }
     /// Use the source's embedded thumbnail when it has one (default `nil`: no).
     public var enforceThumbnail: Bool?
     /// Lower the quality of a JPEG, WebP or AVIF result until it fits in this many bytes (default 0: no limit).
@@ -256,7 +261,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public init() {}
 
     /// The options with every field that does not change pixels reset (format, quality,
-    /// cache buster, metadata, response headers and limits checked elsewhere).
+    /// cache buster, metadata, response headers and limits checked elsewhere; `maf` stays:
+    /// it keeps the first frames only).
     var pixelOptions: ProcessingOptions {
         var copy = self
         copy.format = nil
@@ -266,7 +272,8 @@ public struct ProcessingOptions: Sendable, Hashable {
         copy.cacheBuster = ""
         copy.stripMetadata = true
         copy.keepCopyright = nil
-        copy.stripColorProfile = nil
+        // `scp:0` keeps the source's colour space (see ``keepsColorProfile``): other pixels.
+        if copy.stripColorProfile != false { copy.stripColorProfile = nil }
         copy.skipProcessing = []
         copy.raw = false
         copy.expires = nil
@@ -274,7 +281,6 @@ public struct ProcessingOptions: Sendable, Hashable {
         copy.returnAttachment = false
         copy.security.maxSourceResolution = nil
         copy.security.maxSourceFileSize = nil
-        copy.security.maxAnimationFrames = nil
         copy.security.maxAnimationFrameResolution = nil
         return copy
     }

@@ -34,17 +34,25 @@ struct FlipPixelateTrimProcessorTests {
     }
 
     @Test func trim() throws {
-        // 6x5 white with a black 2x2 square at (1, 2).
-        var pixels = [UInt8](repeating: 255, count: 6 * 5 * 4)
-        for (x, y) in [(1, 2), (2, 2), (1, 3), (2, 3)] { let i = (y * 6 + x) * 4; pixels[i] = 0; pixels[i + 1] = 0; pixels[i + 2] = 0 }
-        let image = AlcedoImage(width: 6, height: 5, pixels: pixels)
+        // 7x6 white with a black 3x3 square at (1, 2), and one black pixel of noise at (6, 0).
+        var pixels = [UInt8](repeating: 255, count: 7 * 6 * 4)
+        for (x, y) in [(1, 2), (2, 2), (3, 2), (1, 3), (2, 3), (3, 3), (1, 4), (2, 4), (3, 4), (6, 0)] {
+            let i = (y * 7 + x) * 4; pixels[i] = 0; pixels[i + 1] = 0; pixels[i + 2] = 0
+        }
+        let image = AlcedoImage(width: 7, height: 6, pixels: pixels)
+        // The 3x3 median (as libvips' find_trim) removes the lone pixel, not the square.
         let trimmed = try TrimImageProcessor().process(image)
-        #expect(trimmed.size == PixelSize(width: 2, height: 2) && trimmed.pixel(x: 0, y: 0) == RGBA(red: 0, green: 0, blue: 0))
+        #expect(trimmed.size == PixelSize(width: 3, height: 3) && trimmed.pixel(x: 0, y: 0) == RGBA(red: 0, green: 0, blue: 0))
         // Equal sides: left 1 and right 3 → 1 each; top 2 and bottom 1 → 1 each.
         let equal = TrimImageProcessor(equalHorizontal: true, equalVertical: true).contentRect(of: image)
-        #expect(equal?.x == 1 && equal?.y == 1 && equal?.size == PixelSize(width: 4, height: 3))
+        #expect(equal?.x == 1 && equal?.y == 1 && equal?.size == PixelSize(width: 5, height: 4))
         // A threshold above the difference keeps everything.
         #expect(try TrimImageProcessor(threshold: 255).process(image) == image)
         #expect(throws: AlcedoError.self) { try TrimImageProcessor(threshold: -1).process(image) }
+        // Smaller than the median's window, content is taken for noise: nothing is cut.
+        var dot = [UInt8](repeating: 255, count: 5 * 5 * 4)
+        dot[(2 * 5 + 2) * 4] = 0
+        let single = AlcedoImage(width: 5, height: 5, pixels: dot)
+        #expect(TrimImageProcessor().contentRect(of: single) == nil)
     }
 }
