@@ -12,7 +12,7 @@ struct ServerDiskFullTests {
 
     @Test(.enabled(if: TinyDisk.canMount, "mounting a tmpfs is not permitted here (needs root or CAP_SYS_ADMIN)"))
     func requestsAreAnsweredWithoutCachingAndEachStateChangeIsLoggedOnce() async throws {
-        let disk = try #require(TinyDisk.mount(megabytes: 2))
+        let disk = try #require(await offPool { TinyDisk.mount(megabytes: 2) })
         defer { disk.unmount() }
         let origin = try await TestHTTPServer.start()
         defer { origin.stop() }
@@ -50,7 +50,7 @@ struct ServerDiskFullTests {
         #expect(cachedAtFirst >= 1)
 
         // The disk fills up: requests are still answered, and one line says so.
-        let filler = disk.fill()
+        let filler = await offPool { disk.fill() }
         let duringFull = try await load(widths: 20...22)
         #expect(duringFull.count == 24 && duringFull.allSatisfy { $0 == 200 }, "\(duringFull)")
         #expect(lines(Self.notWarning) == 1, "\(logs.all)")

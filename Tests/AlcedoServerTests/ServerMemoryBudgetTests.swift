@@ -121,21 +121,30 @@ struct ServerFaultTests {
         let harness = try await ServerHarness.start { $0.concurrency = 1 }
         defer { Task { await harness.stop() } }
         let port = UInt16(harness.baseURL.split(separator: ":").last.flatMap { Int($0) } ?? 0)
-        var sockets: [Int32] = []
-        defer { for fd in sockets { close(fd) } }
-        for _ in 0..<1000 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { Issue.record("socket() failed: \(errno)"); return }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        // Connected from a thread of their own: the server accepts on the pool's threads.
+        let opened = await offPool { () -> (sockets: [Int32], failure: String?) in
+            var sockets: [Int32] = []
+            for _ in 0..<1000 {
+                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                guard fd >= 0 else { return (sockets, "socket() failed: \(errno)") }
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = port.bigEndian
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                guard connected == 0 else {
+                    close(fd)
+                    return (sockets, "connect() failed: \(errno)")
+                }
+                sockets.append(fd)
             }
-            guard connected == 0 else { close(fd); Issue.record("connect() failed: \(errno)"); return }
-            sockets.append(fd)
+            return (sockets, nil)
         }
+        let sockets = opened.sockets
+        defer { for fd in sockets { close(fd) } }
+        if let failure = opened.failure { Issue.record("\(failure)") }
         #expect(sockets.count == 1000)
         try await expectServedMeanwhile(harness, origin)
         let snapshot = harness.service.memoryBudget.snapshot

@@ -47,7 +47,7 @@ struct ServerShutdownUnderLoadTests {
         try await eventually { (0..<sources).allSatisfy { origin.requestCount("/s\($0).jpg") >= 2 } }
         kill(server.process.processIdentifier, SIGTERM)
         // The listener closes: a new connection is refused (or, if it raced the close, never answered).
-        try await eventually { !Self.acceptsNewRequests(port: port) }
+        try await eventually { await !offPool { Self.acceptsNewRequests(port: port) } }
         #expect(server.process.isRunning, "still draining the requests in flight")
         for index in 0..<sources { origin.release("/s\(index).jpg") }
 

@@ -67,20 +67,26 @@ struct ServerSlowClientTests {
         #expect(try await client.get(server.baseURL + bigPath).status == 200)
     }
 
-    @Test func theWriteTimeoutIsAFlagAndImgproxysVariable() throws {
+    @Test func theWriteTimeoutIsAFlagAndImgproxysVariable() async throws {
         func row(_ out: String) -> [Substring] {
             let line = out.split(separator: "\n").first { $0.split(separator: " ").first == "WRITE_RESPONSE_TIMEOUT" }
             return line?.split(separator: " ", omittingEmptySubsequences: true) ?? []
         }
-        let defaults = try ChildServe.runToEnd(["serve", "--print-config"], environment: [:])
+        let defaults = try await offPool { try ChildServe.runToEnd(["serve", "--print-config"], environment: [:]) }
         #expect(row(defaults.stdout) == ["WRITE_RESPONSE_TIMEOUT", "10", "s", "default"], "\(defaults.stdout)")
-        let imgproxy = try ChildServe.runToEnd(["serve", "--print-config"], environment: ["IMGPROXY_WRITE_RESPONSE_TIMEOUT": "3"])
+        let imgproxy = try await offPool {
+            try ChildServe.runToEnd(["serve", "--print-config"], environment: ["IMGPROXY_WRITE_RESPONSE_TIMEOUT": "3"])
+        }
         #expect(row(imgproxy.stdout) == ["WRITE_RESPONSE_TIMEOUT", "3", "s", "IMGPROXY_WRITE_RESPONSE_TIMEOUT"])
         #expect(!imgproxy.stdout.contains("not supported"))
-        let flag = try ChildServe.runToEnd(["serve", "--print-config", "--write-response-timeout", "0"],
-                                           environment: ["IMGPROXY_WRITE_RESPONSE_TIMEOUT": "3"])
+        let flag = try await offPool {
+            try ChildServe.runToEnd(["serve", "--print-config", "--write-response-timeout", "0"],
+                                    environment: ["IMGPROXY_WRITE_RESPONSE_TIMEOUT": "3"])
+        }
         #expect(row(flag.stdout) == ["WRITE_RESPONSE_TIMEOUT", "0", "(no", "limit)", "--write-response-timeout"])
-        let negative = try ChildServe.runToEnd(["serve", "--print-config", "--write-response-timeout", "-1"], environment: [:])
+        let negative = try await offPool {
+            try ChildServe.runToEnd(["serve", "--print-config", "--write-response-timeout", "-1"], environment: [:])
+        }
         #expect(negative.status != 0 && negative.stderr.contains("--write-response-timeout"))
     }
 }
