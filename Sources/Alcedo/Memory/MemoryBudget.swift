@@ -369,7 +369,7 @@ public final class MemoryReservation: Sendable {
     public var bytes: Int { current.withLock { $0 ?? 0 } }
 
     /// Lowers the reservation to `bytes` (a job that needs less than it reserved, for the rest
-    /// of its work); a larger value is ignored: growing would have to wait.
+    /// of its work); a larger value is ignored (``grow(to:)`` raises it without waiting).
     public func shrink(to bytes: Int) {
         let delta = current.withLock { value -> Int in
             guard let old = value, bytes < old else { return 0 }
