@@ -1,6 +1,7 @@
 import Alcedo
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -61,6 +62,16 @@ public struct ImageServer: Sendable {
         }
     }
 
+    /// The HTTP/1 connections' settings: the write timeout
+    /// (``ImageServerConfiguration/writeResponseTimeout``) on each connection.
+    func http1Configuration() -> HTTP1Channel.Configuration {
+        guard let limit = configuration.writeResponseTimeout, limit > .zero else { return HTTP1Channel.Configuration() }
+        let nanoseconds = limit.components.seconds * 1_000_000_000 + limit.components.attoseconds / 1_000_000_000
+        let metrics = service.metrics
+        return HTTP1Channel.Configuration(
+            additionalChannelHandlers: [WriteTimeoutHandler(timeout: .nanoseconds(nanoseconds)) { metrics.writeTimeouts.increment() }])
+    }
+
     /// Listens until one of `signals` arrives, then stops accepting, lets in-flight requests
     /// finish for up to ``shutdownGracePeriod`` and returns.
     /// - Parameters:
@@ -73,6 +84,7 @@ public struct ImageServer: Sendable {
         let host = configuration.host
         let app = Application(
             router: makeRouter(context: BasicRequestContext.self),
+            server: .http1(configuration: http1Configuration()),
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "Alcedo"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0

@@ -28,6 +28,10 @@ public struct ImageServerConfiguration: Sendable {
     public var maxResultSide: Int = 8192
     /// How long a source download may take (default 15 s).
     public var downloadTimeout: Duration = .seconds(15)
+    /// How long writing one response may take, from its head to its last byte handed to the
+    /// system (default 10 s, as imgproxy's `IMGPROXY_WRITE_RESPONSE_TIMEOUT`); a client that
+    /// reads slower has its connection closed. `nil` or zero: no limit.
+    public var writeResponseTimeout: Duration? = .seconds(10)
     /// Requests processed at the same time (default: the number of cores).
     public var concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
     /// Requests waiting for a processing slot beyond ``concurrency`` (default 256); more get 429.

@@ -39,11 +39,15 @@ public struct ImageServerPipeline: Sendable {
             configuration: ImageDownloader.Configuration(timeout: configuration.downloadTimeout,
                                                          maximumBodySize: configuration.maxSourceBytes,
                                                          maximumRedirects: configuration.maxRedirects,
-                                                         defaultHeaders: headers),
+                                                         defaultHeaders: headers,
+                                                         // Bodies count against the budget while they arrive.
+                                                         memoryBudget: memoryBudget),
             loader: loader)
         cache = ImageCache(
             memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config(totalCostLimit: configuration.memoryCacheBytes)),
             diskStorage: DiskStorage.Backend(config: DiskStorage.Config(name: "alcedo-serve", directory: configuration.cacheDirectory)),
+            // A full or read-only cache disk is logged where the server logs, once per change.
+            logger: configuration.logger,
             sharedTier: configuration.sharedCacheTier)
         var defaults: AlcedoOptionsInfo = [
             // The original's bytes go to disk so that every other variant starts from them.

@@ -49,6 +49,9 @@ struct ServeCommand: AsyncParsableCommand {
     var maxResultSide: Int?
     @Option(help: ArgumentHelp("How long a source download may take, in seconds (default 15).", valueName: "seconds"))
     var downloadTimeout: Double?
+    @Option(help: ArgumentHelp("How long writing one response may take before the connection is closed, in seconds; 0: no limit (default 10).",
+                               valueName: "seconds"))
+    var writeResponseTimeout: Double?
     @Option(help: "Requests processed at once (default: the number of cores).")
     var concurrency: Int?
     @Option(help: "Requests waiting beyond --concurrency before 429 (default 256).")
@@ -358,6 +361,12 @@ struct ServeCommand: AsyncParsableCommand {
         c.maxResultSide = try env.pick("MAX_RESULT_SIDE", flag: maxResultSide, env.int("MAX_RESULT_SIDE")) ?? c.maxResultSide
         if let seconds = try env.pick("DOWNLOAD_TIMEOUT", flag: downloadTimeout, env.double("DOWNLOAD_TIMEOUT")) {
             c.downloadTimeout = .milliseconds(Int(seconds * 1000))
+        }
+        if let seconds = try env.pick("WRITE_RESPONSE_TIMEOUT", flag: writeResponseTimeout, env.double("WRITE_RESPONSE_TIMEOUT")) {
+            guard seconds >= 0 else {
+                throw ServerConfigurationError.invalidValue("--write-response-timeout", message: "must not be negative")
+            }
+            c.writeResponseTimeout = seconds > 0 ? .milliseconds(Int(seconds * 1000)) : nil
         }
         c.maxRedirects = try env.pick("MAX_REDIRECTS", flag: maxRedirects, env.int("MAX_REDIRECTS")) ?? c.maxRedirects
         if let agent = env.pick("USER_AGENT", flag: userAgent, env.string("USER_AGENT")) {

@@ -61,6 +61,8 @@ struct ServeConfigurationReport {
             "MAX_SRC_BYTES": String(c.maxSourceBytes),
             "MAX_RESULT_SIDE": String(c.maxResultSide),
             "DOWNLOAD_TIMEOUT": number(seconds) + " s",
+            "WRITE_RESPONSE_TIMEOUT": c.writeResponseTimeout.map { number(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) + " s" }
+                ?? "0 (no limit)",
             "MAX_REDIRECTS": String(c.maxRedirects),
             "USER_AGENT": c.userAgent,
             "CONCURRENCY": String(c.concurrency),

@@ -49,6 +49,40 @@ struct ServerMemoryBudgetTests {
         #expect(after.reserved == 0 && after.running == 0 && after.waitedForMemoryTotal == 1)
     }
 
+    @Test func sourceBodiesCountWhileTheyArriveAndALargeOneMakesTheNextWait() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        // A 20 MiB body that sends 64 KiB and stalls: its Content-Length is reserved at once.
+        var stalled = TestHTTPServer.Response.ok(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+            + Data(repeating: 0, count: (20 << 20) - 8), contentType: "image/png")
+        stalled.stallAfter = 64 << 10
+        origin.route("/stalled.png", stalled)
+        // Random pixels: a PNG of about 4.8 MB, which does not fit beside it.
+        origin.route("/next.png", .ok(TestImages.noisePNG(width: 1100, height: 1100), contentType: "image/png"))
+        let harness = try await ServerHarness.start {
+            // 72 MiB less the process's 48: 24 MiB for requests and bodies.
+            $0.maxMemory = 72 << 20
+            $0.resultCacheBytes = 0
+            $0.downloadTimeout = .seconds(3)
+        }
+        defer { Task { await harness.stop() } }
+        let budget = harness.service.memoryBudget
+        async let first = harness.request(harness.path(origin.url("/stalled.png"), "w:50"))
+        // Counted while it arrives, holding no processing slot.
+        try await eventually { budget.snapshot.reserved >= 20 << 20 }
+        #expect(budget.snapshot.running == 0)
+        async let second = harness.request(harness.path(origin.url("/next.png"), "w:50"))
+        // The second body waits for memory once its head is in.
+        try await eventually { budget.snapshot.waitingForMemory == 1 && origin.requestCount("/next.png") == 1 }
+        let waiting = harness.service.metrics.text()
+        #expect(waiting.contains("alcedo_memory_budget_waiting 1"), "\(waiting)")
+        // The stalled download ends at the deadline; the second one then goes on.
+        #expect(try await first.status == 504)
+        #expect(try await second.status == 200)
+        let after = budget.snapshot
+        #expect(after.reserved == 0 && after.waitedForMemoryTotal >= 1)
+    }
+
     @Test func theMetricsShowResidentSizeBudgetAndCacheBytes() async throws {
         let origin = try await TestHTTPServer.start()
         defer { origin.stop() }
@@ -121,21 +155,30 @@ struct ServerFaultTests {
         let harness = try await ServerHarness.start { $0.concurrency = 1 }
         defer { Task { await harness.stop() } }
         let port = UInt16(harness.baseURL.split(separator: ":").last.flatMap { Int($0) } ?? 0)
-        var sockets: [Int32] = []
-        defer { for fd in sockets { close(fd) } }
-        for _ in 0..<1000 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { Issue.record("socket() failed: \(errno)"); return }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        // Connected from a thread of their own: the server accepts on the pool's threads.
+        let opened = await offPool { () -> (sockets: [Int32], failure: String?) in
+            var sockets: [Int32] = []
+            for _ in 0..<1000 {
+                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                guard fd >= 0 else { return (sockets, "socket() failed: \(errno)") }
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = port.bigEndian
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                guard connected == 0 else {
+                    close(fd)
+                    return (sockets, "connect() failed: \(errno)")
+                }
+                sockets.append(fd)
             }
-            guard connected == 0 else { close(fd); Issue.record("connect() failed: \(errno)"); return }
-            sockets.append(fd)
+            return (sockets, nil)
         }
+        let sockets = opened.sockets
+        defer { for fd in sockets { close(fd) } }
+        if let failure = opened.failure { Issue.record("\(failure)") }
         #expect(sockets.count == 1000)
         try await expectServedMeanwhile(harness, origin)
         let snapshot = harness.service.memoryBudget.snapshot

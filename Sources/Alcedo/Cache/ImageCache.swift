@@ -63,7 +63,7 @@ public final class ImageCache: Sendable {
     ///   - codecs: the codecs disk hits are decoded with (default ``ImageCodecRegistry/shared``).
     ///   - cacheSerializer: the default serializer; `nil` (default) uses a
     ///     ``DefaultCacheSerializer`` on `codecs`.
-    ///   - logger: where disk failures are reported (default `Logger(label: "alcedo.cache")`).
+    ///   - logger: where the disk tier's failures and recovery are reported, one line per change (default `Logger(label: "alcedo.cache")`).
     ///   - sharedTier: a tier shared with other processes, after the disk; `nil` (default) for none.
     public init(memoryStorage: MemoryStorage.Backend<AlcedoImage>, diskStorage: DiskStorage.Backend,
                 codecs: ImageCodecRegistry = .shared, cacheSerializer: (any CacheSerializer)? = nil,
@@ -129,6 +129,7 @@ public final class ImageCache: Sendable {
             let data = try serializer.data(with: image, original: original)
             do throws(AlcedoError) {
                 try disk.store(value: data, forKey: computedKey, expiration: diskExpiration, httpCacheInfo: httpCacheInfo)
+                diskFailures.recordSuccess(folder: disk.directoryURL.path, logger: logger)
                 return (data, nil)
             } catch {
                 diskFailures.record(error, operation: "store", folder: disk.directoryURL.path, logger: logger)
@@ -154,6 +155,7 @@ public final class ImageCache: Sendable {
         try await io.run { [self] () throws(AlcedoError) in
             do throws(AlcedoError) {
                 try disk.store(value: data, forKey: computedKey, expiration: expiration, httpCacheInfo: httpCacheInfo)
+                diskFailures.recordSuccess(folder: disk.directoryURL.path, logger: logger)
             } catch {
                 diskFailures.record(error, operation: "store", folder: disk.directoryURL.path, logger: logger)
                 throw error

@@ -16,6 +16,10 @@ import Synchronization
 /// defer { reservation.release() }
 /// ```
 ///
+/// Memory held while no work runs, such as a download's body as it arrives, is reserved with
+/// ``reserveMemory(_:for:)``: it counts against the budget but takes no place under
+/// ``maximumConcurrent``, and it waits only for memory, never for a place.
+///
 /// Pass it to the pipeline with ``AlcedoOptionsInfoItem/memoryBudget(_:)``: the manager then
 /// estimates each decode's working set from the source's header (``WorkingSetEstimate``) and
 /// reserves it before decoding. ``ImagePrefetcher`` takes one too.
@@ -64,6 +68,9 @@ public final class MemoryBudget: Sendable {
     private struct Waiter {
         let id: Int
         let bytes: Int
+        /// Whether the reservation takes a place under ``maximumConcurrent`` (a job) or memory
+        /// alone (``reserveMemory(_:for:)``).
+        let takesPlace: Bool
         let continuation: CheckedContinuation<Bool, Never>
     }
 
@@ -72,10 +79,14 @@ public final class MemoryBudget: Sendable {
         var held: [String: Int] = [:]
         var ceilings: [String: Int] = [:]
         var running = 0
+        /// Reservations outstanding, with or without a place.
+        var holders = 0
         var waiters: [Waiter] = []
         /// Waiters admitted to the queue, counted until they leave it (including those not yet
         /// parked on a continuation).
         var queued = 0
+        /// Of ``queued``, the memory-only reservations.
+        var queuedMemoryOnly = 0
         var nextID = 0
         var headWaitsForMemory = false
         var waitedForMemoryTotal = 0
@@ -141,6 +152,23 @@ public final class MemoryBudget: Sendable {
     ///   ``MemoryBudgetErrorReason/queueFull(waiting:limit:)`` when ``queueLength`` jobs wait
     ///   already; `.requestError(.cancelled)` when the task is cancelled while waiting.
     public func reserve(_ bytes: Int, for what: String = "the work") async throws(AlcedoError) -> MemoryReservation {
+        try await reserve(bytes, for: what, takesPlace: true)
+    }
+
+    /// Reserves `bytes` of memory without a place under ``maximumConcurrent``: for memory held
+    /// while no work runs (a download's body as it arrives, see
+    /// ``ImageDownloader/Configuration/memoryBudget``). It waits only for memory: jobs waiting
+    /// for a place do not hold it up. Grow it with ``MemoryReservation/grow(to:)`` as more
+    /// arrives (that never waits); release it when the memory is handed on.
+    /// - Parameters:
+    ///   - bytes: the bytes to hold (negative counts as 0).
+    ///   - what: what the memory is for, named in the error.
+    /// - Throws: as ``reserve(_:for:)``.
+    public func reserveMemory(_ bytes: Int, for what: String = "the data") async throws(AlcedoError) -> MemoryReservation {
+        try await reserve(bytes, for: what, takesPlace: false)
+    }
+
+    private func reserve(_ bytes: Int, for what: String, takesPlace: Bool) async throws(AlcedoError) -> MemoryReservation {
         let bytes = max(0, bytes)
         enum Admission { case granted, queued(Int), neverFits(Int), queueFull(Int) }
         let admission: Admission = state.withLock { state in
@@ -149,10 +177,12 @@ public final class MemoryBudget: Sendable {
                 state.refusedTotal += 1
                 return .neverFits(largest)
             }
-            if state.waiters.isEmpty && state.queued == 0 && fits(bytes, state) {
-                state.reserved += bytes
-                state.running += 1
-                state.grantedTotal += 1
+            // A job goes first only when nobody waits; memory alone also when the ones waiting
+            // wait for a place, not for memory.
+            let nobodyAhead = takesPlace ? state.waiters.isEmpty && state.queued == 0
+                : state.queuedMemoryOnly == 0 && !state.headWaitsForMemory
+            if nobodyAhead && fits(bytes, takesPlace: takesPlace, state) {
+                grant(bytes, takesPlace: takesPlace, &state)
                 return .granted
             }
             guard state.queued < queueLength else {
@@ -160,12 +190,13 @@ public final class MemoryBudget: Sendable {
                 return .queueFull(state.queued)
             }
             state.queued += 1
+            if !takesPlace { state.queuedMemoryOnly += 1 }
             state.nextID += 1
             return .queued(state.nextID)
         }
         switch admission {
         case .granted:
-            return MemoryReservation(budget: self, bytes: bytes)
+            return MemoryReservation(budget: self, bytes: bytes, takesPlace: takesPlace)
         case .neverFits(let largest):
             throw .memoryBudgetError(reason: .neverFits(what: what, bytes: bytes, largest: largest, capacity: capacity))
         case .queueFull(let waiting):
@@ -176,9 +207,10 @@ public final class MemoryBudget: Sendable {
                     let immediate: Bool? = state.withLock { state in
                         if Task.isCancelled {
                             state.queued -= 1
+                            if !takesPlace { state.queuedMemoryOnly -= 1 }
                             return false
                         }
-                        state.waiters.append(Waiter(id: id, bytes: bytes, continuation: continuation))
+                        state.waiters.append(Waiter(id: id, bytes: bytes, takesPlace: takesPlace, continuation: continuation))
                         return nil
                     }
                     if let immediate {
@@ -194,6 +226,7 @@ public final class MemoryBudget: Sendable {
                 let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
                     guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
                     state.queued -= 1
+                    if !state.waiters[index].takesPlace { state.queuedMemoryOnly -= 1 }
                     return state.waiters.remove(at: index).continuation
                 }
                 waiter?.resume(returning: false)
@@ -201,7 +234,7 @@ public final class MemoryBudget: Sendable {
                 self.wake()
             }
             guard granted else { throw .requestError(reason: .cancelled) }
-            return MemoryReservation(budget: self, bytes: bytes)
+            return MemoryReservation(budget: self, bytes: bytes, takesPlace: takesPlace)
         }
     }
 
@@ -209,37 +242,59 @@ public final class MemoryBudget: Sendable {
     public func tryReserve(_ bytes: Int) -> MemoryReservation? {
         let bytes = max(0, bytes)
         let granted = state.withLock { state -> Bool in
-            guard state.waiters.isEmpty, state.queued == 0, bytes <= capacity - state.ceilingTotal, fits(bytes, state) else {
+            guard state.waiters.isEmpty, state.queued == 0, bytes <= capacity - state.ceilingTotal,
+                  fits(bytes, takesPlace: true, state) else {
                 return false
             }
-            state.reserved += bytes
-            state.running += 1
-            state.grantedTotal += 1
+            grant(bytes, takesPlace: true, &state)
             return true
         }
-        return granted ? MemoryReservation(budget: self, bytes: bytes) : nil
+        return granted ? MemoryReservation(budget: self, bytes: bytes, takesPlace: true) : nil
     }
 
-    private func fits(_ bytes: Int, _ state: State) -> Bool {
-        // A job that is alone always runs: nothing else would ever free memory for it.
-        state.running < maximumConcurrent && (state.running == 0 || state.reserved + state.heldTotal + bytes <= capacity)
+    private func fits(_ bytes: Int, takesPlace: Bool, _ state: State) -> Bool {
+        if takesPlace && state.running >= maximumConcurrent { return false }
+        // A reservation that is alone is always granted: nothing else would ever free memory for it.
+        return state.holders == 0 || state.reserved + state.heldTotal + bytes <= capacity
+    }
+
+    private func grant(_ bytes: Int, takesPlace: Bool, _ state: inout State) {
+        state.reserved += bytes
+        if takesPlace { state.running += 1 }
+        state.holders += 1
+        state.grantedTotal += 1
     }
 
     /// Hands places to the waiters at the head of the queue that fit now, in order; returns
     /// their continuations (resume them outside the lock) and the event to report, if any.
     private func admitWaiters(_ state: inout State) -> ([CheckedContinuation<Bool, Never>], Event?) {
         var resumed: [CheckedContinuation<Bool, Never>] = []
-        while let head = state.waiters.first, fits(head.bytes, state) {
-            state.waiters.removeFirst()
-            state.queued -= 1
-            state.reserved += head.bytes
-            state.running += 1
-            state.grantedTotal += 1
-            resumed.append(head.continuation)
+        var index = 0
+        // In order; a job that waits for a place (not for memory) lets the memory-only
+        // reservations behind it pass, a reservation that waits for memory stops the walk.
+        var placesTaken = false
+        while index < state.waiters.count {
+            let waiter = state.waiters[index]
+            if waiter.takesPlace && placesTaken {
+                index += 1
+                continue
+            }
+            if fits(waiter.bytes, takesPlace: waiter.takesPlace, state) {
+                state.waiters.remove(at: index)
+                state.queued -= 1
+                if !waiter.takesPlace { state.queuedMemoryOnly -= 1 }
+                grant(waiter.bytes, takesPlace: waiter.takesPlace, &state)
+                resumed.append(waiter.continuation)
+            } else if waiter.takesPlace && state.running >= maximumConcurrent {
+                placesTaken = true
+                index += 1
+            } else {
+                break
+            }
         }
         let wasWaiting = state.headWaitsForMemory
-        // The head blocks the queue: for memory when a place under the count is free.
-        state.headWaitsForMemory = !state.waiters.isEmpty && state.running < maximumConcurrent
+        // Someone waits for memory: a memory-only reservation, or a job while a place is free.
+        state.headWaitsForMemory = state.waiters.contains { !$0.takesPlace || state.running < maximumConcurrent }
         var event: Event?
         if state.headWaitsForMemory && !wasWaiting {
             state.waitedForMemoryTotal += state.waiters.count
@@ -258,10 +313,11 @@ public final class MemoryBudget: Sendable {
     }
 
     /// Gives back a reservation's bytes and place (called by ``MemoryReservation``).
-    func give(back bytes: Int) {
+    func give(back bytes: Int, tookPlace: Bool) {
         state.withLock { state in
             state.reserved -= bytes
-            state.running -= 1
+            if tookPlace { state.running -= 1 }
+            state.holders -= 1
         }
         wake()
     }
@@ -298,10 +354,14 @@ public final class MemoryBudget: Sendable {
 public final class MemoryReservation: Sendable {
     /// The budget it was taken from.
     public let budget: MemoryBudget
+    /// Whether it holds a place under ``MemoryBudget/maximumConcurrent`` (a job) or memory
+    /// alone (``MemoryBudget/reserveMemory(_:for:)``).
+    public let takesPlace: Bool
     private let current: Mutex<Int?>
 
-    init(budget: MemoryBudget, bytes: Int) {
+    init(budget: MemoryBudget, bytes: Int, takesPlace: Bool) {
         self.budget = budget
+        self.takesPlace = takesPlace
         current = Mutex(bytes)
     }
 
@@ -309,12 +369,24 @@ public final class MemoryReservation: Sendable {
     public var bytes: Int { current.withLock { $0 ?? 0 } }
 
     /// Lowers the reservation to `bytes` (a job that needs less than it reserved, for the rest
-    /// of its work); a larger value is ignored: growing would have to wait.
+    /// of its work); a larger value is ignored (``grow(to:)`` raises it without waiting).
     public func shrink(to bytes: Int) {
         let delta = current.withLock { value -> Int in
             guard let old = value, bytes < old else { return 0 }
             value = max(0, bytes)
             return value! - old
+        }
+        if delta != 0 { budget.adjust(by: delta) }
+    }
+
+    /// Raises the reservation to `bytes` without waiting (memory that arrived already, such as
+    /// a download's next chunk: it is held whether or not the budget has room, and the jobs
+    /// admitted later see less free); a smaller value is ignored, and so is a released reservation.
+    public func grow(to bytes: Int) {
+        let delta = current.withLock { value -> Int in
+            guard let old = value, bytes > old else { return 0 }
+            value = bytes
+            return bytes - old
         }
         if delta != 0 { budget.adjust(by: delta) }
     }
@@ -325,7 +397,7 @@ public final class MemoryReservation: Sendable {
             defer { value = nil }
             return value
         }
-        if let bytes { budget.give(back: bytes) }
+        if let bytes { budget.give(back: bytes, tookPlace: takesPlace) }
     }
 
     deinit { release() }

@@ -21,20 +21,16 @@ public enum ProcessMemory {
         #endif
     }
 
-    /// The memory limit of the process's control group (`/sys/fs/cgroup/memory.max` under
-    /// cgroup v2, `memory/memory.limit_in_bytes` under v1), or `nil` when there is none.
+    /// The memory limit of the process's own control group, the tightest of its group and the
+    /// groups above it (cgroup v2's `memory.max`, v1's `memory.limit_in_bytes`; see
+    /// ``ControlGroupMemoryLimit``), or `nil` when there is none: a systemd service's
+    /// `MemoryMax=` as well as a container's limit.
     public static var controlGroupLimit: Int? {
         #if os(Linux)
-        for path in ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"] {
-            guard let handle = FileHandle(forReadingAtPath: path) else { continue }
-            defer { try? handle.close() }
-            guard let data = try? handle.read(upToCount: 64) else { continue }
-            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            // cgroup v1 says "no limit" with a number near Int64.max.
-            if let limit = Int(text), limit > 0, limit < 1 << 50 { return limit }
-        }
-        #endif
+        return ControlGroupMemoryLimit.read()
+        #else
         return nil
+        #endif
     }
 
     /// Returns the free memory at the top of the allocator's heaps and in its free pages to

@@ -25,13 +25,21 @@ extension ImageDownloader {
         public var defaultHeaders: HTTPHeaderFields
         /// Sees each complete body before it is used, to reject or rewrite it (default `nil`).
         public var delegate: (any ImageDownloaderDelegate)?
+        /// Counts each body against this budget while it arrives (default `nil`: not counted).
+        /// A download reserves its `Content-Length` (256 KiB when there is none) with
+        /// ``MemoryBudget/reserveMemory(_:for:)`` once the response's head is in, waiting while
+        /// the memory is not free (the wait counts against ``timeout``), grows the reservation
+        /// with its buffer as more arrives (without waiting), and releases it when the body is
+        /// handed on; many large downloads at once then wait instead of exceeding the budget.
+        /// A body that could never fit fails with ``AlcedoError/memoryBudgetError(reason:)``.
+        public var memoryBudget: MemoryBudget?
 
         /// Creates a configuration; every parameter defaults to the value stated on its property.
         public init(maximumConcurrentRequestsPerHost: Int = 6, connectTimeout: Duration = .seconds(10),
                     timeout: Duration = .seconds(15), maximumBodySize: Int = 32 << 20,
                     acceptableStatusCodes: Set<Int> = Set(200..<300), maximumRedirects: Int = 10,
                     defaultHeaders: HTTPHeaderFields = Configuration.standardHeaders,
-                    delegate: (any ImageDownloaderDelegate)? = nil) {
+                    delegate: (any ImageDownloaderDelegate)? = nil, memoryBudget: MemoryBudget? = nil) {
             self.maximumConcurrentRequestsPerHost = maximumConcurrentRequestsPerHost
             self.connectTimeout = connectTimeout
             self.timeout = timeout
@@ -40,6 +48,7 @@ extension ImageDownloader {
             self.maximumRedirects = maximumRedirects
             self.defaultHeaders = defaultHeaders
             self.delegate = delegate
+            self.memoryBudget = memoryBudget
         }
 
         /// `Accept: image/webp,image/png,image/jpeg,image/gif,image/*;q=0.8` and `User-Agent: Alcedo`.

@@ -154,6 +154,18 @@ extension ImageDownloader {
         if let expected, expected > limit {
             return .failure(.responseError(reason: .bodyTooLarge(url, limit: limit, received: 0)))
         }
+        // The body counts against the memory budget while it arrives (released when it is
+        // handed on: the decode reserves its own working set, the source's bytes included).
+        var reservation: MemoryReservation?
+        if let budget = configuration.memoryBudget {
+            do throws(AlcedoError) {
+                reservation = try await budget.reserveMemory(expected ?? Self.unknownLengthReservation,
+                                                             for: "downloading \(url.absoluteString)")
+            } catch {
+                return .failure(error)
+            }
+        }
+        defer { reservation?.release() }
         // Append-only, so that a caller joining mid-download is given the bytes so far
         // without a copy (see `DownloadProgress.catchUp`).
         let data = ReceivedBody(capacity: expected ?? 0)
@@ -168,6 +180,7 @@ extension ImageDownloader {
                 }
                 data.append(chunk)
                 received += chunk.count
+                reservation?.grow(to: data.capacity)
                 context.reportProgress(DownloadProgress(receivedBytes: received, expectedBytes: expected, chunk: chunk, body: data))
                 if needsEarlySniff && received >= Self.sniffLength {
                     needsEarlySniff = false
@@ -189,6 +202,9 @@ extension ImageDownloader {
 
     /// Status codes that redirect with a `Location`.
     private static let redirectStatusCodes: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// What a body without `Content-Length` reserves from the memory budget before its first byte.
+    static let unknownLengthReservation = 256 << 10
 
     /// How many bytes ``ImageFormat/sniff(_:)-(Data)`` may look at.
     private static let sniffLength = 4096

@@ -48,6 +48,9 @@ final class ReceivedBody: Sendable {
     /// Bytes received so far.
     var count: Int { state.withLock { $0.count } }
 
+    /// Bytes of the buffer the body is in now (what it holds in memory).
+    var capacity: Int { state.withLock { $0.block.capacity } }
+
     /// Appends `chunk` after the bytes received so far.
     func append(_ chunk: Data) {
         guard !chunk.isEmpty else { return }

@@ -5,7 +5,7 @@ import Synchronization
 
 /// The server's metrics in a Prometheus registry of its own, served at `/metrics`:
 /// requests by status, processing time, cache hits by tier, in-flight and queued requests,
-/// source bytes, how many variants were produced and how many of them were processed here,
+/// source bytes, connections closed by the write timeout (`alcedo_write_timeouts_total`), how many variants were produced and how many of them were processed here,
 /// how many had to be encoded apart from the cached variant's bytes (`alcedo_response_encodings_total`),
 /// and with a shared cache tier its hits, misses, errors, bytes and lock waits
 /// (`alcedo_shared_cache_*`); the process's resident size, the memory budget (reserved, held,
@@ -29,6 +29,8 @@ public final class ServerMetrics: Sendable {
     let sourceBytes: Counter
     let variantsProduced: Counter
     let processingRuns: Counter
+    /// Connections closed because a response was not written within the write timeout.
+    let writeTimeouts: Counter
     private let encodings: Counter
     private let sharedTier: SharedCacheTier?
     private let produced = Atomic<Int>(0)
@@ -53,6 +55,9 @@ public final class ServerMetrics: Sendable {
         processingRuns = registry.makeCounter(
             descriptor: Self.name("processing_runs", "total",
                                   "Results whose processing ran on this server (not found processed in a cache tier)"))
+        writeTimeouts = registry.makeCounter(
+            descriptor: Self.name("write_timeouts", "total",
+                                  "Connections closed because a response was not written within --write-response-timeout"))
         encodings = registry.makeCounter(
             descriptor: Self.name("response_encodings", "total",
                                   "Results encoded for the response apart from the cached variant's bytes (after a memory hit)"))

@@ -8,7 +8,8 @@ final class ServeProcess {
     let process: Process
     /// `http://127.0.0.1:PORT`, from the line the server printed.
     let baseURL: String
-    private let cache: URL
+    /// The cache folder (`--cache-dir`).
+    let cache: URL
 
     private init(process: Process, baseURL: String, cache: URL) {
         self.process = process

@@ -10,12 +10,13 @@ struct ImageCacheCallbackTests {
         return (ImageCache(name: "callbacks", cacheDirectoryURL: folder.url), folder)
     }
 
-    /// Waits for a callback form to call back once.
-    static func waitFor<T: Sendable>(_ start: (@escaping @Sendable (T) -> Void) -> Void) async -> T {
+    /// Waits for a callback form to call back once (a failed test, not a crash of the whole
+    /// run, when it never does within the bound).
+    static func waitFor<T: Sendable>(_ start: (@escaping @Sendable (T) -> Void) -> Void) async throws -> T {
         let values = Collected<T>()
         start { values.append($0) }
         _ = await eventually { !values.values.isEmpty }
-        return values.values[0]
+        return try #require(values.values.first, "no callback within the bound")
     }
 
     @Test func storeRetrieveAndCachedTypeWithoutAsync() async throws {
@@ -24,7 +25,7 @@ struct ImageCacheCallbackTests {
         let image = TestImages.image(width: 6, height: 4)
         #expect(cache.imageCachedType(forKey: "k") == .none)
         #expect(!cache.isCached(forKey: "k"))
-        let stored: CacheStoreResult = await Self.waitFor { done in
+        let stored: CacheStoreResult = try await Self.waitFor { done in
             cache.store(image, forKey: "k", completionHandler: done)
         }
         #expect((try? stored.diskCacheResult.get()) != nil)
@@ -33,12 +34,12 @@ struct ImageCacheCallbackTests {
         #expect(cache.imageCachedType(forKey: "k") == .disk)
         #expect(cache.isCached(forKey: "k"))
 
-        let found: Result<ImageCacheResult, AlcedoError> = await Self.waitFor { done in
+        let found: Result<ImageCacheResult, AlcedoError> = try await Self.waitFor { done in
             cache.retrieveImage(forKey: "k", completionHandler: done)
         }
         #expect(try found.get().cacheType == .disk)
         #expect(try found.get().image?.size == PixelSize(width: 6, height: 4))
-        let missing: Result<ImageCacheResult, AlcedoError> = await Self.waitFor { done in
+        let missing: Result<ImageCacheResult, AlcedoError> = try await Self.waitFor { done in
             cache.retrieveImage(forKey: "nothing", options: [.processor(DefaultImageProcessor.default)], completionHandler: done)
         }
         #expect(try missing.get().cacheType == .none)
@@ -57,21 +58,21 @@ struct ImageCacheCallbackTests {
         let (cache, folder) = try Self.makeCache()
         _ = folder
         for key in ["a", "b", "c"] { try await cache.store(TestImages.image(width: 3, height: 3), forKey: key) }
-        let size: Result<UInt, AlcedoError> = await Self.waitFor { done in cache.calculateDiskStorageSize(completion: done) }
+        let size: Result<UInt, AlcedoError> = try await Self.waitFor { done in cache.calculateDiskStorageSize(completion: done) }
         #expect(try size.get() > 0)
 
-        let _: Void = await Self.waitFor { done in cache.removeImage(forKey: "a") { done(()) } }
+        let _: Void = try await Self.waitFor { done in cache.removeImage(forKey: "a") { done(()) } }
         #expect(cache.imageCachedType(forKey: "a") == .none)
         #expect(cache.isCached(forKey: "b"))
 
-        let _: Void = await Self.waitFor { done in cache.cleanExpiredDiskCache { done(()) } }
+        let _: Void = try await Self.waitFor { done in cache.cleanExpiredDiskCache { done(()) } }
         #expect(cache.isCached(forKey: "b"))
 
-        let _: Void = await Self.waitFor { done in cache.clearMemoryCache { done(()) } }
+        let _: Void = try await Self.waitFor { done in cache.clearMemoryCache { done(()) } }
         #expect(cache.imageCachedType(forKey: "b") == .disk)
-        let _: Void = await Self.waitFor { done in cache.clearDiskCache { done(()) } }
+        let _: Void = try await Self.waitFor { done in cache.clearDiskCache { done(()) } }
         #expect(cache.imageCachedType(forKey: "b") == .none)
-        let empty: Result<UInt, AlcedoError> = await Self.waitFor { done in cache.calculateDiskStorageSize(completion: done) }
+        let empty: Result<UInt, AlcedoError> = try await Self.waitFor { done in cache.calculateDiskStorageSize(completion: done) }
         #expect(try empty.get() == 0)
     }
 
@@ -81,7 +82,7 @@ struct ImageCacheCallbackTests {
         let queue = DispatchQueue(label: "alcedo.tests.callbacks")
         let key = DispatchSpecificKey<Bool>()
         queue.setSpecific(key: key, value: true)
-        let onQueue: Bool = await Self.waitFor { done in
+        let onQueue: Bool = try await Self.waitFor { done in
             cache.store(TestImages.image(width: 2, height: 2), forKey: "q", callbackQueue: .dispatch(queue)) { _ in
                 done(DispatchQueue.getSpecific(key: key) == true)
             }
