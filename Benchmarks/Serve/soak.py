@@ -146,6 +146,7 @@ def soak(server, names, connections, duration):
 
 
 MEMORY_METRICS = {
+    "alcedo_memory_resident_bytes": "resident",
     "alcedo_memory_heap_free_bytes": "heap_free",
     "alcedo_memory_budget_reserved_bytes": "reserved",
     "alcedo_memory_budget_waiting": "waiting",
@@ -154,8 +155,9 @@ MEMORY_METRICS = {
 
 
 def alcedo_memory(server):
-    """Alcedo's own memory figures from /metrics: the allocator's free heap bytes, the bytes
-    requests have reserved from the budget, requests waiting for memory, result-cache bytes."""
+    """Alcedo's own memory figures from /metrics: its resident size, the allocator's free heap
+    bytes, the bytes requests have reserved from the budget, requests waiting for memory and
+    the result cache's bytes."""
     try:
         with bench.urllib.request.urlopen(server.base + "/metrics", timeout=5) as response:
             text = response.read().decode()
