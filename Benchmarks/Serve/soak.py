@@ -109,8 +109,13 @@ def soak(server, names, connections, duration):
             samples.append((at, serving))
             if isinstance(server, bench.Alcedo):
                 metrics.append((at, alcedo_memory(server)))
-            if done.wait(SAMPLE_EVERY) and time.monotonic() - stop_at[0] >= AFTER_LOAD:
+            if time.monotonic() - stop_at[0] >= AFTER_LOAD - 0.5:
                 return
+            # Every 5 s; once more when the load stops, then 5 s and 10 s after it.
+            if done.is_set():
+                time.sleep(SAMPLE_EVERY)
+            else:
+                done.wait(SAMPLE_EVERY)
 
     stop_at = [float("inf")]
     paths = request_paths(server, names, lambda name: server.origin.url("soak/" + name))
