@@ -146,7 +146,12 @@ def soak(server, names, connections, duration):
     done.set()
     thread.join()
     server.stop()
+    by_kind = {}
+    for path, status in errors:  # "status source.ext@format": which part of the mix failed, and how
+        kind = f"{status} {urllib.parse.unquote(path).rsplit('/', 1)[-1]}"
+        by_kind[kind] = by_kind.get(kind, 0) + 1
     return {"samples": samples, "metrics": metrics, "requests": counts[0], "errors": len(errors), "error_examples": errors[:5],
+            "errors_by_kind": by_kind,
             "load_seconds": round(stop_at[0] - start, 1)}
 
 
