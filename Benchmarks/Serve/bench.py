@@ -254,15 +254,15 @@ class Server:
 class Alcedo(Server):
     name = "alcedo"
 
-    def __init__(self, origin, work, binary):
+    def __init__(self, origin, work, binary, extra_args=()):
         super().__init__(origin, work)
-        self.binary = binary
+        self.binary, self.extra_args = binary, list(extra_args)
 
     def command(self, workload, folder):
         # stdbuf: the `listening on` line must reach the log file at once, not at exit.
         line_buffered = ["stdbuf", "-oL"] if shutil.which("stdbuf") else []
         return line_buffered + [self.binary, "serve", "--host", "127.0.0.1", "--port", "0",
-                                "--cache-dir", str(folder / "cache"), "--allow-private-networks"]
+                                "--cache-dir", str(folder / "cache"), "--allow-private-networks"] + self.extra_args
 
     def wait_ready(self):
         # `alcedo serve --port 0` prints `listening on http://HOST:PORT` once it accepts.

@@ -8,11 +8,13 @@ results are JPEG, WebP and PNG, and 1 request in 25 AVIF (Alcedo only: thumbor a
 stand-in cannot write AVIF, so they get the other requests). For each server and connection
 count: start afresh, sample the idle RSS, load it for SOAK_DURATION seconds with
 SOAK_CONNECTIONS client threads, keep sampling 10 s after the load stops, and write the
-samples, errors and the goals' figures to RESULTS/soak.json; chart.py draws them.
+samples (and, for Alcedo, its own figures from /metrics: free heap bytes, budget reserved,
+result-cache bytes), errors and the goals' figures to RESULTS/soak.json; chart.py draws them.
 
-Usage: soak.py --inputs DIR --results DIR --alcedo PATH [--alcedo-args "..."]
+Usage: soak.py --inputs DIR --results DIR --alcedo PATH
 Environment: SOAK_DURATION (seconds, default 600), SOAK_CONNECTIONS (default "2 8"),
-SOAK_SERVERS (default "alcedo thumbor vips")."""
+SOAK_SERVERS (default "alcedo thumbor vips"), SOAK_ALCEDO_ARGS (more `alcedo serve` options,
+e.g. "--max-memory 192")."""
 import argparse
 import itertools
 import json
@@ -98,12 +100,22 @@ def soak(server, names, connections, duration):
     samples, errors, done = [], [], threading.Event()
     start = time.monotonic()
 
+    metrics = []
+
     def sampler():
         while True:
             serving, _ = bench.rss_of(bench.process_tree(root), root)
-            samples.append((round(time.monotonic() - start, 1), serving))
-            if done.wait(SAMPLE_EVERY) and time.monotonic() - stop_at[0] >= AFTER_LOAD:
+            at = round(time.monotonic() - start, 1)
+            samples.append((at, serving))
+            if isinstance(server, bench.Alcedo):
+                metrics.append((at, alcedo_memory(server)))
+            if time.monotonic() - stop_at[0] >= AFTER_LOAD - 0.5:
                 return
+            # Every 5 s; once more when the load stops, then 5 s and 10 s after it.
+            if done.is_set():
+                time.sleep(SAMPLE_EVERY)
+            else:
+                done.wait(SAMPLE_EVERY)
 
     stop_at = [float("inf")]
     paths = request_paths(server, names, lambda name: server.origin.url("soak/" + name))
@@ -134,8 +146,39 @@ def soak(server, names, connections, duration):
     done.set()
     thread.join()
     server.stop()
-    return {"samples": samples, "requests": counts[0], "errors": len(errors), "error_examples": errors[:5],
+    by_kind = {}
+    for path, status in errors:  # "status source.ext@format": which part of the mix failed, and how
+        kind = f"{status} {urllib.parse.unquote(path).rsplit('/', 1)[-1]}"
+        by_kind[kind] = by_kind.get(kind, 0) + 1
+    return {"samples": samples, "metrics": metrics, "requests": counts[0], "errors": len(errors), "error_examples": errors[:5],
+            "errors_by_kind": by_kind,
             "load_seconds": round(stop_at[0] - start, 1)}
+
+
+MEMORY_METRICS = {
+    "alcedo_memory_resident_bytes": "resident",
+    "alcedo_memory_heap_free_bytes": "heap_free",
+    "alcedo_memory_budget_reserved_bytes": "reserved",
+    "alcedo_memory_budget_waiting": "waiting",
+    'alcedo_cache_bytes{cache="result"}': "result_cache",
+}
+
+
+def alcedo_memory(server):
+    """Alcedo's own memory figures from /metrics: its resident size, the allocator's free heap
+    bytes, the bytes requests have reserved from the budget, requests waiting for memory and
+    the result cache's bytes."""
+    try:
+        with bench.urllib.request.urlopen(server.base + "/metrics", timeout=5) as response:
+            text = response.read().decode()
+    except OSError:
+        return {}
+    found = {}
+    for line in text.splitlines():
+        name, _, value = line.rpartition(" ")
+        if name in MEMORY_METRICS:
+            found[MEMORY_METRICS[name]] = float(value)
+    return found
 
 
 def figures(run):
@@ -162,25 +205,27 @@ def main():
     duration = float(os.environ.get("SOAK_DURATION", "600"))
     connection_counts = [int(c) for c in os.environ.get("SOAK_CONNECTIONS", "2 8").split()]
     wanted = os.environ.get("SOAK_SERVERS", "alcedo thumbor vips").split()
+    extra_args = os.environ.get("SOAK_ALCEDO_ARGS", "").split()
     names = make_mix(args.inputs, args.alcedo)
     work = pathlib.Path(bench.tempfile.mkdtemp(prefix="alcedo-soak-"))
     origin = bench.Origin(args.inputs, work)
-    results = {"duration": duration, "sample_every": SAMPLE_EVERY, "runs": []}
+    results = {"duration": duration, "sample_every": SAMPLE_EVERY, "alcedo_args": extra_args, "runs": []}
     try:
         for connections in connection_counts:
             for name in wanted:
-                server = {"alcedo": lambda: bench.Alcedo(origin, work, args.alcedo),
+                server = {"alcedo": lambda: bench.Alcedo(origin, work, args.alcedo, extra_args),
                           "thumbor": lambda: bench.Thumbor(origin, work),
                           "vips": lambda: bench.VipsStandIn(origin, work)}[name]()
                 print(f"soak: {name}, {connections} connections, {duration:.0f} s", file=sys.stderr)
                 run = soak(server, names, connections, duration)
                 run.update(server=name, connections=connections, **figures(run))
                 results["runs"].append(run)
-                print(json.dumps({k: v for k, v in run.items() if k != "samples"}), file=sys.stderr)
+                print(json.dumps({k: v for k, v in run.items() if k not in ("samples", "metrics")}), file=sys.stderr)
+                # Written after every run: a long soak that stops half-way keeps what it measured.
+                args.results.mkdir(parents=True, exist_ok=True)
+                (args.results / "soak.json").write_text(json.dumps(results, indent=1))
     finally:
         origin.stop()
-    args.results.mkdir(parents=True, exist_ok=True)
-    (args.results / "soak.json").write_text(json.dumps(results, indent=1))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """A small stand-in for imgproxy: the same URL shape (/insecure/rs:fit:W:H/plain/<encoded URL>),
 libvips' thumbnail_buffer (JPEG shrink-on-load, as imgproxy does) and JPEG quality 80 without
-metadata, run as a WSGI app under gunicorn. Like imgproxy it keeps no result cache, turns off
+metadata (WebP or PNG when the URL ends in `@webp` or `@png`), run as a WSGI app under gunicorn. Like imgproxy it keeps no result cache, turns off
 libvips' operation cache and runs one libvips thread per request (VIPS_CONCURRENCY=1 is set by
 the harness); sources are fetched once per worker and kept in memory. An If-None-Match equal
 to the ETag of the (source, options) pair gets a 304 without processing.
@@ -13,6 +13,13 @@ import pyvips
 
 pyvips.cache_set_max(0)
 sources = {}
+# Output formats by the URL's `@ext` (JPEG when there is none), imgproxy's default qualities.
+SAVERS = {
+    "jpg": ("image/jpeg", lambda image: image.jpegsave_buffer(Q=80, strip=True)),
+    "jpeg": ("image/jpeg", lambda image: image.jpegsave_buffer(Q=80, strip=True)),
+    "webp": ("image/webp", lambda image: image.webpsave_buffer(Q=79, strip=True)),
+    "png": ("image/png", lambda image: image.pngsave_buffer(strip=True)),
+}
 
 
 def source(url):
@@ -43,8 +50,12 @@ def app(environ, start_response):
         width, height = int(options[2]), int(options[3])
     except ValueError:
         return fail(start_response, "400 Bad Request", "rs: width and height must be integers")
-    url = urllib.parse.unquote(parts[4])
-    etag = '"' + hashlib.sha256(f"{url}\n{parts[2]}".encode()).hexdigest()[:32] + '"'
+    url, _, extension = parts[4].partition("@")  # imgproxy's `plain/URL@ext` picks the format
+    url = urllib.parse.unquote(url)
+    saver = SAVERS.get(extension or "jpg")
+    if saver is None:
+        return fail(start_response, "400 Bad Request", f"output format {extension!r}: only jpg, webp and png")
+    etag = '"' + hashlib.sha256(f"{url}\n{parts[2]}\n{extension}".encode()).hexdigest()[:32] + '"'
     headers = [("ETag", etag), ("Cache-Control", "public, max-age=31536000")]
     if environ.get("HTTP_IF_NONE_MATCH") == etag:
         start_response("304 Not Modified", headers)
@@ -54,6 +65,7 @@ def app(environ, start_response):
     except Exception as error:  # the origin failed: imgproxy answers 404/502 the same way
         return fail(start_response, "502 Bad Gateway", f"source: {error}")
     image = pyvips.Image.thumbnail_buffer(data, width, height=height, size="down")
-    body = image.jpegsave_buffer(Q=80, strip=True)
-    start_response("200 OK", headers + [("Content-Type", "image/jpeg"), ("Content-Length", str(len(body)))])
+    content_type, save = saver
+    body = save(image)
+    start_response("200 OK", headers + [("Content-Type", content_type), ("Content-Length", str(len(body)))])
     return [body]
