@@ -120,11 +120,13 @@ struct SVGDecoderTests {
 
     @Test("hostile documents end in a typed error or a bounded render", arguments: SVGHostile.allCases)
     func hostile(_ input: SVGHostile) throws {
-        // The decoder checks its CPU-time budget after librsvg draws: a render past it is
-        // `.timedOut`, so "a bounded render" is one within the budget. (librsvg stops a <use>
-        // bomb at 500,000 referenced elements: about 2 s of CPU for this one.)
+        // The decoder watches librsvg's CPU time while it draws: a render past the budget is
+        // `.timedOut` at the budget, so "a bounded render" is one within it. (librsvg stops a
+        // <use> bomb at 500,000 referenced elements: about 2 s of CPU for this one.) A 2 s budget
+        // keeps the abandoned renders short.
         do {
-            let image = try SVGDecoder().decode(input.data, options: DecodingOptions(limits: DecodingLimits(maxPixelCount: 50_000_000)))
+            let limits = DecodingLimits(maxPixelCount: 50_000_000, decodingTimeout: .seconds(2))
+            let image = try SVGDecoder().decode(input.data, options: DecodingOptions(limits: limits))
             #expect(input.mayRender, "\(input) rendered \(image.size)")
         } catch {
             guard let reason = error.decodingReason else { Issue.record("\(error)"); return }
@@ -133,6 +135,20 @@ struct SVGDecoderTests {
             default: Issue.record("\(input): \(reason)")
             }
         }
+    }
+
+    @Test("a render past the CPU budget ends in .timedOut while librsvg still draws; the abandoned render then finishes and is counted off")
+    func abandonedRender() async throws {
+        // About 6 s of CPU for librsvg (numOctaves is a loop per pixel that librsvg does not cap),
+        // against a 0.3 s budget.
+        let bomb = SVGHostile.turbulenceBomb.data
+        let before = SVGRenderJob.abandonedCount
+        #expect(ErrorReasons.decoding { () throws(AlcedoError) in
+            _ = try SVGDecoder().decode(bomb, options: DecodingOptions(limits: DecodingLimits(decodingTimeout: .milliseconds(300))))
+        } == .timedOut(format: .svg, limit: .milliseconds(300)))
+        #expect(SVGRenderJob.abandonedCount > before, "the caller did not wait for the drawing to end")
+        for _ in 0..<1200 where SVGRenderJob.abandonedCount > 0 { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(SVGRenderJob.abandonedCount == 0, "the abandoned render ended and was counted off")
     }
 
     @Test("broken input: empty, not XML, truncated")
@@ -153,7 +169,7 @@ struct SVGDecoderTests {
 
 /// Hostile SVG documents.
 enum SVGHostile: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case entityBomb, quadraticBlowup, useBomb, hugeDeclaredSize, deepNesting, referenceCycle, filterBomb
+    case entityBomb, quadraticBlowup, useBomb, hugeDeclaredSize, deepNesting, referenceCycle, filterBomb, turbulenceBomb, blurStack
 
     var testDescription: String { rawValue }
 
@@ -186,6 +202,13 @@ enum SVGHostile: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return Data(##"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><g id="a"><use href="#b"/></g><g id="b"><use href="#a"/></g><use href="#a"/></svg>"##.utf8)
         case .filterBomb:
             return Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="2000" height="2000"><filter id="f"><feGaussianBlur stdDeviation="500"/></filter><rect width="2000" height="2000" filter="url(#f)"/></svg>"#.utf8)
+        case .turbulenceBomb:
+            // feTurbulence costs numOctaves noise evaluations a pixel: about 6 s of CPU here.
+            return Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="600"><filter id="t" x="0" y="0" width="1" height="1"><feTurbulence baseFrequency="0.01" numOctaves="300"/></filter><rect width="600" height="600" filter="url(#t)"/></svg>"#.utf8)
+        case .blurStack:
+            // Sixty full-canvas blurs with a region three times the canvas.
+            let rects = String(repeating: #"<rect width="800" height="800" fill="blue" filter="url(#b)"/>"#, count: 60)
+            return Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="800" height="800"><filter id="b" x="-1" y="-1" width="3" height="3"><feGaussianBlur stdDeviation="200"/></filter>\#(rects)</svg>"#.utf8)
         }
     }
 }
