@@ -9,7 +9,8 @@ import Synchronization
 /// librsvg and cairo cannot be interrupted while they draw, and a small document can ask for
 /// hours of drawing (thousands of full-canvas blurs, `feTurbulence` with a huge `numOctaves`,
 /// `<use>` fan-outs). So the render runs on a dedicated thread while the caller polls that
-/// thread's CPU clock: past the budget the caller gets ``DecodingErrorReason/timedOut(format:limit:)``
+/// thread's CPU clock (and the process's CPU time spread over the cores, which counts the
+/// worker threads librsvg runs its filters on): past the budget the caller gets ``DecodingErrorReason/timedOut(format:limit:)``
 /// at once, and the thread is abandoned: it keeps its own reference to the document and its
 /// canvas, finishes, and frees them. At most ``maximumAbandoned`` abandoned renders may run at
 /// a time (one per core): while that many run, a new render waits for one to end, for at most
@@ -76,22 +77,19 @@ final class SVGRenderJob: Sendable {
         thread.start()
         job.started.wait()
         let limit = deadline.limit - deadline.elapsed
-        let thread_ = job.state.withLock { $0.thread }!
-        var clock = clockid_t()
-        let hasClock = pthread_getcpuclockid(thread_, &clock) == 0
-        let wallStart = DispatchTime.now()
+        let renderThread = job.state.withLock { $0.thread }!
+        var threadClock = clockid_t()
+        let hasThreadClock = pthread_getcpuclockid(renderThread, &threadClock) == 0
+        let processStart = Self.cpuTime(CLOCK_PROCESS_CPUTIME_ID)
+        let cores = Double(max(1, ProcessInfo.processInfo.activeProcessorCount))
         while true {
             if job.finished.wait(timeout: .now() + .milliseconds(10)) == .success { break }
-            // The render thread's CPU time; without its clock (never on Linux), wall time.
-            let used: Duration
-            if hasClock {
-                var now = timespec()
-                clock_gettime(clock, &now)
-                used = .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
-            } else {
-                used = .nanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - wallStart.uptimeNanoseconds))
-            }
-            if used > limit {
+            // The render thread's CPU time; and, for librsvg's filters that run on its own worker
+            // threads, the process's CPU time since the start spread over the cores (never more
+            // than the wall time: other work in the process cannot make it run out early).
+            let thread = hasThreadClock ? Self.cpuTime(threadClock) : .zero
+            let spread = (Self.cpuTime(CLOCK_PROCESS_CPUTIME_ID) - processStart) / cores
+            if max(thread, spread) > limit {
                 let gaveUp = job.state.withLock { state -> Bool in
                     guard state.result == nil else { return false }
                     state.isAbandoned = true
@@ -107,5 +105,11 @@ final class SVGRenderJob: Sendable {
             return state.result!
         }
         return try result.get()
+    }
+
+    private static func cpuTime(_ clock: clockid_t) -> Duration {
+        var now = timespec()
+        clock_gettime(clock, &now)
+        return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
     }
 }
