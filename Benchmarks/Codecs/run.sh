@@ -4,7 +4,9 @@
 # thumbnail against the same without it) and the peak RSS of a 24 MP thumbnail against Pillow and
 # vipsthumbnail (GNU time -v); then `alcedo convert --format pam` against a C reference
 # (reference/jpeg-to-pam.c, built here with cc) for time and peak memory, and the peak memory of
-# `alcedo convert` over generated hostile files (make-hostile.py) against the bounds.
+# `alcedo convert` over generated hostile files (make-hostile.py) against the bounds; last, a 12 MP
+# LZW TIFF, a 12 MP JPEG XL (full and 400x300) and an SVG at 1024 px as whole processes against
+# Pillow, `vips copy` and `vipsthumbnail` (formats.py).
 # Needs python3 with Pillow (and optionally pyvips, libvips-tools), cc and libjpeg-turbo's headers.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -26,3 +28,4 @@ files=("$work"/photo-12mp-q85.jpg "$work"/photo-12mp-q90.jpg "$work"/photo-12mp-
 python3 "$here/peers.py" "${files[@]}" > "$work/peers.jsonl"
 python3 "$here/report.py" "$work/alcedo.jsonl" "$work/peers.jsonl" "$alcedo" "$work/photo-12mp-q85.jpg" "$work/photo-24mp-q85.jpg"
 python3 "$here/process.py" "$alcedo" "$work/jpeg-to-pam" "$work/photo-12mp-q85.jpg" "$work/hostile"
+python3 "$here/formats.py" "$alcedo" "$work"

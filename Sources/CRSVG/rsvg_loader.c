@@ -4,6 +4,12 @@
 #include <pthread.h>
 #include <stdio.h>
 
+/* Only the version macros of librsvg's headers (the rest needs GLib's include paths); the
+ * header asks to be reached through rsvg.h, which this file cannot include. */
+#define __RSVG_RSVG_H_INSIDE__
+#include <librsvg-2.0/librsvg/rsvg-version.h>
+#undef __RSVG_RSVG_H_INSIDE__
+
 static alcedo_rsvg_api table;
 static const alcedo_rsvg_api *loaded;
 static char failure[512];
@@ -34,6 +40,7 @@ static void load(void) {
     ALCEDO_RSVG_RESOLVE(rsvg_handle_get_intrinsic_size_in_pixels)
     ALCEDO_RSVG_RESOLVE(rsvg_handle_get_intrinsic_dimensions)
     ALCEDO_RSVG_RESOLVE(rsvg_handle_render_document)
+    ALCEDO_RSVG_RESOLVE(g_object_ref)
     ALCEDO_RSVG_RESOLVE(g_object_unref)
     ALCEDO_RSVG_RESOLVE(g_error_free)
     ALCEDO_RSVG_RESOLVE(cairo_image_surface_create_for_data)
@@ -64,4 +71,8 @@ const char *alcedo_rsvg_load_error(void) {
 
 const char *alcedo_rsvg_version(void) {
     return version;
+}
+
+const char *alcedo_rsvg_header_version(void) {
+    return LIBRSVG_VERSION;
 }

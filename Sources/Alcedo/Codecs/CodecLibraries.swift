@@ -3,7 +3,10 @@ import CAVIF
 import CGIF
 import CHEIF
 import CLCMS2
+import CJXL
 import CPNG
+import CRSVG
+import CTIFF
 import CWebP
 
 /// One C library Alcedo's codecs use, with its version.
@@ -12,8 +15,9 @@ public struct CodecLibrary: Sendable, Hashable, CustomStringConvertible {
     public enum Linkage: String, Sendable, Hashable {
         /// Linked into the executable: loaded at start; ``CodecLibrary/version`` is the running library's.
         case linked
-        /// Loaded with `dlopen` on the first image that needs it (libavif, libheif): every other
-        /// process never pays for it. ``CodecLibrary/version`` is the header's Alcedo was built with.
+        /// Loaded with `dlopen` on the first image that needs it (libavif, libheif, libtiff, libjxl,
+        /// librsvg): every other process never pays for it. ``CodecLibrary/version`` is the header's
+        /// Alcedo was built with.
         case onFirstUse = "on first use"
     }
 
@@ -58,6 +62,12 @@ extension CodecLibrary {
                          formats: "AVIF", linkage: .onFirstUse),
             CodecLibrary(name: "libheif", version: Self.heifVersion(ALCEDO_LIBHEIF_HEADER_VERSION),
                          formats: "HEIC", linkage: .onFirstUse),
+            CodecLibrary(name: "libtiff", version: "\(TIFFLIB_MAJOR_VERSION).\(TIFFLIB_MINOR_VERSION).\(TIFFLIB_MICRO_VERSION)",
+                         formats: "TIFF", linkage: .onFirstUse),
+            CodecLibrary(name: "libjxl", version: "\(JPEGXL_MAJOR_VERSION).\(JPEGXL_MINOR_VERSION).\(JPEGXL_PATCH_VERSION)",
+                         formats: "JPEG XL", linkage: .onFirstUse),
+            CodecLibrary(name: "librsvg", version: String(cString: alcedo_rsvg_header_version()),
+                         formats: "SVG", linkage: .onFirstUse),
         ]
     }
 

@@ -33,6 +33,7 @@
     X(JxlDecoderSetParallelRunner) \
     X(JxlDecoderSetProgressiveDetail) \
     X(JxlDecoderFlushImage) \
+    X(JxlDecoderGetIntendedDownsamplingRatio) \
     X(JxlDecoderSkipCurrentFrame) \
     X(JxlDecoderSetCoalescing) \
     X(JxlEncoderVersion) \

@@ -48,6 +48,7 @@ typedef struct alcedo_rsvg_api {
                                                  int *has_viewbox, alcedo_rsvg_rectangle *viewbox);
     int (*rsvg_handle_render_document)(alcedo_rsvg_handle *handle, alcedo_cairo *cr,
                                        const alcedo_rsvg_rectangle *viewport, alcedo_gerror **error);
+    void *(*g_object_ref)(void *object);
     void (*g_object_unref)(void *object);
     void (*g_error_free)(alcedo_gerror *error);
     alcedo_cairo_surface *(*cairo_image_surface_create_for_data)(unsigned char *data, int format, int width, int height, int stride);
@@ -68,6 +69,10 @@ const alcedo_rsvg_api *alcedo_rsvg_load(void);
 
 /// Why alcedo_rsvg_load() returned NULL, or NULL when it did not.
 const char *alcedo_rsvg_load_error(void);
+
+/// The version of librsvg's headers Alcedo was built with, as "major.minor.micro" (reading it
+/// does not load the library).
+const char *alcedo_rsvg_header_version(void);
 
 /// The librsvg version loaded, as "major.minor.micro" (empty until loaded).
 const char *alcedo_rsvg_version(void);

@@ -20,9 +20,14 @@ import Foundation
 ///   rest itself (entities declared in the document may add at most 1 MiB of text, checked
 ///   before libxml2 expands them: `.workingMemoryTooLarge`): at most 1,000,000 elements loaded and 500,000 referenced while rendering
 ///   (`<use>` bombs), libxml2's entity-amplification check (billion laughs), and an error
-///   for reference cycles. librsvg cannot be interrupted while it draws: the
-///   ``DecodingLimits/decodingTimeout`` is checked after the render, and a render that took
-///   longer is an error (`.timedOut`), not an image.
+///   for reference cycles. librsvg cannot be interrupted while it draws, and a small document
+///   can ask for hours of drawing (full-canvas blurs by the thousand, `feTurbulence` with a huge
+///   `numOctaves`): the render runs on a thread of its own whose CPU time the decoding thread
+///   watches, and past ``DecodingLimits/decodingTimeout`` the decode ends with `.timedOut` at
+///   once while the abandoned render finishes on its own and frees what it holds. At most one
+///   abandoned render per core may be drawing at a time; past that, a new render waits for one
+///   to end, at most the budget's length, and is refused after it (`.unsupportedFeature`), so
+///   hostile documents cannot pile up CPU or memory.
 public struct SVGDecoder: ImageDecoding {
     /// Always ``ImageFormat/svg``.
     public var format: ImageFormat { .svg }
@@ -59,8 +64,7 @@ public struct SVGDecoder: ImageDecoding {
             let intrinsic = try document.intrinsicSize(default: defaultSize)
             let size = Self.renderSize(intrinsic: intrinsic, options: options)
             try options.limits.check(width: size.width, height: size.height, format: .svg)
-            let pixels = try document.render(size: size)
-            try deadline.check()
+            let pixels = try SVGRenderJob.render(document, size: size, deadline: deadline)
             return AlcedoImage(width: size.width, height: size.height, pixels: pixels, sourceFormat: .svg)
         }
     }

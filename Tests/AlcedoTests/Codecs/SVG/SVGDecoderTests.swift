@@ -120,9 +120,9 @@ struct SVGDecoderTests {
 
     @Test("hostile documents end in a typed error or a bounded render", arguments: SVGHostile.allCases)
     func hostile(_ input: SVGHostile) throws {
-        // The decoder checks its CPU-time budget after librsvg draws: a render past it is
-        // `.timedOut`, so "a bounded render" is one within the budget. (librsvg stops a <use>
-        // bomb at 500,000 referenced elements: about 2 s of CPU for this one.)
+        // The decoder watches librsvg's CPU time while it draws: a render past the budget is
+        // `.timedOut` at the budget, so "a bounded render" is one within it. (librsvg stops a
+        // <use> bomb at 500,000 referenced elements: about 2 s of CPU for this one.)
         do {
             let image = try SVGDecoder().decode(input.data, options: DecodingOptions(limits: DecodingLimits(maxPixelCount: 50_000_000)))
             #expect(input.mayRender, "\(input) rendered \(image.size)")
@@ -133,6 +133,21 @@ struct SVGDecoderTests {
             default: Issue.record("\(input): \(reason)")
             }
         }
+    }
+
+    @Test("a render past the CPU budget ends in .timedOut while librsvg still draws; the abandoned render then finishes and is counted off")
+    func abandonedRender() async throws {
+        // About 2 s of CPU for librsvg (numOctaves is a loop per pixel that librsvg does not cap:
+        // with 100,000 octaves at 4000x4000 it would draw for hours), against a 0.3 s budget;
+        // small, so that the abandoned render ends soon and leaves its slot to the other tests.
+        let bomb = Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="600"><filter id="t" x="0" y="0" width="1" height="1"><feTurbulence baseFrequency="0.01" numOctaves="100"/></filter><rect width="600" height="600" filter="url(#t)"/></svg>"#.utf8)
+        let before = SVGRenderJob.abandonedCount
+        #expect(ErrorReasons.decoding { () throws(AlcedoError) in
+            _ = try SVGDecoder().decode(bomb, options: DecodingOptions(limits: DecodingLimits(decodingTimeout: .milliseconds(300))))
+        } == .timedOut(format: .svg, limit: .milliseconds(300)))
+        #expect(SVGRenderJob.abandonedCount > before, "the caller did not wait for the drawing to end")
+        for _ in 0..<1200 where SVGRenderJob.abandonedCount > 0 { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(SVGRenderJob.abandonedCount == 0, "the abandoned render ended and was counted off")
     }
 
     @Test("broken input: empty, not XML, truncated")

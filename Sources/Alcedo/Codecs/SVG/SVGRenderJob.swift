@@ -1,0 +1,115 @@
+import CRSVG
+import Dispatch
+import Foundation
+import Synchronization
+
+/// One librsvg render on a thread of its own, watched by the decoding thread against the
+/// decode's CPU-time budget.
+///
+/// librsvg and cairo cannot be interrupted while they draw, and a small document can ask for
+/// hours of drawing (thousands of full-canvas blurs, `feTurbulence` with a huge `numOctaves`,
+/// `<use>` fan-outs). So the render runs on a dedicated thread while the caller polls that
+/// thread's CPU clock (and the process's CPU time spread over the cores, which counts the
+/// worker threads librsvg runs its filters on): past the budget the caller gets ``DecodingErrorReason/timedOut(format:limit:)``
+/// at once, and the thread is abandoned: it keeps its own reference to the document and its
+/// canvas, finishes, and frees them. At most ``maximumAbandoned`` abandoned renders may run at
+/// a time (one per core): while that many run, a new render waits for one to end, for at most
+/// the budget's length, and is refused after that, so hostile documents cannot pile up CPU or
+/// memory (each holds at most one canvas within the pixel limit).
+final class SVGRenderJob: Sendable {
+    /// Renders past their deadline that are still drawing, process-wide.
+    private static let abandoned = Mutex(0)
+
+    /// How many abandoned renders may run at once: the number of cores.
+    static let maximumAbandoned = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+    /// The number of abandoned renders still drawing.
+    static var abandonedCount: Int { abandoned.withLock { $0 } }
+
+    private struct State {
+        var thread: pthread_t?
+        var result: Result<[UInt8], AlcedoError>?
+        var isAbandoned = false
+    }
+
+    private let state = Mutex(State())
+    private let finished = DispatchSemaphore(value: 0)
+    private let started = DispatchSemaphore(value: 0)
+
+    private init() {}
+
+    /// Renders `document` into a `size` canvas on a new thread and waits for it while the
+    /// render's CPU time stays within `deadline`'s remaining budget.
+    /// - Throws: `.timedOut` past the budget (the render is abandoned), `.unsupportedFeature`
+    ///   when ``maximumAbandoned`` abandoned renders were still running for the budget's length,
+    ///   or the render's error.
+    static func render(_ document: SVGDocument, size: PixelSize, deadline: DecodingDeadline) throws(AlcedoError) -> [UInt8] {
+        // Wait (idle) for an abandoned render to end, at most the budget's length in wall time.
+        let waitStart = ContinuousClock.now
+        while abandonedCount >= maximumAbandoned {
+            guard ContinuousClock.now - waitStart < deadline.limit else {
+                throw .decodingError(reason: .unsupportedFeature(
+                    format: .svg, message: "\(abandonedCount) earlier SVG renders that ran past their time limit are still drawing; try again later"))
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        let job = SVGRenderJob()
+        let lib = document.lib
+        // The thread owns a reference of its own: an abandoned render outlives the caller's.
+        // (Passed as its address: the pointer is used by that thread alone from here on.)
+        let handle = UInt(bitPattern: lib.g_object_ref(UnsafeMutableRawPointer(document.handle)))
+        let thread = Thread {
+            job.state.withLock { $0.thread = pthread_self() }
+            job.started.signal()
+            let pointer = UnsafeMutableRawPointer(bitPattern: handle)!
+            let owned = SVGDocument(lib: lib, handle: OpaquePointer(pointer))
+            let result: Result<[UInt8], AlcedoError>
+            do throws(AlcedoError) { result = .success(try owned.render(size: size)) } catch { result = .failure(error) }
+            lib.g_object_unref(pointer)
+            let wasAbandoned = job.state.withLock { state in
+                state.result = result
+                return state.isAbandoned
+            }
+            if wasAbandoned { abandoned.withLock { $0 -= 1 } }
+            job.finished.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        job.started.wait()
+        let limit = deadline.limit - deadline.elapsed
+        let renderThread = job.state.withLock { $0.thread }!
+        var threadClock = clockid_t()
+        let hasThreadClock = pthread_getcpuclockid(renderThread, &threadClock) == 0
+        let processStart = Self.cpuTime(CLOCK_PROCESS_CPUTIME_ID)
+        let cores = Double(max(1, ProcessInfo.processInfo.activeProcessorCount))
+        while true {
+            if job.finished.wait(timeout: .now() + .milliseconds(10)) == .success { break }
+            // The render thread's CPU time; and, for librsvg's filters that run on its own worker
+            // threads, the process's CPU time since the start spread over the cores (never more
+            // than the wall time: other work in the process cannot make it run out early).
+            let thread = hasThreadClock ? Self.cpuTime(threadClock) : .zero
+            let spread = (Self.cpuTime(CLOCK_PROCESS_CPUTIME_ID) - processStart) / cores
+            if max(thread, spread) > limit {
+                let gaveUp = job.state.withLock { state -> Bool in
+                    guard state.result == nil else { return false }
+                    state.isAbandoned = true
+                    return true
+                }
+                guard gaveUp else { continue }  // it finished meanwhile: take the result
+                abandoned.withLock { $0 += 1 }
+                throw .decodingError(reason: .timedOut(format: .svg, limit: deadline.limit))
+            }
+        }
+        let result = job.state.withLock { state in
+            defer { state.result = nil }
+            return state.result!
+        }
+        return try result.get()
+    }
+
+    private static func cpuTime(_ clock: clockid_t) -> Duration {
+        var now = timespec()
+        clock_gettime(clock, &now)
+        return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
+    }
+}
