@@ -106,6 +106,7 @@ public struct ImageServer: Sendable {
         var returner: Task<Void, Never>?
         if configuration.returnsFreedMemory {
             ProcessMemory.limitArenas(to: configuration.mallocArenas)
+            ProcessMemory.setLargeAllocationThreshold(configuration.largeAllocationThreshold)
             let memoryReturner = MemoryReturner(budget: service.memoryBudget)
             returner = Task { await memoryReturner.run() }
         }

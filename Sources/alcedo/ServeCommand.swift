@@ -118,6 +118,9 @@ struct ServeCommand: AsyncParsableCommand {
           help: "Serve JPEG XL to clients that accept it even when the URL names a format, unless animated (default off).")
     var enforceJxl: Bool?
     @Flag(inversion: .prefixedNo,
+          help: "Convert results to sRGB without a colour profile unless the URL says scp:0 (default on).")
+    var stripColorProfile: Bool?
+    @Flag(inversion: .prefixedNo,
           help: "Read the Sec-CH-DPR/DPR and Sec-CH-Width/Width client hints as dpr and width defaults (default off).")
     var enableClientHints: Bool?
     @Option(help: ArgumentHelp("The separator of option arguments in URLs (default :).", valueName: "text"))
@@ -414,6 +417,9 @@ struct ServeCommand: AsyncParsableCommand {
         c.defaultOptions.autoRotate = try env.pick("AUTO_ROTATE", flag: autoRotate, env.bool("AUTO_ROTATE")) ?? c.defaultOptions.autoRotate
         c.defaultOptions.stripMetadata = try env.pick("STRIP_METADATA", flag: stripMetadata, env.bool("STRIP_METADATA"))
             ?? c.defaultOptions.stripMetadata
+        if let strip = try env.pick("STRIP_COLOR_PROFILE", flag: stripColorProfile, env.bool("STRIP_COLOR_PROFILE")) {
+            c.defaultOptions.stripColorProfile = strip
+        }
         c.pathPrefix = env.pick("PATH_PREFIX", flag: pathPrefix, env.string("PATH_PREFIX")) ?? ""
         c.sourceURLRewriter.baseURL = env.pick("BASE_URL", flag: baseUrl, env.string("BASE_URL")) ?? ""
         if let text = env.pick("URL_REPLACEMENTS", flag: urlReplacements, env.string("URL_REPLACEMENTS")) {

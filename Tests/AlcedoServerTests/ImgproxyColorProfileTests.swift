@@ -46,4 +46,17 @@ struct ImgproxyColorProfileTests {
         let stripped = try await harness.request(harness.path(origin.url("/tagged.jpg"), "w:16/scp:1"))
         #expect(stripped.body.range(of: icc) == nil)
     }
+
+    /// `--no-strip-color-profile` (`IMGPROXY_STRIP_COLOR_PROFILE=false`) makes keeping the default.
+    @Test func theServerDefaultKeepsTheProfile() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/tagged.jpg", .ok(Self.tagged, contentType: "image/jpeg"))
+        let harness = try await ServerHarness.start { $0.defaultOptions.stripColorProfile = false }
+        defer { Task { await harness.stop() } }
+        let kept = try await harness.request(harness.path(origin.url("/tagged.jpg"), "w:16"))
+        #expect(kept.body.range(of: Data("ICC_PROFILE".utf8)) != nil)
+        let stripped = try await harness.request(harness.path(origin.url("/tagged.jpg"), "w:16/scp:1"))
+        #expect(stripped.body.range(of: Data("ICC_PROFILE".utf8)) == nil)
+    }
 }

@@ -107,6 +107,12 @@ struct ImgproxyEnvironmentTests {
             "IMGPROXY_REQUESTS_QUEUE_SIZE": "0",
             "IMGPROXY_USER_AGENT": "proxy/%current_version",
             "IMGPROXY_SENTRY_DSN": "https://sentry.invalid/1",
+            "IMGPROXY_STRIP_COLOR_PROFILE": "false",
+            "IMGPROXY_ENABLE_CLIENT_HINTS": "true",
+            "IMGPROXY_ARGUMENTS_SEPARATOR": ",",
+            "IMGPROXY_SKIP_PROCESSING_FORMATS": "png,gif",
+            "IMGPROXY_ENFORCE_JXL": "true",
+            "IMGPROXY_BASE64_URL_INCLUDES_FILENAME": "true",
         ])
         #expect(status == 0, "\(err)")
         #expect(!out.contains("listening on"))
@@ -128,6 +134,12 @@ struct ImgproxyEnvironmentTests {
         #expect(out.contains("not supported (ignored): IMGPROXY_SENTRY_DSN\n"))
         #expect(row("PRESET") == ["PRESET", "large,small,thumb", "IMGPROXY_PRESETS"])
         #expect(row("PRESETS_SEPARATOR") == ["PRESETS_SEPARATOR", ";", "IMGPROXY_PRESETS_SEPARATOR"])
+        #expect(row("STRIP_COLOR_PROFILE") == ["STRIP_COLOR_PROFILE", "false", "IMGPROXY_STRIP_COLOR_PROFILE"])
+        #expect(row("ENABLE_CLIENT_HINTS") == ["ENABLE_CLIENT_HINTS", "true", "IMGPROXY_ENABLE_CLIENT_HINTS"])
+        #expect(row("ARGUMENTS_SEPARATOR") == ["ARGUMENTS_SEPARATOR", ",", "IMGPROXY_ARGUMENTS_SEPARATOR"])
+        #expect(row("SKIP_PROCESSING_FORMATS") == ["SKIP_PROCESSING_FORMATS", "png,gif", "IMGPROXY_SKIP_PROCESSING_FORMATS"])
+        #expect(row("ENFORCE_JXL") == ["ENFORCE_JXL", "true", "IMGPROXY_ENFORCE_JXL"])
+        #expect(row("BASE64_URL_INCLUDES_FILENAME") == ["BASE64_URL_INCLUDES_FILENAME", "true", "IMGPROXY_BASE64_URL_INCLUDES_FILENAME"])
         #expect(row("URL_REPLACEMENTS") == ["URL_REPLACEMENTS", "s3://=https://bucket.test/;local://*/=https://${1}.test/",
                                             "IMGPROXY_URL_REPLACEMENTS"])
     }

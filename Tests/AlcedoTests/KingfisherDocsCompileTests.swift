@@ -851,7 +851,9 @@ private func retry46(imageView: DocImageView, url: URL) {
 // MARK: Tutorial (Resources/code-files): the lines that are not UIKit or SwiftUI
 
 /// 01-ViewController-2…13.swift and 02-ContentView-8…11.swift: the manager, the disk size and
-/// purging the cache, verbatim lines of the tutorial's view code.
+/// purging the cache, verbatim lines of the tutorial's view code. Compiled only: purging the
+/// shared cache would disturb the suites running beside this one; the test runs the same lines
+/// on a manager of its own (`tutorialCacheLines(on:done:)`).
 private func tutorialCacheLines(done: @escaping @Sendable () -> Void) {
     print(KingfisherManager.shared)
     KingfisherManager.shared.cache.calculateDiskStorageSize { result in
@@ -860,6 +862,23 @@ private func tutorialCacheLines(done: @escaping @Sendable () -> Void) {
             let sizeInMB = Double(size) / 1024 / 1024
             print(String(format: "Kingfisher Disk Cache: %.2fMB", sizeInMB))
             KingfisherManager.shared.cache.clearCache {
+                done()
+            }
+        case .failure(let error):
+            print("Some error: \(error)")
+        }
+    }
+}
+
+/// The lines of `tutorialCacheLines(done:)` on `manager` instead of `KingfisherManager.shared`.
+private func tutorialCacheLines(on manager: KingfisherManager, done: @escaping @Sendable () -> Void) {
+    print(manager)
+    manager.cache.calculateDiskStorageSize { result in
+        switch result {
+        case .success(let size):
+            let sizeInMB = Double(size) / 1024 / 1024
+            print(String(format: "Kingfisher Disk Cache: %.2fMB", sizeInMB))
+            manager.cache.clearCache {
                 done()
             }
         case .failure(let error):
@@ -1281,12 +1300,17 @@ struct KingfisherDocsCompileTests {
     }
 
     @Test func tutorialCacheLinesAndLowDataModeOption() async throws {
-        clearPrinted()
-        let done = Mutex(false)
-        tutorialCacheLines { done.withLock { $0 = true } }
-        #expect(await eventually { done.withLock { $0 } })
-        #expect(printedLines().first?.hasPrefix("ImageManager") == true || printedLines().first?.hasPrefix("Alcedo.ImageManager") == true)
-        #expect(printedLines().count == 2 && printedLines()[1].hasPrefix("Kingfisher Disk Cache: "))
+        try await withPipeline { h in
+            clearPrinted()
+            h.server.route("/purge.jpg", .ok(TestImages.jpeg()))
+            _ = try await h.manager.retrieveImage(with: h.server.url("/purge.jpg"), options: [.waitForCache])
+            let done = Mutex(false)
+            tutorialCacheLines(on: h.manager) { done.withLock { $0 = true } }
+            #expect(await eventually { done.withLock { $0 } })
+            #expect(printedLines().first?.hasPrefix("ImageManager") == true || printedLines().first?.hasPrefix("Alcedo.ImageManager") == true)
+            #expect(printedLines().count == 2 && printedLines()[1].hasPrefix("Kingfisher Disk Cache: "))
+            #expect(h.cache.imageCachedType(forKey: h.server.url("/purge.jpg").cacheKey) == .none)
+        }
         let parsed = KingfisherParsedOptionsInfo([.lowDataMode(.network(URL(string: "https://example.com/low.jpg")!))])
         #expect(parsed.lowDataModeSource?.url?.absoluteString == "https://example.com/low.jpg")
         try await withPipeline { h in

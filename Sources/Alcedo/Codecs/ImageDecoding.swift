@@ -47,14 +47,15 @@ public struct ImageInfo: Sendable, Equatable {
     /// The number of pages (TIFF directories); 1 for single-page formats. ``frameCount``
     /// counts animation frames, not pages: decoders return one page, chosen by ``DecodingOptions/page``.
     public var pageCount: Int = 1
-    /// The stored bit depth in the format's own terms: bits a sample for TIFF, bits a pixel for
-    /// BMP and icon bitmaps (`nil` when the decoder does not report it).
+    /// The stored bit depth in the format's own terms: bits a sample for TIFF and AVIF, bits a
+    /// pixel for BMP and icon bitmaps (`nil` when the decoder does not report it).
     public var bitDepth: Int? = nil
     /// The stored compression in the format's own words (`"lzw"`, `"deflate"`, `"rle8"`,
     /// `"bitfields"`, `"none"`…), `nil` when the decoder does not report it.
     public var compression: String? = nil
     /// How the samples are stored (`"rgb"`, `"rgba"`, `"gray"`, `"gray+alpha"`, `"palette"`,
-    /// `"cmyk"`, `"ycbcr"`…), `nil` when the decoder does not report it.
+    /// `"cmyk"`, `"ycbcr"`…; for AVIF the planes' chroma layout, `"yuv444"`, `"yuv422"`,
+    /// `"yuv420"` or `"yuv400"`), `nil` when the decoder does not report it.
     public var colorModel: String? = nil
     /// Every entry of an icon or cursor directory (ICO, CUR), in file order; empty for other formats.
     public var entries: [IconEntry] = []

@@ -50,6 +50,17 @@ public enum ProcessMemory {
         alcedo_malloc_limit_arenas(Int32(max(1, count))) != 0
     }
 
+    /// Gives every allocation of at least `bytes` pages of its own, returned to the system the
+    /// moment it is freed (`mallopt(M_MMAP_THRESHOLD, bytes)`). glibc starts at 128 KiB but
+    /// raises the threshold to the size of each large block freed (up to 32 MiB), so that
+    /// pixel buffers and encoded results end up inside its heaps, where what a burst frees stays
+    /// resident or fragments them. A fixed threshold keeps them out. `true` when the allocator
+    /// took it.
+    @discardableResult
+    public static func setLargeAllocationThreshold(_ bytes: Int) -> Bool {
+        alcedo_malloc_mmap_threshold(max(0, bytes)) != 0
+    }
+
     /// Bytes the allocator has handed out and not had back (glibc's `mallinfo2().uordblks`
     /// plus its mmapped chunks), or `nil` where there is no such count.
     public static func allocatedBytes() -> Int? {

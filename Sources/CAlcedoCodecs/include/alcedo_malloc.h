@@ -9,6 +9,11 @@ int alcedo_malloc_trim(void);
 /* mallopt(M_ARENA_MAX, count): 1 when the allocator took it, 0 otherwise or without glibc. */
 int alcedo_malloc_limit_arenas(int count);
 
+/* mallopt(M_MMAP_THRESHOLD, bytes): allocations of at least `bytes` get pages of their own,
+   returned to the system when freed; a fixed threshold also stops glibc from raising it after
+   each large free. 1 when the allocator took it, 0 otherwise or without glibc. */
+int alcedo_malloc_mmap_threshold(size_t bytes);
+
 /* From mallinfo2(): bytes handed out (in use, mmapped chunks included) and bytes kept free in
    the heaps; both 0 without glibc. Returns 1 when the figures are real. */
 int alcedo_malloc_usage(size_t *in_use, size_t *free_in_heaps);

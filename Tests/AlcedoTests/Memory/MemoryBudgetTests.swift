@@ -204,6 +204,38 @@ struct WorkingSetEstimateTests {
         #expect(all.decoded == 5 * 64 * 48 * 4)
     }
 
+    @Test func anAVIFCountsItsPlanesAtTheHeadersDepthAndChromaLayout() throws {
+        // Quality 90 and up writes 4:4:4, below it 4:2:0; both 8-bit, opaque.
+        let picture = AVIFEncoderTests.pattern(width: 320, height: 240)
+        let full = try AVIFEncoder().encode(picture, options: EncodingOptions(quality: 95))
+        let subsampled = try AVIFEncoder().encode(picture, options: EncodingOptions(quality: 60))
+        let fullInfo = try AVIFDecoder().info(for: full)
+        let subsampledInfo = try AVIFDecoder().info(for: subsampled)
+        #expect(fullInfo.bitDepth == 8 && fullInfo.colorModel == "yuv444" && !fullInfo.hasAlpha)
+        #expect(subsampledInfo.bitDepth == 8 && subsampledInfo.colorModel == "yuv420")
+        let pixels = 320 * 240
+        let a = try WorkingSetEstimate.estimate(data: full, options: DecodingOptions())
+        let b = try WorkingSetEstimate.estimate(data: subsampled, options: DecodingOptions())
+        // 3 and 1.5 bytes a pixel of planes, a quarter more for the decoder's context.
+        #expect(a.decoderWorking == pixels * 3 + pixels * 3 / 4)
+        #expect(b.decoderWorking == pixels * 3 / 2 + pixels * 3 / 2 / 4)
+        #expect(a.decoded == pixels * 4 && b.decoded == pixels * 4)
+        // A header that says neither is costed at 8 bytes a pixel, as before.
+        var unknown = fullInfo
+        unknown.colorModel = nil
+        #expect(WorkingSetEstimate.estimate(info: unknown, options: DecodingOptions()).decoderWorking == pixels * 8)
+        var deep = fullInfo
+        deep.bitDepth = 10
+        deep.hasAlpha = true
+        #expect(WorkingSetEstimate.estimate(info: deep, options: DecodingOptions()).decoderWorking == pixels * 8 + pixels * 8 / 4)
+        // The decoder's planes are gone before the resize starts: the peak counts the larger of
+        // the two, not both.
+        let resized = try WorkingSetEstimate.estimate(data: full, options: DecodingOptions(targetSize: PixelSize(width: 100, height: 100)))
+        #expect(resized.total == resized.sourceBytes + resized.decoded
+            + max(resized.decoderWorking, resized.processing + resized.encoding))
+        #expect(resized.total < resized.sourceBytes + resized.decoded + resized.decoderWorking + resized.processing + resized.encoding)
+    }
+
     @Test func theOutputFollowsTheContentMode() {
         let full = PixelSize(width: 4000, height: 3000)
         // A width alone (the other side unbounded) fits by the width.

@@ -40,7 +40,9 @@ struct PipelineProcessingTests {
             let inputs = Collected<PixelSize>()
             let processor = InputRecordingProcessor(inputs: inputs, target: PixelSize(width: 64, height: 64))
             let result = try await h.manager.retrieveImage(with: url, options: [.processor(processor), .waitForCache])
-            #expect(result.cacheType == .disk)
+            // Made now from the original on disk: Kingfisher's `.none`, and where the original was.
+            #expect(result.cacheType == .none)
+            #expect(result.originalCacheType == .disk)
             #expect(inputs.values == [PixelSize(width: 64, height: 48)])
             #expect(h.server.requestCount("/orig.jpg") == 1)
             #expect(h.cache.imageCachedType(forKey: url.cacheKey, processorIdentifier: processor.identifier) == .memory)

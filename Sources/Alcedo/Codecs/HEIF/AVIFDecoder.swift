@@ -25,7 +25,9 @@ public struct AVIFDecoder: ImageDecoding {
     /// Creates an AVIF decoder.
     public init() {}
 
-    /// Reads size, frame count, durations, alpha, transforms and the colour profile without
+    /// Reads size, frame count, durations, alpha, transforms, the colour profile, the planes'
+    /// bit depth (``ImageInfo/bitDepth``, bits a sample) and chroma layout
+    /// (``ImageInfo/colorModel``: `"yuv444"`, `"yuv422"`, `"yuv420"` or `"yuv400"`) without
     /// decoding a frame.
     public func info(for data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
         try AVIFSession.with(data, limits: options.limits) { session throws(AlcedoError) in
@@ -33,6 +35,8 @@ public struct AVIFDecoder: ImageDecoding {
             var info = ImageInfo(format: .avif, width: header.width, height: header.height, frameCount: header.frameCount,
                                  frameDurations: header.durations, orientation: header.orientation, hasAlpha: header.hasAlpha)
             if options.colorManagement != .ignore { info.colorProfile = header.icc.flatMap { ImageColorProfile(iccData: $0) } }
+            if header.depth > 0 { info.bitDepth = header.depth }
+            info.colorModel = header.planeLayout
             return info
         }
     }
@@ -99,6 +103,11 @@ struct AVIFSession {
         let icc: Data?
         /// The EXIF orientation equivalent to `irot` then `imir`.
         let orientation: ImageOrientation
+        /// Bits a sample of the coded planes (8, 10 or 12), from the `av1C` box.
+        let depth: Int
+        /// How the coded planes sample colour: `"yuv444"`, `"yuv422"`, `"yuv420"` or
+        /// `"yuv400"` (monochrome); `nil` when the header does not say.
+        let planeLayout: String?
     }
 
     static func with<T>(_ data: Data, limits: DecodingLimits,
@@ -163,7 +172,18 @@ struct AVIFSession {
             ? Data(bytes: image.icc.data, count: image.icc.size) : nil
         return Header(storedWidth: width, storedHeight: height, width: swaps ? height : width, height: swaps ? width : height,
                       frameCount: count, durations: durations, hasAlpha: decoder.pointee.alphaPresent != 0, icc: icc,
-                      orientation: orientation)
+                      orientation: orientation, depth: Int(image.depth), planeLayout: Self.planeLayout(image.yuvFormat))
+    }
+
+    /// The name of a libavif pixel format (``ImageInfo/colorModel``'s words for AVIF).
+    static func planeLayout(_ format: avifPixelFormat) -> String? {
+        switch format {
+        case AVIF_PIXEL_FORMAT_YUV444: return "yuv444"
+        case AVIF_PIXEL_FORMAT_YUV422: return "yuv422"
+        case AVIF_PIXEL_FORMAT_YUV420: return "yuv420"
+        case AVIF_PIXEL_FORMAT_YUV400: return "yuv400"
+        default: return nil
+        }
     }
 
     /// Decodes the next frame into RGBA8.

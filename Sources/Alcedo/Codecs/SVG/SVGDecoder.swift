@@ -23,7 +23,8 @@ import Foundation
 ///   for reference cycles. librsvg cannot be interrupted while it draws, and a small document
 ///   can ask for hours of drawing (full-canvas blurs by the thousand, `feTurbulence` with a huge
 ///   `numOctaves`): the render runs on a thread of its own whose CPU time the decoding thread
-///   watches, and past ``DecodingLimits/decodingTimeout`` the decode ends with `.timedOut` at
+///   watches (with the process's CPU time spread over the cores, which counts the worker
+///   threads librsvg runs filters on), and past ``DecodingLimits/decodingTimeout`` the decode ends with `.timedOut` at
 ///   once while the abandoned render finishes on its own and frees what it holds. At most one
 ///   abandoned render per core may be drawing at a time; past that, a new render waits for one
 ///   to end, at most the budget's length, and is refused after it (`.unsupportedFeature`), so
