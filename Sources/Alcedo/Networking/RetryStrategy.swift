@@ -1,14 +1,44 @@
 import Foundation
+import Synchronization
 
 /// Decides whether a failed download is tried again, and after how long.
 ///
 /// The downloader asks only about failures worth retrying (see ``AlcedoError/isRetriable``):
 /// timeouts, connection failures, 5xx, 429 and truncated bodies. A cancellation, a 404, a
 /// body that is too large or not an image is never retried, whatever the strategy says.
+///
+/// Implement either form: the `async` one, or Kingfisher's callback form
+/// `retry(context:retryHandler:)`, so that a strategy written for Kingfisher compiles
+/// unchanged. Each has a default that calls the other (a type must implement one of them).
 public protocol RetryStrategy: Sendable {
     /// Called after each failed attempt with what happened; return ``RetryDecision/retry(after:)``
     /// to try again or ``RetryDecision/stop`` to report the error.
     func retry(context: RetryContext) async -> RetryDecision
+
+    /// Kingfisher's form: call `retryHandler` once with the decision, from any thread, after
+    /// any wait of your own (``RetryDecision/retry(userInfo:)`` retries at once).
+    func retry(context: RetryContext, retryHandler: @escaping @Sendable (RetryDecision) -> Void)
+}
+
+extension RetryStrategy {
+    /// Waits for the callback form's decision (the first call of its handler counts).
+    public func retry(context: RetryContext) async -> RetryDecision {
+        let decided = Mutex(false)
+        return await withCheckedContinuation { (continuation: CheckedContinuation<RetryDecision, Never>) in
+            retry(context: context) { decision in
+                let first = decided.withLock { done -> Bool in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: decision) }
+            }
+        }
+    }
+
+    /// Runs the `async` form and passes its decision on.
+    public func retry(context: RetryContext, retryHandler: @escaping @Sendable (RetryDecision) -> Void) {
+        Task { retryHandler(await retry(context: context)) }
+    }
 }
 
 /// What a ``RetryStrategy`` is told about a failed attempt.
@@ -27,6 +57,9 @@ public struct RetryContext: Sendable {
         self.retriedCount = retriedCount
     }
 
+    /// The source being retrieved, as Kingfisher's context names it: the URL as a network source.
+    public var source: Source { .network(url) }
+
     /// The wait the server asked for with `Retry-After` on a 429 or 503 response, if any.
     public var retryAfter: Duration? {
         if case .responseError(.objectStorageError(let storageError)) = error { return storageError.retryAfter }
@@ -43,6 +76,10 @@ public enum RetryDecision: Sendable, Equatable {
     case retry(after: Duration)
     /// Give up and report the error.
     case stop
+
+    /// Kingfisher's "retry now": ``retry(after:)`` with no wait. Alcedo's context carries no
+    /// `userInfo` to the next attempt; the value is ignored.
+    public static func retry(userInfo: Any?) -> RetryDecision { .retry(after: .zero) }
 }
 
 /// Retries up to ``maxRetryCount`` times, waiting ``retryInterval`` between attempts; when a
