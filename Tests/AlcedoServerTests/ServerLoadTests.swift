@@ -1,5 +1,6 @@
 import Alcedo
 @testable import AlcedoServer
+import AlcedoTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -106,17 +107,9 @@ struct ServerLoadTests {
 /// A blocking socket client that sends one request, reads a little and closes.
 enum RawClient {
     static func getAndHangUp(port: Int, path: String, readBytes: Int) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EIO) }
+        let fd = LoopbackPort.connect(port)
+        guard fd >= 0 else { throw POSIXError(.ECONNREFUSED) }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
         let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
         _ = request.withCString { send(fd, $0, strlen($0), 0) }
         var buffer = [UInt8](repeating: 0, count: max(readBytes, 1))

@@ -1,5 +1,6 @@
 import Alcedo
 @testable import AlcedoServer
+import AlcedoTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -161,19 +162,8 @@ struct ServerFaultTests {
         let opened = await offPool { () -> (sockets: [Int32], failure: String?) in
             var sockets: [Int32] = []
             for _ in 0..<1000 {
-                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-                guard fd >= 0 else { return (sockets, "socket() failed: \(errno)") }
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = port.bigEndian
-                address.sin_addr.s_addr = inet_addr("127.0.0.1")
-                let connected = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-                }
-                guard connected == 0 else {
-                    close(fd)
-                    return (sockets, "connect() failed: \(errno)")
-                }
+                let fd = LoopbackPort.connect(Int(port))
+                guard fd >= 0 else { return (sockets, "connect() failed: \(errno)") }
                 sockets.append(fd)
             }
             return (sockets, nil)

@@ -88,19 +88,9 @@ struct ServerShutdownUnderLoadTests {
     /// Whether a fresh connection to 127.0.0.1:`port` gets an answer to `GET /health` (waits at
     /// most 5 s for it).
     static func acceptsNewRequests(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = LoopbackPort.connect(port, receiveTimeout: 5)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var wait = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { return false }
         let request = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
         _ = request.withCString { send(fd, $0, strlen($0), 0) }
         var buffer = [UInt8](repeating: 0, count: 256)

@@ -1,3 +1,4 @@
+import AlcedoTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -32,23 +33,10 @@ enum SlowReader {
 
     private static func blockingRead(port: Int, path: String, stop: Locked<Bool>, progress: Locked<Int>,
                                      limit: Duration) -> Outcome {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return Outcome(received: 0, announced: nil, closed: false) }
+        // A small receive buffer: the server's writes block after a few kilobytes.
+        let fd = LoopbackPort.connect(port, receiveBuffer: 4096, receiveTimeout: 30)
+        guard fd >= 0 else { return Outcome(received: 0, announced: nil, closed: true) }
         defer { close(fd) }
-        // A small receive buffer (set before connecting, so the window is small from the start):
-        // the server's writes block after a few kilobytes.
-        var size: Int32 = 4096
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        var wait = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { return Outcome(received: 0, announced: nil, closed: true) }
         let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
         _ = request.withCString { send(fd, $0, strlen($0), 0) }
         var head = [UInt8]()
