@@ -26,6 +26,8 @@ command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missi
 command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
 # The TLS test makes a throwaway CA and server certificate with the openssl command.
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+# The server's multi-page TIFF test joins two pages with tiffcp (libtiff's own tool).
+command -v tiffcp >/dev/null 2>&1 || missing+=(libtiff-tools)
 # The object-storage tests run moto's S3 server and botocore from a Python virtual environment
 # (made below by install-s3-test-tools.sh, from PyPI).
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
@@ -40,7 +42,6 @@ if [ "${ALCEDO_WITH_TOOLS:-0}" = "1" ]; then
   command -v jpgicc >/dev/null 2>&1 || missing+=(liblcms2-utils)
   command -v avifdec >/dev/null 2>&1 || missing+=(libavif-bin)
   command -v heif-convert >/dev/null 2>&1 || missing+=(libheif-examples)
-  command -v tiffcp >/dev/null 2>&1 || missing+=(libtiff-tools)
   command -v icotool >/dev/null 2>&1 || missing+=(icoutils)
   command -v cjxl >/dev/null 2>&1 || missing+=(libjxl-tools)
   command -v rsvg-convert >/dev/null 2>&1 || missing+=(librsvg2-bin)
