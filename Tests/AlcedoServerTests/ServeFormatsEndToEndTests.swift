@@ -180,14 +180,16 @@ struct ServeFormatsEndToEndTests {
     func autoJXL() async throws {
         let accept = "image/jxl,image/webp,*/*"
         try await Self.withServer { server, origin in
-            // Off by default: a PNG source gets WebP as before, a TIFF source the preferred JPEG.
+            // Off by default: every source gets WebP (imgproxy 4), or the preferred JPEG without it.
             let answer = try await Self.get(server, origin.path("a.png", "w:32"), accept: accept)
             #expect(answer.status == 200)
             #expect(answer.format == .webp, "PNG without --auto-jxl: \(answer.format)")
             Self.expectHalves(try answer.image(), "without --auto-jxl")
             for name in ["a.tif", "a.jxl"] {
                 let plain = try await Self.get(server, origin.path(name, "w:32"), accept: accept)
-                #expect(plain.format == .jpeg, "\(name) without --auto-jxl: \(plain.format)")
+                #expect(plain.format == .webp, "\(name) without --auto-jxl: \(plain.format)")
+                let jpeg = try await Self.get(server, origin.path(name, "w:32"), accept: "image/jxl,*/*")
+                #expect(jpeg.format == .jpeg, "\(name) without --auto-jxl nor WebP: \(jpeg.format)")
             }
         }
         try await Self.withServer(["--auto-jxl"]) { server, origin in
@@ -202,7 +204,7 @@ struct ServeFormatsEndToEndTests {
             let withoutJXL = try await Self.get(server, origin.path("a.png", "w:32"), accept: "image/webp")
             #expect(withoutJXL.format == .webp, "a client that does not accept JPEG XL never gets it")
             let jxlSource = try await Self.get(server, origin.path("a.jxl", "w:32"), accept: "image/webp")
-            #expect(jxlSource.format == .jpeg, "a JPEG XL source for such a client: \(jxlSource.format)")
+            #expect(jxlSource.format == .webp, "a JPEG XL source for such a client: \(jxlSource.format)")
             // An SVG source stays SVG even for a client that accepts JPEG XL.
             let svg = try await Self.get(server, origin.path("a.svg", "w:32"), accept: accept)
             #expect(svg.format == .svg)
