@@ -142,6 +142,9 @@ struct ServeCommand: AsyncParsableCommand {
     var autoRotate: Bool?
     @Flag(inversion: .prefixedNo, help: "Leave metadata out of results when the URL does not say (strip_metadata; default on).")
     var stripMetadata: Bool?
+    @Flag(inversion: .prefixedNo,
+          help: "When stripping metadata, keep the copyright notices when the URL does not say (keep_copyright; default on).")
+    var keepCopyright: Bool?
     @Option(help: ArgumentHelp("Serve /metrics on this HOST:PORT only, not on the main address (default: on the main address).",
                                valueName: "host:port"))
     var prometheusBind: String?
@@ -417,6 +420,9 @@ struct ServeCommand: AsyncParsableCommand {
         c.defaultOptions.autoRotate = try env.pick("AUTO_ROTATE", flag: autoRotate, env.bool("AUTO_ROTATE")) ?? c.defaultOptions.autoRotate
         c.defaultOptions.stripMetadata = try env.pick("STRIP_METADATA", flag: stripMetadata, env.bool("STRIP_METADATA"))
             ?? c.defaultOptions.stripMetadata
+        if let keep = try env.pick("KEEP_COPYRIGHT", flag: keepCopyright, env.bool("KEEP_COPYRIGHT")) {
+            c.defaultOptions.keepCopyright = keep
+        }
         if let strip = try env.pick("STRIP_COLOR_PROFILE", flag: stripColorProfile, env.bool("STRIP_COLOR_PROFILE")) {
             c.defaultOptions.stripColorProfile = strip
         }

@@ -85,6 +85,7 @@ struct ServeConfigurationReport {
             "ENABLE_DEBUG_HEADERS": yes(c.debugHeaders),
             "AUTO_ROTATE": yes(c.defaultOptions.autoRotate),
             "STRIP_METADATA": yes(c.defaultOptions.stripMetadata),
+            "KEEP_COPYRIGHT": yes(c.defaultOptions.keepCopyright != false),
             "STRIP_COLOR_PROFILE": yes(c.defaultOptions.stripColorProfile != false),
             "PATH_PREFIX": c.pathPrefix.isEmpty ? "(none)" : c.pathPrefix,
             "BASE_URL": c.sourceURLRewriter.baseURL.isEmpty ? "(none)" : c.sourceURLRewriter.baseURL,

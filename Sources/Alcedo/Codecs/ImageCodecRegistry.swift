@@ -58,7 +58,9 @@ public final class ImageCodecRegistry: Sendable {
     /// - Throws: `.decodingError(.emptyData)`, `.decodingError(.unsupportedFormat)` when no
     ///   decoder reads the sniffed format, or the decoder's own error.
     public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
-        try decoderForData(data).decode(data, options: options)
+        var image = try decoderForData(data).decode(data, options: options)
+        if options.readsMetadata, image.metadata == nil { image.metadata = EmbeddedMetadata.read(from: data) }
+        return image
     }
 
     /// Sniffs the format of `data` and reads its header with the registered decoder.
@@ -72,7 +74,9 @@ public final class ImageCodecRegistry: Sendable {
         guard let encoder = encoder(for: format == .apng ? .png : format) else {
             throw .encodingError(reason: .unsupportedFormat(format))
         }
-        return try encoder.encode(image, options: options)
+        let data = try encoder.encode(image, options: options)
+        guard options.writesMetadata, let metadata = image.metadata, !metadata.isEmpty else { return data }
+        return metadata.embedded(in: data, format: format, width: image.width, height: image.height, hasAlpha: image.hasAlpha)
     }
 
     private func decoderForData(_ data: Data) throws(AlcedoError) -> any ImageDecoding {

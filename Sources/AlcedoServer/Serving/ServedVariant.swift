@@ -21,6 +21,21 @@ struct ResponseEncoding: Sendable, Hashable {
     var maxBytes: Int
     /// Remove scripts from an SVG source answered as SVG (``ImageServerConfiguration/sanitizeSVG``).
     var sanitizeSVG = true
+    /// imgproxy's `strip_metadata`: leave the source's EXIF, XMP and IPTC out of the result.
+    var stripMetadata = true
+    /// imgproxy's `keep_copyright`: when stripping, keep the copyright notices.
+    var keepCopyright = true
+
+    /// Whether the result carries any of the source's metadata (so the source's is read).
+    var keepsMetadata: Bool { !stripMetadata || keepCopyright }
+
+    /// The metadata a result made from a source carrying `source` gets: all of it, or the
+    /// copyright notices only; its EXIF orientation reset to 1 when the pixels were turned.
+    func resultMetadata(_ source: EmbeddedMetadata, pixelsTurned: Bool) -> EmbeddedMetadata? {
+        var kept = stripMetadata ? source.copyrightOnly() : source
+        if pixelsTurned { kept = kept.orientationReset() }
+        return kept.isEmpty ? nil : kept
+    }
 
     /// The bytes of an SVG answer: the SVG source itself, sanitized unless turned off. An SVG
     /// result is made only from an SVG source (imgproxy's rule): anything else is refused.
@@ -70,7 +85,8 @@ struct ResponseEncoding: Sendable, Hashable {
         if enforced.avif { format += "!avif" }
         if enforced.webP { format += "!webp" }
         let speed = requested == .avif || accepted.avif || enforced.avif ? ",s\(avifSpeed)" : ""
-        return "\(format),\(qualityText),bg\(background),mb\(maxBytes)\(speed)"
+        let metadata = !stripMetadata ? ",meta" : keepCopyright ? "" : ",nometa"
+        return "\(format),\(qualityText),bg\(background),mb\(maxBytes)\(speed)\(metadata)"
     }
 }
 
@@ -101,7 +117,16 @@ struct ServedVariantProcessor: ImageProcessor {
     var decodingTarget: (size: PixelSize, mode: ContentMode)? { processing.decodingTarget }
 
     func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
-        try processing.process(image)
+        var result = try processing.process(image)
+        // The source's metadata, filtered, rides on the result to the encoder.
+        if encoding.keepsMetadata, let metadata = image.metadata {
+            let options = processing.options
+            let turned = options.autoRotate || options.rotate != 0 || options.flipHorizontal || options.flipVertical
+            result.metadata = encoding.resultMetadata(metadata, pixelsTurned: turned)
+        } else {
+            result.metadata = nil
+        }
+        return result
     }
 }
 
