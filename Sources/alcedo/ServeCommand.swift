@@ -145,6 +145,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo,
           help: "When stripping metadata, keep the copyright notices when the URL does not say (keep_copyright; default on).")
     var keepCopyright: Bool?
+    @Flag(inversion: .prefixedNo,
+          help: "Use the thumbnail a HEIC or AVIF source embeds when the URL does not say (enforce_thumbnail; default off).")
+    var enforceThumbnail: Bool?
     @Option(help: ArgumentHelp("Serve /metrics on this HOST:PORT only, not on the main address (default: on the main address).",
                                valueName: "host:port"))
     var prometheusBind: String?
@@ -422,6 +425,9 @@ struct ServeCommand: AsyncParsableCommand {
             ?? c.defaultOptions.stripMetadata
         if let keep = try env.pick("KEEP_COPYRIGHT", flag: keepCopyright, env.bool("KEEP_COPYRIGHT")) {
             c.defaultOptions.keepCopyright = keep
+        }
+        if let enforce = try env.pick("ENFORCE_THUMBNAIL", flag: enforceThumbnail, env.bool("ENFORCE_THUMBNAIL")) {
+            c.defaultOptions.enforceThumbnail = enforce
         }
         if let strip = try env.pick("STRIP_COLOR_PROFILE", flag: stripColorProfile, env.bool("STRIP_COLOR_PROFILE")) {
             c.defaultOptions.stripColorProfile = strip

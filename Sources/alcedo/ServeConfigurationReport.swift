@@ -86,6 +86,7 @@ struct ServeConfigurationReport {
             "AUTO_ROTATE": yes(c.defaultOptions.autoRotate),
             "STRIP_METADATA": yes(c.defaultOptions.stripMetadata),
             "KEEP_COPYRIGHT": yes(c.defaultOptions.keepCopyright != false),
+            "ENFORCE_THUMBNAIL": yes(c.defaultOptions.enforceThumbnail == true),
             "STRIP_COLOR_PROFILE": yes(c.defaultOptions.stripColorProfile != false),
             "PATH_PREFIX": c.pathPrefix.isEmpty ? "(none)" : c.pathPrefix,
             "BASE_URL": c.sourceURLRewriter.baseURL.isEmpty ? "(none)" : c.sourceURLRewriter.baseURL,

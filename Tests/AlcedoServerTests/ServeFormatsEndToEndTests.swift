@@ -28,6 +28,9 @@ struct ServeFormatsEndToEndTests {
                 ("/alpha.ico", try registry.encode(translucent, as: .ico), "image/x-icon"),
                 ("/a.jxl", try registry.encode(opaque, as: .jxl, options: EncodingOptions(quality: 90)), "image/jxl"),
                 ("/a.heic", try registry.encode(opaque, as: .heic, options: EncodingOptions(quality: 90)), "image/heic"),
+                // A camera's kind of file: the picture plus a 16x12 thumbnail of it.
+                ("/thumb.heic", try HEICEncoder(speed: 9, thumbnailSize: 16).encode(opaque, options: EncodingOptions(quality: 90)),
+                 "image/heic"),
                 ("/a.png", try registry.encode(opaque, as: .png), "image/png"),
                 ("/a.svg", Data(Self.svg.utf8), "image/svg+xml"),
                 ("/pages.tif", try Self.twoPageTIFF(in: folder), "image/tiff"),
@@ -173,6 +176,36 @@ struct ServeFormatsEndToEndTests {
             #expect(pageZero.body == first.body, "pg:0 is the default")
             let missing = try await Self.get(server, origin.path("pages.tif", "w:32/pg:2", ext: "png"))
             #expect((400..<500).contains(missing.status), "page 2 of 2: \(missing.status)")
+        }
+    }
+
+    @Test("enforce_thumbnail (eth:1, --enforce-thumbnail, IMGPROXY_ENFORCE_THUMBNAIL) uses a HEIC's embedded thumbnail")
+    func enforceThumbnail() async throws {
+        try await Self.withServer { server, origin in
+            // The main image: 64x48, unless eth:1 asks for the 16x12 thumbnail.
+            let main = try await Self.get(server, origin.path("thumb.heic", "", ext: "png"))
+            #expect(try main.image().size == PixelSize(width: 64, height: 48))
+            let thumbnail = try await Self.get(server, origin.path("thumb.heic", "eth:1", ext: "png"))
+            #expect(thumbnail.status == 200)
+            Self.expectHalves(try thumbnail.image(), width: 16, height: 12, "the thumbnail")
+            // Resized from the thumbnail (enlarged: no source pixels beyond it).
+            let resized = try await Self.get(server, origin.path("thumb.heic", "eth:1/rs:fit:32:32:1", ext: "png"))
+            Self.expectHalves(try resized.image(), width: 32, height: 24, "enlarged from the thumbnail")
+            // A HEIC without a thumbnail, and other formats: the main image.
+            let plain = try await Self.get(server, origin.path("a.heic", "eth:1", ext: "png"))
+            #expect(try plain.image().size == PixelSize(width: 64, height: 48))
+            let png = try await Self.get(server, origin.path("a.png", "eth:1", ext: "png"))
+            #expect(try png.image().size == PixelSize(width: 64, height: 48))
+        }
+        let origin = try await Origin.start()
+        defer { origin.stop() }
+        for (arguments, environment) in [(["--enforce-thumbnail"], [String: String]()), ([], ["IMGPROXY_ENFORCE_THUMBNAIL": "true"])] {
+            let server = try await ServeProcess.start(arguments, environment: environment)
+            defer { server.stop() }
+            let answer = try await Self.get(server, origin.path("thumb.heic", "", ext: "png"))
+            #expect(try answer.image().size == PixelSize(width: 16, height: 12), "\(arguments) \(environment)")
+            let main = try await Self.get(server, origin.path("thumb.heic", "eth:0", ext: "png"))
+            #expect(try main.image().size == PixelSize(width: 64, height: 48), "eth:0 wins")
         }
     }
 

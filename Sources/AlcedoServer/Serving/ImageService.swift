@@ -212,6 +212,8 @@ public final class ImageService: Sendable {
         if parsed.options.keepsColorProfile, Self.embedsColorProfile(encoding) { options.append(.colorManagement(.preserve)) }
         // strip_metadata:0 and keep_copyright: the source's EXIF, XMP and IPTC are read.
         if encoding.keepsMetadata { options.append(.readMetadata) }
+        // enforce_thumbnail: a HEIC or AVIF source's embedded thumbnail, when it has one.
+        if parsed.options.enforceThumbnail == true { options.append(.preferEmbeddedThumbnail) }
         // max_src_file_size: checked against Content-Length before the body is read and while
         // it streams (the download stops once it passes); a copy already on disk is checked below.
         if let limit = parsed.options.security.maxSourceFileSize, limit > 0 { options.append(.maximumBodySize(limit)) }

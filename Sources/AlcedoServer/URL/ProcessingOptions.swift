@@ -232,7 +232,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// `strip_color_profile:0`: the result keeps the source's colour space and ICC profile, as
     /// imgproxy exports it back to the source's profile (default: converted to sRGB, no profile).
     var keepsColorProfile: Bool { stripColorProfile == false }
-    /// Use the source's embedded thumbnail when it has one (default `nil`: no).
+    /// Decode the thumbnail a HEIC or AVIF source embeds instead of its main image, when it has
+    /// one, as imgproxy (default `nil`: the server's, off unless `IMGPROXY_ENFORCE_THUMBNAIL`).
     public var enforceThumbnail: Bool?
     /// Lower the quality of a JPEG, WebP or AVIF result until it fits in this many bytes (default 0: no limit).
     public var maxBytes = 0
