@@ -72,6 +72,8 @@ struct ServeCommand: AsyncParsableCommand {
     var autoJxl: Bool?
     @Option(help: ArgumentHelp("Remove scripts and event attributes from SVG sources answered as SVG (default true).", valueName: "bool"))
     var sanitizeSvg: Bool?
+    @Flag(inversion: .prefixedNo, help: "Rasterise SVG sources when the URL names no format, instead of answering SVG (default off).")
+    var alwaysRasterizeSvg: Bool?
     @Option(help: ArgumentHelp("Default quality per format when the URL sets none, as FORMAT=Q,... (default webp=79,avif=63,jxl=77; others 80).",
                                valueName: "list"))
     var formatQuality: String?
@@ -391,6 +393,8 @@ struct ServeCommand: AsyncParsableCommand {
         c.autoAVIF = try env.pick("AUTO_AVIF", flag: autoAvif, env.bool("AUTO_AVIF") ?? detectAVIF) ?? c.autoAVIF
         c.autoJXL = try env.pick("AUTO_JXL", flag: autoJxl, env.bool("AUTO_JXL")) ?? c.autoJXL
         c.sanitizeSVG = try env.pick("SANITIZE_SVG", flag: sanitizeSvg, env.bool("SANITIZE_SVG")) ?? c.sanitizeSVG
+        c.alwaysRasterizeSVG = try env.pick("ALWAYS_RASTERIZE_SVG", flag: alwaysRasterizeSvg, env.bool("ALWAYS_RASTERIZE_SVG"))
+            ?? c.alwaysRasterizeSVG
         c.enforceWebP = try env.pick("ENFORCE_WEBP", flag: enforceWebp, env.bool("ENFORCE_WEBP")) ?? c.enforceWebP
         c.enforceAVIF = try env.pick("ENFORCE_AVIF", flag: enforceAvif, env.bool("ENFORCE_AVIF")) ?? c.enforceAVIF
         c.enforceJXL = try env.pick("ENFORCE_JXL", flag: enforceJxl, env.bool("ENFORCE_JXL")) ?? c.enforceJXL

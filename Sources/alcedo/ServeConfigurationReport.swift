@@ -87,6 +87,7 @@ struct ServeConfigurationReport {
             "STRIP_METADATA": yes(c.defaultOptions.stripMetadata),
             "KEEP_COPYRIGHT": yes(c.defaultOptions.keepCopyright != false),
             "ENFORCE_THUMBNAIL": yes(c.defaultOptions.enforceThumbnail == true),
+            "ALWAYS_RASTERIZE_SVG": yes(c.alwaysRasterizeSVG),
             "STRIP_COLOR_PROFILE": yes(c.defaultOptions.stripColorProfile != false),
             "PATH_PREFIX": c.pathPrefix.isEmpty ? "(none)" : c.pathPrefix,
             "BASE_URL": c.sourceURLRewriter.baseURL.isEmpty ? "(none)" : c.sourceURLRewriter.baseURL,

@@ -267,6 +267,15 @@ struct ServeFormatsEndToEndTests {
             let large = try await Self.get(server, origin.path("a.svg", "w:640/el:1", ext: "png"))
             Self.expectHalves(try large.image(), width: 640, height: 480, tolerance: 2, "enlarged vector")
         }
+        // IMGPROXY_ALWAYS_RASTERIZE_SVG: drawn and negotiated as any other source.
+        try await Self.withServer(["--always-rasterize-svg"]) { server, origin in
+            let drawn = try await Self.get(server, origin.path("a.svg", "w:32"))
+            #expect(drawn.format == .jpeg, "opaque, so the first preferred format: \(drawn.format)")
+            Self.expectHalves(try drawn.image(), "rasterised")
+            let webp = try await Self.get(server, origin.path("a.svg", "w:32"), accept: "image/webp")
+            #expect(webp.format == .webp && webp.vary == "Accept")
+            #expect(try await Self.get(server, origin.path("a.svg", "", ext: "svg")).format == .svg, "@svg still passes through")
+        }
         try await Self.withServer(["--sanitize-svg", "false"]) { server, origin in
             let kept = try await Self.get(server, origin.path("a.svg", ""))
             #expect(kept.body == Data(Origin.svg.utf8), "--sanitize-svg false serves the source as it is")

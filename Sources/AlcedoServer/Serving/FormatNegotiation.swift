@@ -60,7 +60,8 @@ public struct AcceptedImageFormats: Sendable, Hashable {
 /// imgproxy 4's rule, from whether the result is animated or has alpha, what the client accepts,
 /// and the source's format.
 ///
-/// - An SVG source stays SVG (imgproxy answers it unprocessed, sanitized).
+/// - An SVG source stays SVG (imgproxy answers it unprocessed, sanitized), unless
+///   ``rasterizesSVG`` is on: it then follows the rules below as any other source.
 /// - With ``autoJXL`` on, a client that accepts JPEG XL gets it for every still result; then,
 ///   with ``autoAVIF`` on, a client that accepts AVIF gets AVIF for every still result. An
 ///   animated result is never negotiated to either (`image/avif` in `Accept` does not promise
@@ -82,6 +83,9 @@ public struct FormatNegotiation: Sendable, Hashable {
     /// Negotiate JPEG XL with clients that accept it, preferred over AVIF and WebP (default
     /// `false`, `--auto-jxl`, as imgproxy's `IMGPROXY_AUTO_JXL`).
     public var autoJXL = false
+    /// Rasterise SVG sources instead of answering them as SVG (default `false`; imgproxy's
+    /// `IMGPROXY_ALWAYS_RASTERIZE_SVG`).
+    public var rasterizesSVG = false
 
     /// A negotiation with WebP on and AVIF and JPEG XL off by default, and imgproxy's preferred formats.
     public init(autoWebP: Bool = true, autoAVIF: Bool = false, preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]) {
@@ -110,7 +114,7 @@ public struct FormatNegotiation: Sendable, Hashable {
     public func outputFormat(source: ImageFormat, animated: Bool?, alpha: Bool? = nil,
                              accepted: AcceptedImageFormats) -> ImageFormat? {
         let usable = usable(accepted)
-        if source == .svg { return .svg }
+        if source == .svg, !rasterizesSVG { return .svg }
         if usable.jxl || usable.avif {
             // A JPEG, PNG (not APNG) or BMP source is never animated.
             guard let animated = animated ?? ([.jpeg, .png, .bmp].contains(source) ? false : nil) else { return nil }

@@ -150,6 +150,7 @@ public final class ImageService: Sendable {
                                         avifSpeed: configuration.avifSpeed, background: parsed.options.background,
                                         maxBytes: parsed.options.maxBytes, preferredFormats: configuration.preferredFormats)
         responseEncoding.sanitizeSVG = configuration.sanitizeSVG
+        responseEncoding.rasterizeSVG = configuration.alwaysRasterizeSVG
         responseEncoding.stripMetadata = parsed.options.stripMetadata
         responseEncoding.keepCopyright = parsed.options.keepCopyright ?? true
         let encoding = responseEncoding
@@ -417,8 +418,7 @@ public final class ImageService: Sendable {
             }
             return encoding.enforced.webP ? .webp : requested
         }
-        return FormatNegotiation(autoWebP: true, autoAVIF: true, autoJXL: true, preferredFormats: encoding.preferredFormats)
-            .outputFormat(source: source.format, animated: animated, accepted: encoding.accepted)
+        return encoding.negotiation.outputFormat(source: source.format, animated: animated, accepted: encoding.accepted)
     }
 
     /// Encodes with the encoding's quality for `format`, flattening onto the background (white

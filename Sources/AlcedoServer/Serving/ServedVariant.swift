@@ -21,6 +21,8 @@ struct ResponseEncoding: Sendable, Hashable {
     var maxBytes: Int
     /// Remove scripts from an SVG source answered as SVG (``ImageServerConfiguration/sanitizeSVG``).
     var sanitizeSVG = true
+    /// Rasterise an SVG source when the URL names no format (``ImageServerConfiguration/alwaysRasterizeSVG``).
+    var rasterizeSVG = false
     /// imgproxy's `strip_metadata`: leave the source's EXIF, XMP and IPTC out of the result.
     var stripMetadata = true
     /// imgproxy's `keep_copyright`: when stripping, keep the copyright notices.
@@ -57,10 +59,17 @@ struct ResponseEncoding: Sendable, Hashable {
             if enforced.avif, !animated { return .avif }
             return enforced.webP ? .webp : requested
         }
-        // `accepted` holds only what the configuration turned on: negotiate with both allowed.
-        let negotiation = FormatNegotiation(autoWebP: true, autoAVIF: true, autoJXL: true, preferredFormats: preferredFormats)
+        let negotiation = self.negotiation
         if let format = negotiation.outputFormat(source: source, animated: animated, accepted: accepted) { return format }
         return negotiation.outputFormat(source: source, animated: animated, alpha: alpha(), accepted: accepted) ?? .png
+    }
+
+    /// The negotiation of results without a format in the URL: `accepted` holds only what the
+    /// configuration turned on, so every format is allowed here.
+    var negotiation: FormatNegotiation {
+        var negotiation = FormatNegotiation(autoWebP: true, autoAVIF: true, autoJXL: true, preferredFormats: preferredFormats)
+        negotiation.rasterizesSVG = rasterizeSVG
+        return negotiation
     }
 
     /// The quality a result in `format` is encoded with.
@@ -76,6 +85,7 @@ struct ResponseEncoding: Sendable, Hashable {
             if accepted.avif { format += "+avif" }
             if accepted.webP { format += "+webp" }
             if preferredFormats != [.jpeg, .png, .gif] { format += "+" + preferredFormats.map(\.rawValue).joined(separator: "+") }
+            if rasterizeSVG { format += "+rsvg" }
         }
         let background = background.map { "\($0.red).\($0.green).\($0.blue)" } ?? "-"
         let fixedFormat = enforced == AcceptedImageFormats() ? requested : nil
