@@ -102,6 +102,20 @@ struct ImgproxyMetadataTests {
         }
     }
 
+    @Test("AVIF results store EXIF and XMP as items")
+    func avifResults() async throws {
+        try await Self.withServer { server, origin in
+            let reply = try await server.request(server.path(origin.url("/photo.jpg"), "sm:0/w:16", ext: "avif"))
+            #expect(reply.status == 200 && reply.format == .avif)
+            #expect(Self.contains(reply.body, "AlcedoCam") && Self.contains(reply.body, "photoshop:City=\"Lisbon\""))
+            #expect(try reply.image().size == PixelSize(width: 16, height: 24))
+            let copyright = try await server.request(server.path(origin.url("/photo.jpg"), "w:16", ext: "avif"))
+            #expect(Self.contains(copyright.body, "(c) Alcedo Fixtures") && !Self.contains(copyright.body, "AlcedoCam"))
+            let bare = try await server.request(server.path(origin.url("/photo.jpg"), "w:16/kcr:0", ext: "avif"))
+            #expect(!Self.contains(bare.body, "Alcedo Fixtures"))
+        }
+    }
+
     @Test("the metadata blocks: copyright filter, orientation reset, containers round trip")
     func blocks() throws {
         let source = EmbeddedMetadata.read(from: try Self.fixture("photo.jpg"))

@@ -5,8 +5,8 @@ import Foundation
 /// Read from JPEG (`APP1` EXIF and XMP segments, the IPTC block of an `APP13` Photoshop
 /// segment), PNG (`eXIf`, an uncompressed `iTXt` `XML:com.adobe.xmp`) and WebP (`EXIF`,
 /// `XMP `) files when ``DecodingOptions/readsMetadata`` is set; written back into JPEG (all
-/// three), PNG and WebP (EXIF and XMP) results when ``EncodingOptions/writesMetadata`` is set,
-/// as libvips writes them.
+/// three), PNG, WebP and AVIF (EXIF and XMP; AVIF by ``AVIFEncoder``) results when
+/// ``EncodingOptions/writesMetadata`` is set, as libvips writes them.
 public struct EmbeddedMetadata: Sendable, Hashable {
     /// The EXIF block: a TIFF structure starting with `II` or `MM` (no `Exif\0\0` prefix), or `nil`.
     public var exif: Data?

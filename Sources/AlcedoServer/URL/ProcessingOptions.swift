@@ -219,7 +219,7 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Apply the source's EXIF orientation (default `true`).
     public var autoRotate = true
     /// Leave the source's EXIF, XMP and IPTC metadata out of the result (default `true`). With
-    /// `false`, JPEG results keep all three and PNG and WebP results EXIF and XMP, as libvips
+    /// `false`, JPEG results keep all three and PNG, WebP and AVIF results EXIF and XMP, as libvips
     /// writes them, the EXIF orientation reset to 1 when the pixels were turned.
     public var stripMetadata = true
     /// When stripping metadata, keep the copyright notices (see
