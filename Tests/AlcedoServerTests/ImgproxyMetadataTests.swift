@@ -1,4 +1,4 @@
-import Alcedo
+@testable import Alcedo
 @testable import AlcedoServer
 import Foundation
 import Testing
@@ -15,6 +15,17 @@ struct ImgproxyMetadataTests {
     static func contains(_ data: Data?, _ text: String) -> Bool {
         guard let data else { return false }
         return data.range(of: Data(text.utf8)) != nil
+    }
+
+    /// `PixelXDimension` and `PixelYDimension` of an EXIF block's sub-IFD.
+    static func exifDimensions(_ exif: Data?) -> [Int] {
+        guard let exif, let block = ExifBlock(exif),
+              let pointer = block.ifd0Entries.first(where: { block.uint16(at: $0) == 0x8769 }),
+              let ifd = block.uint32(at: pointer + 8) else { return [] }
+        let entries = block.entries(ofIFDAt: Int(ifd))
+        return [0xA002, 0xA003].compactMap { tag in
+            entries.first { block.uint16(at: $0) == tag }.flatMap { block.uint16(at: $0 + 8) }.map(Int.init)
+        }
     }
 
     static func withServer(_ configure: @escaping (inout ImageServerConfiguration) -> Void = { _ in },
@@ -44,6 +55,10 @@ struct ImgproxyMetadataTests {
             #expect(image.size == PixelSize(width: 32, height: 48))
             #expect(image.orientation == .up)
             #expect(image.pixel(x: 16, y: 8).isClose(to: RGBA(red: 255, green: 0, blue: 0)), "the red half on top")
+
+            #expect(Self.exifDimensions(metadata.exif) == [32, 48], "PixelX/YDimension state the result's size")
+            let small = try await server.request(server.path(origin.url("/photo.jpg"), "sm:0/w:20", ext: "jpg"))
+            #expect(Self.exifDimensions(EmbeddedMetadata.read(from: small.body).exif) == [20, 30])
 
             // Without auto-rotation the pixels stay as stored and the tag stays 6.
             let stored = try await server.request(server.path(origin.url("/photo.jpg"), "sm:0/ar:0", ext: "jpg"))

@@ -63,6 +63,17 @@ public struct EmbeddedMetadata: Sendable, Hashable {
         return copy
     }
 
+    /// A copy whose EXIF `PixelXDimension` and `PixelYDimension` (in the EXIF sub-IFD, where
+    /// present) state `width` and `height`, as libvips updates them when it writes a result.
+    public func dimensionsSet(width: Int, height: Int) -> EmbeddedMetadata {
+        var copy = self
+        if let exif, var tiff = ExifBlock(exif) {
+            tiff.setExifDimensions(width: width, height: height)
+            copy.exif = Data(tiff.bytes)
+        }
+        return copy
+    }
+
     /// Only the copyright and authorship notices, as imgproxy's `keep_copyright` keeps them:
     /// the EXIF `Artist` and `Copyright` tags; the XMP `dc:rights`, `dc:creator`,
     /// `dc:contributor`, `dc:publisher` and the `xmpRights` and `cc` namespaces' properties;
@@ -128,15 +139,49 @@ struct ExifBlock {
 
     /// The offsets of IFD0's 12-byte entries.
     var ifd0Entries: [Int] {
-        guard let ifd = uint32(at: 4).map(Int.init), let count = uint16(at: ifd) else { return [] }
+        guard let ifd = uint32(at: 4).map(Int.init) else { return [] }
+        return entries(ofIFDAt: ifd)
+    }
+
+    /// The offsets of the 12-byte entries of the IFD at `ifd`.
+    func entries(ofIFDAt ifd: Int) -> [Int] {
+        guard let count = uint16(at: ifd) else { return [] }
         return (0..<Int(count)).map { ifd + 2 + $0 * 12 }.filter { $0 + 12 <= bytes.count }
+    }
+
+    /// Writes `value` into an entry's value field in place: as a SHORT or a LONG, as the entry is typed.
+    mutating func setNumber(entry: Int, to value: UInt32) {
+        switch uint16(at: entry + 2) {
+        case 3:
+            let short = UInt16(clamping: value)
+            bytes[entry + 8] = UInt8(bigEndian ? short >> 8 : short & 0xFF)
+            bytes[entry + 9] = UInt8(bigEndian ? short & 0xFF : short >> 8)
+        case 4:
+            for index in 0..<4 {
+                let shift = UInt32(bigEndian ? 24 - 8 * index : 8 * index)
+                bytes[entry + 8 + index] = UInt8(value >> shift & 0xFF)
+            }
+        default:
+            break
+        }
     }
 
     /// Sets a SHORT tag of IFD0 in place (nothing when the tag is absent or of another type).
     mutating func setIFD0Short(tag: UInt16, to value: UInt16) {
         for entry in ifd0Entries where uint16(at: entry) == tag && uint16(at: entry + 2) == 3 {
-            bytes[entry + 8] = UInt8(bigEndian ? value >> 8 : value & 0xFF)
-            bytes[entry + 9] = UInt8(bigEndian ? value & 0xFF : value >> 8)
+            setNumber(entry: entry, to: UInt32(value))
+        }
+    }
+
+    /// Sets `PixelXDimension` (0xA002) and `PixelYDimension` (0xA003) of the EXIF sub-IFD in place.
+    mutating func setExifDimensions(width: Int, height: Int) {
+        guard let pointer = ifd0Entries.first(where: { uint16(at: $0) == 0x8769 }), let ifd = uint32(at: pointer + 8).map(Int.init) else { return }
+        for entry in entries(ofIFDAt: ifd) {
+            switch uint16(at: entry) {
+            case 0xA002: setNumber(entry: entry, to: UInt32(clamping: width))
+            case 0xA003: setNumber(entry: entry, to: UInt32(clamping: height))
+            default: break
+            }
         }
     }
 

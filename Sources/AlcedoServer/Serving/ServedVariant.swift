@@ -31,10 +31,11 @@ struct ResponseEncoding: Sendable, Hashable {
     /// Whether the result carries any of the source's metadata (so the source's is read).
     var keepsMetadata: Bool { !stripMetadata || keepCopyright }
 
-    /// The metadata a result made from a source carrying `source` gets: all of it, or the
-    /// copyright notices only; its EXIF orientation reset to 1 when the pixels were turned.
-    func resultMetadata(_ source: EmbeddedMetadata, pixelsTurned: Bool) -> EmbeddedMetadata? {
-        var kept = stripMetadata ? source.copyrightOnly() : source
+    /// The metadata a result made from a source carrying `source` gets: all of it (the EXIF
+    /// pixel dimensions set to the result's `size`), or the copyright notices only; its EXIF
+    /// orientation reset to 1 when the pixels were turned.
+    func resultMetadata(_ source: EmbeddedMetadata, pixelsTurned: Bool, size: PixelSize) -> EmbeddedMetadata? {
+        var kept = stripMetadata ? source.copyrightOnly() : source.dimensionsSet(width: size.width, height: size.height)
         if pixelsTurned { kept = kept.orientationReset() }
         return kept.isEmpty ? nil : kept
     }
@@ -132,7 +133,7 @@ struct ServedVariantProcessor: ImageProcessor {
         if encoding.keepsMetadata, let metadata = image.metadata {
             let options = processing.options
             let turned = options.autoRotate || options.rotate != 0 || options.flipHorizontal || options.flipVertical
-            result.metadata = encoding.resultMetadata(metadata, pixelsTurned: turned)
+            result.metadata = encoding.resultMetadata(metadata, pixelsTurned: turned, size: result.size)
         } else {
             result.metadata = nil
         }

@@ -1,7 +1,8 @@
 """Makes the metadata fixtures of the server tests (python3 + Pillow; run from this folder).
 
 photo.jpg: 48x32 stored pixels (left half red, right half blue) with EXIF orientation 6
-(shown 32x48), EXIF Make, Software, Artist and Copyright, an XMP packet (dc:rights,
+(shown 32x48), EXIF Make, Software, Artist and Copyright, PixelXDimension 48 and
+PixelYDimension 32 (in the EXIF sub-IFD), an XMP packet (dc:rights,
 dc:creator, xmp:CreatorTool, photoshop:City) and an APP13 Photoshop block whose IPTC has a
 By-line (2:80), a City (2:90) and a Copyright Notice (2:116).
 photo.png, photo.webp: the same pixels upright (orientation 1) with the same EXIF and XMP.
@@ -25,6 +26,9 @@ def exif(orientation):
     data[0x0131] = "Fixture Maker 1.0"
     data[0x013B] = "Ada Photographer"
     data[0x8298] = "(c) Alcedo Fixtures"
+    sub = data.get_ifd(0x8769)
+    sub[0xA002] = 48  # PixelXDimension, as stored
+    sub[0xA003] = 32  # PixelYDimension
     return data.tobytes()
 
 
