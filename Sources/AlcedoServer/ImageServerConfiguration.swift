@@ -76,6 +76,10 @@ public struct ImageServerConfiguration: Sendable {
     /// Remove scripts and event attributes from an SVG source served as SVG (default `true`, as
     /// imgproxy's `IMGPROXY_SANITIZE_SVG`); see ``SVGSanitizer``.
     public var sanitizeSVG = true
+    /// Rasterise an SVG source even when the URL names no format, answering it in the
+    /// negotiated or preferred format (default `false`: passed through as SVG, sanitized; as
+    /// imgproxy's `IMGPROXY_ALWAYS_RASTERIZE_SVG`).
+    public var alwaysRasterizeSVG = false
     /// The quality used when the URL sets none and ``formatQuality`` has no entry for the
     /// output format (default 80, as imgproxy's `IMGPROXY_QUALITY`).
     public var defaultQuality = 80
@@ -299,8 +303,10 @@ public struct ImageServerConfiguration: Sendable {
     /// The format negotiation ``autoWebP`` and ``autoAVIF`` make (each also on when its
     /// ``enforceWebP`` or ``enforceAVIF`` is).
     public var negotiation: FormatNegotiation {
-        FormatNegotiation(autoWebP: autoWebP || enforceWebP, autoAVIF: autoAVIF || enforceAVIF, autoJXL: autoJXL || enforceJXL,
-                          preferredFormats: preferredFormats)
+        var negotiation = FormatNegotiation(autoWebP: autoWebP || enforceWebP, autoAVIF: autoAVIF || enforceAVIF,
+                                            autoJXL: autoJXL || enforceJXL, preferredFormats: preferredFormats)
+        negotiation.rasterizesSVG = alwaysRasterizeSVG
+        return negotiation
     }
 
     /// Parses imgproxy's `IMGPROXY_FORMAT_QUALITY` form, `avif=63,webp=79`, into ``formatQuality``

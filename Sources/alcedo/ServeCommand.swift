@@ -72,6 +72,8 @@ struct ServeCommand: AsyncParsableCommand {
     var autoJxl: Bool?
     @Option(help: ArgumentHelp("Remove scripts and event attributes from SVG sources answered as SVG (default true).", valueName: "bool"))
     var sanitizeSvg: Bool?
+    @Flag(inversion: .prefixedNo, help: "Rasterise SVG sources when the URL names no format, instead of answering SVG (default off).")
+    var alwaysRasterizeSvg: Bool?
     @Option(help: ArgumentHelp("Default quality per format when the URL sets none, as FORMAT=Q,... (default webp=79,avif=63,jxl=77; others 80).",
                                valueName: "list"))
     var formatQuality: String?
@@ -142,6 +144,12 @@ struct ServeCommand: AsyncParsableCommand {
     var autoRotate: Bool?
     @Flag(inversion: .prefixedNo, help: "Leave metadata out of results when the URL does not say (strip_metadata; default on).")
     var stripMetadata: Bool?
+    @Flag(inversion: .prefixedNo,
+          help: "When stripping metadata, keep the copyright notices when the URL does not say (keep_copyright; default on).")
+    var keepCopyright: Bool?
+    @Flag(inversion: .prefixedNo,
+          help: "Use the thumbnail a HEIC or AVIF source embeds when the URL does not say (enforce_thumbnail; default off).")
+    var enforceThumbnail: Bool?
     @Option(help: ArgumentHelp("Serve /metrics on this HOST:PORT only, not on the main address (default: on the main address).",
                                valueName: "host:port"))
     var prometheusBind: String?
@@ -385,6 +393,8 @@ struct ServeCommand: AsyncParsableCommand {
         c.autoAVIF = try env.pick("AUTO_AVIF", flag: autoAvif, env.bool("AUTO_AVIF") ?? detectAVIF) ?? c.autoAVIF
         c.autoJXL = try env.pick("AUTO_JXL", flag: autoJxl, env.bool("AUTO_JXL")) ?? c.autoJXL
         c.sanitizeSVG = try env.pick("SANITIZE_SVG", flag: sanitizeSvg, env.bool("SANITIZE_SVG")) ?? c.sanitizeSVG
+        c.alwaysRasterizeSVG = try env.pick("ALWAYS_RASTERIZE_SVG", flag: alwaysRasterizeSvg, env.bool("ALWAYS_RASTERIZE_SVG"))
+            ?? c.alwaysRasterizeSVG
         c.enforceWebP = try env.pick("ENFORCE_WEBP", flag: enforceWebp, env.bool("ENFORCE_WEBP")) ?? c.enforceWebP
         c.enforceAVIF = try env.pick("ENFORCE_AVIF", flag: enforceAvif, env.bool("ENFORCE_AVIF")) ?? c.enforceAVIF
         c.enforceJXL = try env.pick("ENFORCE_JXL", flag: enforceJxl, env.bool("ENFORCE_JXL")) ?? c.enforceJXL
@@ -417,6 +427,12 @@ struct ServeCommand: AsyncParsableCommand {
         c.defaultOptions.autoRotate = try env.pick("AUTO_ROTATE", flag: autoRotate, env.bool("AUTO_ROTATE")) ?? c.defaultOptions.autoRotate
         c.defaultOptions.stripMetadata = try env.pick("STRIP_METADATA", flag: stripMetadata, env.bool("STRIP_METADATA"))
             ?? c.defaultOptions.stripMetadata
+        if let keep = try env.pick("KEEP_COPYRIGHT", flag: keepCopyright, env.bool("KEEP_COPYRIGHT")) {
+            c.defaultOptions.keepCopyright = keep
+        }
+        if let enforce = try env.pick("ENFORCE_THUMBNAIL", flag: enforceThumbnail, env.bool("ENFORCE_THUMBNAIL")) {
+            c.defaultOptions.enforceThumbnail = enforce
+        }
         if let strip = try env.pick("STRIP_COLOR_PROFILE", flag: stripColorProfile, env.bool("STRIP_COLOR_PROFILE")) {
             c.defaultOptions.stripColorProfile = strip
         }

@@ -197,10 +197,10 @@ struct AVIFServingTests {
         #expect(notModified.status == 304 && notModified.header("Vary") == "Accept")
         #expect(harness.service.metrics.producedCount == produced)
 
-        // Animated results are not negotiated to AVIF: a GIF stays GIF, an animated WebP stays
-        // WebP, both with their frames; a single page of them may be AVIF.
+        // Animated results are not negotiated to AVIF: a GIF becomes an animated WebP, an
+        // animated WebP stays WebP, both with their frames; a single page of them may be AVIF.
         let gif = try await get("/d.gif", "w:20", accept: "image/avif,image/webp")
-        #expect(try gif.format == .gif && gif.image().frames.count == 2)
+        #expect(try gif.format == .webp && gif.image().frames.count == 2)
         let animated = try await get("/e.webp", "w:20", accept: "image/avif,image/webp")
         #expect(try animated.format == .webp && animated.image().frames.count == 2)
         let page = try await get("/e.webp", "w:20/pg:1", accept: "image/avif")
@@ -261,12 +261,22 @@ struct AVIFServingTests {
         #expect(negotiation.outputFormat(source: .webp, animated: true, accepted: both) == .webp)
         #expect(negotiation.outputFormat(source: .apng, animated: true, accepted: both) == .webp)
         #expect(negotiation.outputFormat(source: .apng, animated: true, accepted: AcceptedImageFormats(avif: true)) == .png)
-        #expect(negotiation.outputFormat(source: .gif, animated: false, accepted: both) == .gif)
+        #expect(negotiation.outputFormat(source: .gif, animated: false, accepted: both) == .avif)
+        #expect(negotiation.outputFormat(source: .gif, animated: true, accepted: both) == .webp)
         #expect(negotiation.outputFormat(source: .avif, animated: false, accepted: both) == .avif)
+        // WebP for any source when the client accepts it, as imgproxy 4.
+        for source: ImageFormat in [.jpeg, .png, .gif, .webp, .avif, .heic, .tiff, .bmp, .ico, .jxl] {
+            #expect(negotiation.outputFormat(source: source, animated: nil, accepted: AcceptedImageFormats(webP: true)) == .webp)
+        }
+        #expect(negotiation.outputFormat(source: .svg, animated: false, accepted: both) == .svg)
         // Not negotiated: imgproxy's preferred formats, JPEG unless the result has alpha.
-        #expect(negotiation.outputFormat(source: .avif, animated: false, accepted: AcceptedImageFormats(webP: true)) == nil,
+        #expect(negotiation.outputFormat(source: .avif, animated: false, accepted: AcceptedImageFormats()) == nil,
                 "depends on alpha")
-        #expect(negotiation.outputFormat(source: .avif, animated: false, alpha: false, accepted: AcceptedImageFormats(webP: true)) == .jpeg)
+        #expect(negotiation.outputFormat(source: .avif, animated: false, alpha: false, accepted: AcceptedImageFormats()) == .jpeg)
+        #expect(negotiation.outputFormat(source: .webp, animated: true, accepted: AcceptedImageFormats()) == .gif)
+        #expect(FormatNegotiation(preferredFormats: [.avif, .gif]).outputFormat(source: .webp, animated: true,
+                                                                                accepted: AcceptedImageFormats()) == .gif,
+                "AVIF holds no animation in imgproxy's choice")
         #expect(negotiation.outputFormat(source: .avif, animated: false, alpha: true, accepted: AcceptedImageFormats()) == .png)
         #expect(FormatNegotiation().outputFormat(source: .png, animated: nil, accepted: both) == .webp, "AVIF off by default")
         #expect(FormatNegotiation(autoWebP: false).outputFormat(source: .png, animated: nil, accepted: both) == .png)

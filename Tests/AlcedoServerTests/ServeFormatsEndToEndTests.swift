@@ -28,6 +28,9 @@ struct ServeFormatsEndToEndTests {
                 ("/alpha.ico", try registry.encode(translucent, as: .ico), "image/x-icon"),
                 ("/a.jxl", try registry.encode(opaque, as: .jxl, options: EncodingOptions(quality: 90)), "image/jxl"),
                 ("/a.heic", try registry.encode(opaque, as: .heic, options: EncodingOptions(quality: 90)), "image/heic"),
+                // A camera's kind of file: the picture plus a 16x12 thumbnail of it.
+                ("/thumb.heic", try HEICEncoder(speed: 9, thumbnailSize: 16).encode(opaque, options: EncodingOptions(quality: 90)),
+                 "image/heic"),
                 ("/a.png", try registry.encode(opaque, as: .png), "image/png"),
                 ("/a.svg", Data(Self.svg.utf8), "image/svg+xml"),
                 ("/pages.tif", try Self.twoPageTIFF(in: folder), "image/tiff"),
@@ -176,18 +179,50 @@ struct ServeFormatsEndToEndTests {
         }
     }
 
+    @Test("enforce_thumbnail (eth:1, --enforce-thumbnail, IMGPROXY_ENFORCE_THUMBNAIL) uses a HEIC's embedded thumbnail")
+    func enforceThumbnail() async throws {
+        try await Self.withServer { server, origin in
+            // The main image: 64x48, unless eth:1 asks for the 16x12 thumbnail.
+            let main = try await Self.get(server, origin.path("thumb.heic", "", ext: "png"))
+            #expect(try main.image().size == PixelSize(width: 64, height: 48))
+            let thumbnail = try await Self.get(server, origin.path("thumb.heic", "eth:1", ext: "png"))
+            #expect(thumbnail.status == 200)
+            Self.expectHalves(try thumbnail.image(), width: 16, height: 12, "the thumbnail")
+            // Resized from the thumbnail (enlarged: no source pixels beyond it).
+            let resized = try await Self.get(server, origin.path("thumb.heic", "eth:1/rs:fit:32:32:1", ext: "png"))
+            Self.expectHalves(try resized.image(), width: 32, height: 24, "enlarged from the thumbnail")
+            // A HEIC without a thumbnail, and other formats: the main image.
+            let plain = try await Self.get(server, origin.path("a.heic", "eth:1", ext: "png"))
+            #expect(try plain.image().size == PixelSize(width: 64, height: 48))
+            let png = try await Self.get(server, origin.path("a.png", "eth:1", ext: "png"))
+            #expect(try png.image().size == PixelSize(width: 64, height: 48))
+        }
+        let origin = try await Origin.start()
+        defer { origin.stop() }
+        for (arguments, environment) in [(["--enforce-thumbnail"], [String: String]()), ([], ["IMGPROXY_ENFORCE_THUMBNAIL": "true"])] {
+            let server = try await ServeProcess.start(arguments, environment: environment)
+            defer { server.stop() }
+            let answer = try await Self.get(server, origin.path("thumb.heic", "", ext: "png"))
+            #expect(try answer.image().size == PixelSize(width: 16, height: 12), "\(arguments) \(environment)")
+            let main = try await Self.get(server, origin.path("thumb.heic", "eth:0", ext: "png"))
+            #expect(try main.image().size == PixelSize(width: 64, height: 48), "eth:0 wins")
+        }
+    }
+
     @Test("Accept: image/jxl gets JPEG XL only with --auto-jxl")
     func autoJXL() async throws {
         let accept = "image/jxl,image/webp,*/*"
         try await Self.withServer { server, origin in
-            // Off by default: a PNG source gets WebP as before, a TIFF source the preferred JPEG.
+            // Off by default: every source gets WebP (imgproxy 4), or the preferred JPEG without it.
             let answer = try await Self.get(server, origin.path("a.png", "w:32"), accept: accept)
             #expect(answer.status == 200)
             #expect(answer.format == .webp, "PNG without --auto-jxl: \(answer.format)")
             Self.expectHalves(try answer.image(), "without --auto-jxl")
             for name in ["a.tif", "a.jxl"] {
                 let plain = try await Self.get(server, origin.path(name, "w:32"), accept: accept)
-                #expect(plain.format == .jpeg, "\(name) without --auto-jxl: \(plain.format)")
+                #expect(plain.format == .webp, "\(name) without --auto-jxl: \(plain.format)")
+                let jpeg = try await Self.get(server, origin.path(name, "w:32"), accept: "image/jxl,*/*")
+                #expect(jpeg.format == .jpeg, "\(name) without --auto-jxl nor WebP: \(jpeg.format)")
             }
         }
         try await Self.withServer(["--auto-jxl"]) { server, origin in
@@ -202,7 +237,7 @@ struct ServeFormatsEndToEndTests {
             let withoutJXL = try await Self.get(server, origin.path("a.png", "w:32"), accept: "image/webp")
             #expect(withoutJXL.format == .webp, "a client that does not accept JPEG XL never gets it")
             let jxlSource = try await Self.get(server, origin.path("a.jxl", "w:32"), accept: "image/webp")
-            #expect(jxlSource.format == .jpeg, "a JPEG XL source for such a client: \(jxlSource.format)")
+            #expect(jxlSource.format == .webp, "a JPEG XL source for such a client: \(jxlSource.format)")
             // An SVG source stays SVG even for a client that accepts JPEG XL.
             let svg = try await Self.get(server, origin.path("a.svg", "w:32"), accept: accept)
             #expect(svg.format == .svg)
@@ -231,6 +266,15 @@ struct ServeFormatsEndToEndTests {
             // Drawn at the size asked for, not scaled down from the intrinsic size.
             let large = try await Self.get(server, origin.path("a.svg", "w:640/el:1", ext: "png"))
             Self.expectHalves(try large.image(), width: 640, height: 480, tolerance: 2, "enlarged vector")
+        }
+        // IMGPROXY_ALWAYS_RASTERIZE_SVG: drawn and negotiated as any other source.
+        try await Self.withServer(["--always-rasterize-svg"]) { server, origin in
+            let drawn = try await Self.get(server, origin.path("a.svg", "w:32"))
+            #expect(drawn.format == .jpeg, "opaque, so the first preferred format: \(drawn.format)")
+            Self.expectHalves(try drawn.image(), "rasterised")
+            let webp = try await Self.get(server, origin.path("a.svg", "w:32"), accept: "image/webp")
+            #expect(webp.format == .webp && webp.vary == "Accept")
+            #expect(try await Self.get(server, origin.path("a.svg", "", ext: "svg")).format == .svg, "@svg still passes through")
         }
         try await Self.withServer(["--sanitize-svg", "false"]) { server, origin in
             let kept = try await Self.get(server, origin.path("a.svg", ""))

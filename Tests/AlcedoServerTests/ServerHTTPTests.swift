@@ -58,7 +58,7 @@ struct ServerHTTPTests {
         #expect(forced.format == .png && forced.header("Vary") == nil)
 
         // Animated sources stay animated unless the format or page says otherwise.
-        let gif = try await harness.request(harness.path(origin.url("/c.gif"), "w:20"), headers: [("Accept", "image/webp")])
+        let gif = try await harness.request(harness.path(origin.url("/c.gif"), "w:20"), headers: [("Accept", "image/png")])
         #expect(gif.format == .gif)
         #expect(try gif.image().frames.count == 2)
         let page = try await harness.request(harness.path(origin.url("/c.gif"), "pg:1"))
@@ -71,6 +71,37 @@ struct ServerHTTPTests {
         defer { Task { await plain.stop() } }
         let noWebP = try await plain.request(plain.path(origin.url("/a.jpg"), "w:50"), headers: [("Accept", "image/webp")])
         #expect(noWebP.format == .jpeg)
+    }
+
+    @Test("an animated GIF asked for by a client that accepts WebP is an animated WebP with every frame, as imgproxy 4")
+    func animatedGIFBecomesAnimatedWebP() async throws {
+        let spinner = try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/alcedo/Demo/Samples/spinner.gif").standardizedFileURL)
+        let source = try ImageCodecRegistry.shared.decode(spinner)
+        #expect(source.frames.count == 12)
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/s.gif", .ok(spinner, contentType: "image/gif"))
+        let harness = try await ServerHarness.start()
+        defer { Task { await harness.stop() } }
+
+        let reply = try await harness.request(harness.path(origin.url("/s.gif"), ""), headers: [("Accept", "image/webp,*/*")])
+        #expect(reply.status == 200 && reply.format == .webp && reply.header("Vary") == "Accept")
+        let webp = try reply.image()
+        #expect(webp.size == source.size && webp.frames.count == source.frames.count && webp.loopCount == source.loopCount)
+        for (index, frame) in webp.frames.enumerated() {
+            #expect(abs(frame.duration - source.frames[index].duration) < 0.005, "frame \(index)")
+            // Lossy WebP: each frame close to the GIF's, transparency kept (a transparent
+            // pixel's colour is free).
+            for (x, y) in [(0, 0), (64, 10), (20, 64), (100, 100)] {
+                let expected = source.pixel(x: x, y: y, frame: index), actual = webp.pixel(x: x, y: y, frame: index)
+                let close = expected.alpha == 0 ? actual.alpha < 40 : actual.isClose(to: expected, tolerance: 60)
+                #expect(close, "frame \(index) at \(x),\(y): \(actual) for \(expected)")
+            }
+        }
+        // Without WebP in Accept the GIF stays GIF (a preferred format).
+        let gif = try await harness.request(harness.path(origin.url("/s.gif"), ""), headers: [("Accept", "image/avif,*/*")])
+        #expect(try gif.format == .gif && gif.image().frames.count == 12)
     }
 
     @Test func conditionalRequestsGet304WithoutProcessing() async throws {

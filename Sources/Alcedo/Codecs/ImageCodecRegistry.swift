@@ -54,11 +54,14 @@ public final class ImageCodecRegistry: Sendable {
     /// The formats with a registered encoder.
     public var encodableFormats: Set<ImageFormat> { state.withLock { Set($0.encoders.keys) } }
 
-    /// Sniffs the format of `data` and decodes it with the registered decoder.
+    /// Sniffs the format of `data` and decodes it with the registered decoder; with
+    /// ``DecodingOptions/readsMetadata`` the file's EXIF, XMP and IPTC go to ``AlcedoImage/metadata``.
     /// - Throws: `.decodingError(.emptyData)`, `.decodingError(.unsupportedFormat)` when no
     ///   decoder reads the sniffed format, or the decoder's own error.
     public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
-        try decoderForData(data).decode(data, options: options)
+        var image = try decoderForData(data).decode(data, options: options)
+        if options.readsMetadata, image.metadata == nil { image.metadata = EmbeddedMetadata.read(from: data) }
+        return image
     }
 
     /// Sniffs the format of `data` and reads its header with the registered decoder.
@@ -66,13 +69,17 @@ public final class ImageCodecRegistry: Sendable {
         try decoderForData(data).info(for: data, options: options)
     }
 
-    /// Encodes `image` as `format` with the registered encoder.
+    /// Encodes `image` as `format` with the registered encoder; with
+    /// ``EncodingOptions/writesMetadata`` the image's ``AlcedoImage/metadata`` is written into
+    /// JPEG, PNG and WebP files (see ``EmbeddedMetadata/embedded(in:format:width:height:hasAlpha:)``).
     /// - Throws: `.encodingError(.unsupportedFormat)` when no encoder writes `format`.
     public func encode(_ image: AlcedoImage, as format: ImageFormat, options: EncodingOptions = .default) throws(AlcedoError) -> Data {
         guard let encoder = encoder(for: format == .apng ? .png : format) else {
             throw .encodingError(reason: .unsupportedFormat(format))
         }
-        return try encoder.encode(image, options: options)
+        let data = try encoder.encode(image, options: options)
+        guard options.writesMetadata, let metadata = image.metadata, !metadata.isEmpty else { return data }
+        return metadata.embedded(in: data, format: format, width: image.width, height: image.height, hasAlpha: image.hasAlpha)
     }
 
     private func decoderForData(_ data: Data) throws(AlcedoError) -> any ImageDecoding {

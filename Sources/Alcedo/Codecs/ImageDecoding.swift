@@ -141,6 +141,12 @@ public struct DecodingOptions: Sendable, Hashable {
     /// (default `nil`: with ``targetSize`` set, the smallest entry that still covers it, else the
     /// largest entry). Other formats ignore it.
     public var preferredIconSize: PixelSize? = nil
+    /// Read the file's EXIF, XMP and IPTC blocks into ``AlcedoImage/metadata`` (default
+    /// `false`: not read, `metadata` is `nil`). JPEG, PNG and WebP files carry them.
+    public var readsMetadata = false
+    /// Decode the thumbnail a HEIC or AVIF file embeds instead of its main image, when it has
+    /// one (default `false`; imgproxy's `enforce_thumbnail`). Other formats ignore it.
+    public var prefersEmbeddedThumbnail = false
 
     public init(targetSize: PixelSize? = nil, contentMode: ContentMode = .aspectFit, firstFrameOnly: Bool = false,
                 allowTruncated: Bool = false, appliesOrientation: Bool = true, limits: DecodingLimits = .default,

@@ -19,10 +19,19 @@ public struct EncodingOptions: Sendable, Hashable {
     public var quality: Int
     /// Write WebP losslessly (default `false`).
     public var lossless: Bool
+    /// Write the image's ``AlcedoImage/metadata`` (EXIF, XMP, IPTC) into the file, as
+    /// ``EmbeddedMetadata/embedded(in:format:width:height:hasAlpha:)`` does for JPEG, PNG and
+    /// WebP (default `false`: results carry no metadata).
+    public var writesMetadata = false
 
-    public init(quality: Int = 90, lossless: Bool = false) {
+    /// - Parameters:
+    ///   - quality: 1...100 (default 90).
+    ///   - lossless: WebP losslessly (default `false`).
+    ///   - writesMetadata: write the image's metadata (default `false`).
+    public init(quality: Int = 90, lossless: Bool = false, writesMetadata: Bool = false) {
         self.quality = quality
         self.lossless = lossless
+        self.writesMetadata = writesMetadata
     }
 
     /// Quality 90, lossy where the format is lossy.

@@ -69,7 +69,7 @@ enum ICCProfileEmbedding {
         return Data(output)
     }
 
-    private static func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
+    static func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
         let typeBytes = Array(type.utf8)
         let crcInput = typeBytes + body
         let crc = UInt32(truncatingIfNeeded: alcedo_crc32(0, crcInput, UInt32(crcInput.count)))
@@ -80,7 +80,7 @@ enum ICCProfileEmbedding {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 
-    private static func littleEndian(_ value: UInt32, bytes count: Int) -> [UInt8] {
+    static func littleEndian(_ value: UInt32, bytes count: Int) -> [UInt8] {
         (0..<count).map { UInt8(value >> (8 * UInt32($0)) & 0xFF) }
     }
 

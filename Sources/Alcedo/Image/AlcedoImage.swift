@@ -53,6 +53,9 @@ public struct AlcedoImage: Sendable, Equatable {
     public let orientation: ImageOrientation
     /// The colour profile the source carried and the one the pixels are in (default: none, sRGB).
     public let colorMetadata: ImageColorMetadata
+    /// The EXIF, XMP and IPTC blocks the source carried (default `nil`: not read; read under
+    /// ``DecodingOptions/readsMetadata``, written by encoders under ``EncodingOptions/writesMetadata``).
+    public var metadata: EmbeddedMetadata?
 
     /// Creates an image from frames. Every frame must hold exactly `width * height * 4` bytes,
     /// and there must be at least one frame: anything else is a programming error and traps.
@@ -125,21 +128,27 @@ public struct AlcedoImage: Sendable, Equatable {
 
     /// A copy holding only frame `index` as a still image (the loop count is dropped).
     public func frame(at index: Int) -> AlcedoImage {
-        AlcedoImage(width: width, height: height, frames: [Frame(pixels: frames[index].pixels)],
-                    sourceFormat: sourceFormat, orientation: orientation, colorMetadata: colorMetadata)
+        var image = AlcedoImage(width: width, height: height, frames: [Frame(pixels: frames[index].pixels)],
+                                sourceFormat: sourceFormat, orientation: orientation, colorMetadata: colorMetadata)
+        image.metadata = metadata
+        return image
     }
 
     /// A copy with other frames, keeping loop count, format, orientation and colour metadata.
     public func replacingFrames(_ newFrames: [Frame], width newWidth: Int? = nil, height newHeight: Int? = nil) -> AlcedoImage {
-        AlcedoImage(width: newWidth ?? width, height: newHeight ?? height, frames: newFrames,
-                    loopCount: loopCount, sourceFormat: sourceFormat, orientation: orientation,
-                    colorMetadata: colorMetadata)
+        var image = AlcedoImage(width: newWidth ?? width, height: newHeight ?? height, frames: newFrames,
+                                loopCount: loopCount, sourceFormat: sourceFormat, orientation: orientation,
+                                colorMetadata: colorMetadata)
+        image.metadata = metadata
+        return image
     }
 
     /// A copy with other colour metadata (the pixels are not changed).
     public func withColorMetadata(_ metadata: ImageColorMetadata) -> AlcedoImage {
-        AlcedoImage(width: width, height: height, frames: frames, loopCount: loopCount,
-                    sourceFormat: sourceFormat, orientation: orientation, colorMetadata: metadata)
+        var image = AlcedoImage(width: width, height: height, frames: frames, loopCount: loopCount,
+                                sourceFormat: sourceFormat, orientation: orientation, colorMetadata: metadata)
+        image.metadata = self.metadata
+        return image
     }
 
     /// The duration browsers and Kingfisher use for a frame whose delay is missing or at most

@@ -48,14 +48,18 @@ extension AlcedoImage {
             height = result.height
             return Frame(pixels: result.pixels, duration: frame.duration)
         }
-        return AlcedoImage(width: width, height: height, frames: turned, loopCount: loopCount,
-                           sourceFormat: sourceFormat, orientation: orientation, colorMetadata: colorMetadata)
+        var image = AlcedoImage(width: width, height: height, frames: turned, loopCount: loopCount,
+                                sourceFormat: sourceFormat, orientation: orientation, colorMetadata: colorMetadata)
+        image.metadata = metadata
+        return image
     }
 
     /// This image recording `orientation` without turning the pixels (orientation not applied).
     func recordingOrientation(_ orientation: ImageOrientation) -> AlcedoImage {
         guard orientation != self.orientation else { return self }
-        return AlcedoImage(width: width, height: height, frames: frames, loopCount: loopCount,
-                           sourceFormat: sourceFormat, orientation: orientation, colorMetadata: colorMetadata)
+        var image = AlcedoImage(width: width, height: height, frames: frames, loopCount: loopCount,
+                                sourceFormat: sourceFormat, orientation: orientation, colorMetadata: colorMetadata)
+        image.metadata = metadata
+        return image
     }
 }

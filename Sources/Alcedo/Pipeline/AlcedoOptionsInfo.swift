@@ -92,6 +92,13 @@ public enum AlcedoOptionsInfoItem: Sendable {
     /// every image is converted to sRGB once, after decoder-side scaling. Images decoded under
     /// another setting are cached apart from the default ones.
     case colorManagement(ColorManagement)
+    /// Read the EXIF, XMP and IPTC blocks of decoded files into ``AlcedoImage/metadata``
+    /// (``DecodingOptions/readsMetadata``). Default: not read. Cached apart from images decoded without it.
+    case readMetadata
+    /// Decode the thumbnail a HEIC or AVIF file embeds instead of its main image, when it has
+    /// one (``DecodingOptions/prefersEmbeddedThumbnail``, imgproxy's `enforce_thumbnail`).
+    /// Default: the main image. Cached apart from images decoded without it.
+    case preferEmbeddedThumbnail
     /// Bindings: keep the current image while loading instead of showing the placeholder.
     case keepCurrentImageWhileLoading
     /// Bindings: the image shown when loading fails (default: none; the target is left as it is).

@@ -63,6 +63,10 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     public var memoryBudget: MemoryBudget?
     /// ``AlcedoOptionsInfoItem/colorManagement(_:)``.
     public var colorManagement: ColorManagement = .convertToSRGB
+    /// ``AlcedoOptionsInfoItem/readMetadata``.
+    public var readsMetadata = false
+    /// ``AlcedoOptionsInfoItem/preferEmbeddedThumbnail``.
+    public var prefersEmbeddedThumbnail = false
     /// ``AlcedoOptionsInfoItem/keepCurrentImageWhileLoading``.
     public var keepCurrentImageWhileLoading = false
     /// ``AlcedoOptionsInfoItem/onFailureImage(_:)``. `nil` when not given; `.some(nil)` when given as `nil`.
@@ -120,6 +124,8 @@ public struct AlcedoParsedOptionsInfo: Sendable {
             case .maximumBodySize(let bytes): maximumBodySize = bytes
             case .memoryBudget(let budget): memoryBudget = budget
             case .colorManagement(let management): colorManagement = management
+            case .readMetadata: readsMetadata = true
+            case .preferEmbeddedThumbnail: prefersEmbeddedThumbnail = true
             case .keepCurrentImageWhileLoading: keepCurrentImageWhileLoading = true
             case .onFailureImage(let image): onFailureImage = .some(image)
             case .allowLocalFiles: allowLocalFiles = true
@@ -142,6 +148,8 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     var decodingOptions: DecodingOptions {
         var options = DecodingOptions(firstFrameOnly: onlyLoadFirstFrame, limits: decodingLimits, colorManagement: colorManagement)
         options.page = page
+        options.readsMetadata = readsMetadata
+        options.prefersEmbeddedThumbnail = prefersEmbeddedThumbnail
         return options
     }
 

@@ -275,7 +275,8 @@ extension ImageManager {
     /// Not used under a ``ColorManagement`` other than the default: the original in memory is sRGB.
     private func originalInMemory(_ request: LoadRequest) -> AlcedoImage? {
         // The original in memory is the first page: another page is decoded from the bytes.
-        guard !request.variantIsOriginal, request.options.colorManagement == .convertToSRGB, request.options.page == 0 else { return nil }
+        guard !request.variantIsOriginal, request.options.colorManagement == .convertToSRGB, request.options.page == 0,
+              !request.options.readsMetadata, !request.options.prefersEmbeddedThumbnail else { return nil }
         return request.originalCache.retrieveImageInMemoryCache(
             forKey: request.key, extendingExpiration: request.options.memoryCacheAccessExtendingExpiration)
     }

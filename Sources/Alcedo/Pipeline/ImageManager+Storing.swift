@@ -86,7 +86,8 @@ private struct DiskWrites: Sendable {
         }
         if writesOriginal, let data {
             let bytes: Data
-            if request.processorIsDefault && !options.onlyLoadFirstFrame && options.colorManagement == .convertToSRGB {
+            if request.processorIsDefault && !options.onlyLoadFirstFrame && options.colorManagement == .convertToSRGB
+                && !options.prefersEmbeddedThumbnail {
                 // The serializer decides how the original is kept (as loaded, by default).
                 let serializer = request.serializer
                 let image = self.image

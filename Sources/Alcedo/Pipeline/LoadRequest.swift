@@ -11,6 +11,10 @@ struct LoadRequest: Sendable {
     /// Marks the cached variant of a request made with a ``ColorManagement`` other than the
     /// default, so that sRGB and source-space pixels never stand in for each other.
     static let colorMarker = "com.alcedo.color."
+    /// Marks a variant decoded with ``AlcedoOptionsInfoItem/readMetadata``.
+    static let metadataMarker = "com.alcedo.metadata"
+    /// Marks a variant decoded from an embedded thumbnail (``AlcedoOptionsInfoItem/preferEmbeddedThumbnail``).
+    static let thumbnailMarker = "com.alcedo.thumbnail"
 
     let source: Source
     let options: AlcedoParsedOptionsInfo
@@ -49,6 +53,9 @@ struct LoadRequest: Sendable {
         }
         if options.onlyLoadFirstFrame {
             variant = variant.isEmpty ? Self.firstFrameMarker : variant + "|>" + Self.firstFrameMarker
+        }
+        for (on, marker) in [(options.readsMetadata, Self.metadataMarker), (options.prefersEmbeddedThumbnail, Self.thumbnailMarker)] where on {
+            variant = variant.isEmpty ? marker : variant + "|>" + marker
         }
         if options.page != 0 {
             let marker = Self.pageMarker + String(options.page)

@@ -57,21 +57,21 @@ public struct AcceptedImageFormats: Sendable, Hashable {
 }
 
 /// How the server picks the output format when a URL names none (no extension, no `format`):
-/// from the source's format, whether the result is animated or has alpha, and what the client accepts.
+/// imgproxy 4's rule, from whether the result is animated or has alpha, what the client accepts,
+/// and the source's format.
 ///
-/// - A JPEG, PNG or still WebP source becomes AVIF when ``autoAVIF`` is on and the client
-///   accepts AVIF; else WebP when ``autoWebP`` is on and the client accepts WebP.
-/// - An animated result is never negotiated to AVIF, as imgproxy decides too: `image/avif` in
-///   `Accept` does not promise AV1 sequences (browsers shipped still AVIF before animated AVIF).
-///   An animated WebP stays WebP when WebP is accepted, an animated PNG becomes WebP when accepted.
-/// - A GIF stays GIF when GIF is a preferred format.
-/// - With ``autoJXL`` on, a client that accepts JPEG XL gets it for every still result, before
-///   AVIF and WebP (imgproxy's order); an animated result is never negotiated to JPEG XL.
-///   An SVG source stays SVG.
+/// - An SVG source stays SVG (imgproxy answers it unprocessed, sanitized), unless
+///   ``rasterizesSVG`` is on: it then follows the rules below as any other source.
+/// - With ``autoJXL`` on, a client that accepts JPEG XL gets it for every still result; then,
+///   with ``autoAVIF`` on, a client that accepts AVIF gets AVIF for every still result. An
+///   animated result is never negotiated to either (`image/avif` in `Accept` does not promise
+///   AV1 sequences: browsers shipped still AVIF before animated AVIF).
+/// - With ``autoWebP`` on, a client that accepts WebP gets WebP, whatever the source: an
+///   animated GIF becomes an animated WebP.
 /// - Otherwise imgproxy's preferred formats decide (``preferredFormats``, default JPEG, PNG,
 ///   GIF): a source in the list keeps its format; any other (WebP, AVIF, HEIC, TIFF, JPEG XL…)
-///   gets the first listed format that can hold the result: not JPEG when it has alpha, GIF (or
-///   WebP, AVIF) when it is animated; the first of the list when none can.
+///   gets the first listed format that can hold the result: not JPEG when it has alpha, GIF or
+///   WebP when it is animated; the first of the list when none can.
 public struct FormatNegotiation: Sendable, Hashable {
     /// Negotiate WebP with clients that accept it (default `true`, `--auto-webp`).
     public var autoWebP: Bool
@@ -83,6 +83,9 @@ public struct FormatNegotiation: Sendable, Hashable {
     /// Negotiate JPEG XL with clients that accept it, preferred over AVIF and WebP (default
     /// `false`, `--auto-jxl`, as imgproxy's `IMGPROXY_AUTO_JXL`).
     public var autoJXL = false
+    /// Rasterise SVG sources instead of answering them as SVG (default `false`; imgproxy's
+    /// `IMGPROXY_ALWAYS_RASTERIZE_SVG`).
+    public var rasterizesSVG = false
 
     /// A negotiation with WebP on and AVIF and JPEG XL off by default, and imgproxy's preferred formats.
     public init(autoWebP: Bool = true, autoAVIF: Bool = false, preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]) {
@@ -111,26 +114,13 @@ public struct FormatNegotiation: Sendable, Hashable {
     public func outputFormat(source: ImageFormat, animated: Bool?, alpha: Bool? = nil,
                              accepted: AcceptedImageFormats) -> ImageFormat? {
         let usable = usable(accepted)
-        if source == .svg { return .svg }
-        if usable.jxl {
-            guard let animated else { return nil }
-            if !animated { return .jxl }
+        if source == .svg, !rasterizesSVG { return .svg }
+        if usable.jxl || usable.avif {
+            // A JPEG, PNG (not APNG) or BMP source is never animated.
+            guard let animated = animated ?? ([.jpeg, .png, .bmp].contains(source) ? false : nil) else { return nil }
+            if !animated { return usable.jxl ? .jxl : .avif }
         }
-        switch source {
-        case .jpeg, .png:
-            if usable.avif { return .avif }
-            if usable.webP { return .webp }
-        case .gif:
-            if preferredFormats.contains(.gif) { return .gif }
-        case .webp, .apng, .avif:
-            if usable.avif || usable.webP {
-                guard let animated else { return nil }
-                if !animated, usable.avif { return .avif }
-                if usable.webP, source != .avif || animated { return .webp }
-            }
-        default:
-            break
-        }
+        if usable.webP { return .webp }
         return preferred(source: source == .apng ? .png : source, animated: animated, alpha: alpha)
     }
 
@@ -139,7 +129,7 @@ public struct FormatNegotiation: Sendable, Hashable {
     func preferred(source: ImageFormat, animated: Bool?, alpha: Bool?) -> ImageFormat? {
         if preferredFormats.contains(source) { return source }
         for format in preferredFormats {
-            let holdsAnimation = format == .gif || format == .webp || format == .avif
+            let holdsAnimation = format == .gif || format == .webp
             let holdsAlpha = format != .jpeg
             if !holdsAnimation {
                 guard let animated else { return nil }

@@ -150,6 +150,9 @@ public final class ImageService: Sendable {
                                         avifSpeed: configuration.avifSpeed, background: parsed.options.background,
                                         maxBytes: parsed.options.maxBytes, preferredFormats: configuration.preferredFormats)
         responseEncoding.sanitizeSVG = configuration.sanitizeSVG
+        responseEncoding.rasterizeSVG = configuration.alwaysRasterizeSVG
+        responseEncoding.stripMetadata = parsed.options.stripMetadata
+        responseEncoding.keepCopyright = parsed.options.keepCopyright ?? true
         let encoding = responseEncoding
         let variantKey = canonical.signedPart + "|" + encoding.identifier
 
@@ -208,6 +211,10 @@ public final class ImageService: Sendable {
         // strip_color_profile:0: the pixels stay in the source's colour space and the encoder
         // embeds its ICC profile, for the formats whose encoders embed one (JPEG, PNG, WebP).
         if parsed.options.keepsColorProfile, Self.embedsColorProfile(encoding) { options.append(.colorManagement(.preserve)) }
+        // strip_metadata:0 and keep_copyright: the source's EXIF, XMP and IPTC are read.
+        if encoding.keepsMetadata { options.append(.readMetadata) }
+        // enforce_thumbnail: a HEIC or AVIF source's embedded thumbnail, when it has one.
+        if parsed.options.enforceThumbnail == true { options.append(.preferEmbeddedThumbnail) }
         // max_src_file_size: checked against Content-Length before the body is read and while
         // it streams (the download stops once it passes); a copy already on disk is checked below.
         if let limit = parsed.options.security.maxSourceFileSize, limit > 0 { options.append(.maximumBodySize(limit)) }
@@ -411,8 +418,7 @@ public final class ImageService: Sendable {
             }
             return encoding.enforced.webP ? .webp : requested
         }
-        return FormatNegotiation(autoWebP: true, autoAVIF: true, autoJXL: true, preferredFormats: encoding.preferredFormats)
-            .outputFormat(source: source.format, animated: animated, accepted: encoding.accepted)
+        return encoding.negotiation.outputFormat(source: source.format, animated: animated, accepted: encoding.accepted)
     }
 
     /// Encodes with the encoding's quality for `format`, flattening onto the background (white
@@ -423,7 +429,7 @@ public final class ImageService: Sendable {
         if format == .jpeg, image.hasAlpha { image = image.flattened(over: encoding.background ?? .white) }
         var quality = encoding.quality(for: format)
         func encode(_ quality: Int) throws(AlcedoError) -> Data {
-            let options = EncodingOptions(quality: quality)
+            let options = EncodingOptions(quality: quality, writesMetadata: true)
             if format == .avif { return try AVIFEncoder(speed: encoding.avifSpeed).encode(image, options: options) }
             return try ImageCodecRegistry.shared.encode(image, as: format, options: options)
         }

@@ -21,6 +21,24 @@ struct ResponseEncoding: Sendable, Hashable {
     var maxBytes: Int
     /// Remove scripts from an SVG source answered as SVG (``ImageServerConfiguration/sanitizeSVG``).
     var sanitizeSVG = true
+    /// Rasterise an SVG source when the URL names no format (``ImageServerConfiguration/alwaysRasterizeSVG``).
+    var rasterizeSVG = false
+    /// imgproxy's `strip_metadata`: leave the source's EXIF, XMP and IPTC out of the result.
+    var stripMetadata = true
+    /// imgproxy's `keep_copyright`: when stripping, keep the copyright notices.
+    var keepCopyright = true
+
+    /// Whether the result carries any of the source's metadata (so the source's is read).
+    var keepsMetadata: Bool { !stripMetadata || keepCopyright }
+
+    /// The metadata a result made from a source carrying `source` gets: all of it (the EXIF
+    /// pixel dimensions set to the result's `size`), or the copyright notices only; its EXIF
+    /// orientation reset to 1 when the pixels were turned.
+    func resultMetadata(_ source: EmbeddedMetadata, pixelsTurned: Bool, size: PixelSize) -> EmbeddedMetadata? {
+        var kept = stripMetadata ? source.copyrightOnly() : source.dimensionsSet(width: size.width, height: size.height)
+        if pixelsTurned { kept = kept.orientationReset() }
+        return kept.isEmpty ? nil : kept
+    }
 
     /// The bytes of an SVG answer: the SVG source itself, sanitized unless turned off. An SVG
     /// result is made only from an SVG source (imgproxy's rule): anything else is refused.
@@ -42,10 +60,17 @@ struct ResponseEncoding: Sendable, Hashable {
             if enforced.avif, !animated { return .avif }
             return enforced.webP ? .webp : requested
         }
-        // `accepted` holds only what the configuration turned on: negotiate with both allowed.
-        let negotiation = FormatNegotiation(autoWebP: true, autoAVIF: true, autoJXL: true, preferredFormats: preferredFormats)
+        let negotiation = self.negotiation
         if let format = negotiation.outputFormat(source: source, animated: animated, accepted: accepted) { return format }
         return negotiation.outputFormat(source: source, animated: animated, alpha: alpha(), accepted: accepted) ?? .png
+    }
+
+    /// The negotiation of results without a format in the URL: `accepted` holds only what the
+    /// configuration turned on, so every format is allowed here.
+    var negotiation: FormatNegotiation {
+        var negotiation = FormatNegotiation(autoWebP: true, autoAVIF: true, autoJXL: true, preferredFormats: preferredFormats)
+        negotiation.rasterizesSVG = rasterizeSVG
+        return negotiation
     }
 
     /// The quality a result in `format` is encoded with.
@@ -61,6 +86,7 @@ struct ResponseEncoding: Sendable, Hashable {
             if accepted.avif { format += "+avif" }
             if accepted.webP { format += "+webp" }
             if preferredFormats != [.jpeg, .png, .gif] { format += "+" + preferredFormats.map(\.rawValue).joined(separator: "+") }
+            if rasterizeSVG { format += "+rsvg" }
         }
         let background = background.map { "\($0.red).\($0.green).\($0.blue)" } ?? "-"
         let fixedFormat = enforced == AcceptedImageFormats() ? requested : nil
@@ -70,7 +96,8 @@ struct ResponseEncoding: Sendable, Hashable {
         if enforced.avif { format += "!avif" }
         if enforced.webP { format += "!webp" }
         let speed = requested == .avif || accepted.avif || enforced.avif ? ",s\(avifSpeed)" : ""
-        return "\(format),\(qualityText),bg\(background),mb\(maxBytes)\(speed)"
+        let metadata = !stripMetadata ? ",meta" : keepCopyright ? "" : ",nometa"
+        return "\(format),\(qualityText),bg\(background),mb\(maxBytes)\(speed)\(metadata)"
     }
 }
 
@@ -101,7 +128,16 @@ struct ServedVariantProcessor: ImageProcessor {
     var decodingTarget: (size: PixelSize, mode: ContentMode)? { processing.decodingTarget }
 
     func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
-        try processing.process(image)
+        var result = try processing.process(image)
+        // The source's metadata, filtered, rides on the result to the encoder.
+        if encoding.keepsMetadata, let metadata = image.metadata {
+            let options = processing.options
+            let turned = options.autoRotate || options.rotate != 0 || options.flipHorizontal || options.flipVertical
+            result.metadata = encoding.resultMetadata(metadata, pixelsTurned: turned, size: result.size)
+        } else {
+            result.metadata = nil
+        }
+        return result
     }
 }
 

@@ -218,10 +218,12 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var rotate = 0
     /// Apply the source's EXIF orientation (default `true`).
     public var autoRotate = true
-    /// Leave metadata out of the result (default `true`; Alcedo's encoders never write any).
+    /// Leave the source's EXIF, XMP and IPTC metadata out of the result (default `true`). With
+    /// `false`, JPEG results keep all three and PNG, WebP and AVIF results EXIF and XMP, as libvips
+    /// writes them, the EXIF orientation reset to 1 when the pixels were turned.
     public var stripMetadata = true
-    /// Keep copyright notices when stripping metadata (default `nil`: the server's, which keeps
-    /// none: Alcedo writes no metadata).
+    /// When stripping metadata, keep the copyright notices (see
+    /// `EmbeddedMetadata.copyrightOnly()`; default `nil`: the server's, `true` as imgproxy's).
     public var keepCopyright: Bool?
     /// Convert to sRGB and drop the ICC profile (default `nil`: the server's; Alcedo always
     /// converts to sRGB and writes no profile).
@@ -230,7 +232,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// `strip_color_profile:0`: the result keeps the source's colour space and ICC profile, as
     /// imgproxy exports it back to the source's profile (default: converted to sRGB, no profile).
     var keepsColorProfile: Bool { stripColorProfile == false }
-    /// Use the source's embedded thumbnail when it has one (default `nil`: no).
+    /// Decode the thumbnail a HEIC or AVIF source embeds instead of its main image, when it has
+    /// one, as imgproxy (default `nil`: the server's, off unless `IMGPROXY_ENFORCE_THUMBNAIL`).
     public var enforceThumbnail: Bool?
     /// Lower the quality of a JPEG, WebP or AVIF result until it fits in this many bytes (default 0: no limit).
     public var maxBytes = 0

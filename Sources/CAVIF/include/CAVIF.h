@@ -17,6 +17,8 @@
     X(avifImageCreate) \
     X(avifImageDestroy) \
     X(avifImageSetProfileICC) \
+    X(avifImageSetMetadataExif) \
+    X(avifImageSetMetadataXMP) \
     X(avifImageRGBToYUV) \
     X(avifImageYUVToRGB) \
     X(avifRGBImageSetDefaults) \

@@ -25,6 +25,9 @@
     X(heif_image_handle_get_color_profile_type) \
     X(heif_image_handle_get_raw_color_profile_size) \
     X(heif_image_handle_get_raw_color_profile) \
+    X(heif_image_handle_get_number_of_thumbnails) \
+    X(heif_image_handle_get_list_of_thumbnail_IDs) \
+    X(heif_image_handle_get_thumbnail) \
     X(heif_decoding_options_alloc) \
     X(heif_decoding_options_free) \
     X(heif_decode_image) \
@@ -45,6 +48,7 @@
     X(heif_encoding_options_alloc) \
     X(heif_encoding_options_free) \
     X(heif_context_encode_image) \
+    X(heif_context_encode_thumbnail) \
     X(heif_context_write)
 
 /// The libheif functions Alcedo calls, each non-NULL in a table alcedo_heif_load() returns.

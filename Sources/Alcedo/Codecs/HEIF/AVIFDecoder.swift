@@ -45,7 +45,11 @@ public struct AVIFDecoder: ImageDecoding {
     /// - Throws: `.decodingError` with `.emptyData`, `.invalidHeader`, `.corrupt`,
     ///   `.truncated`, `.tooManyPixels`, `.tooManyFrames` or `.animationTooLarge`.
     public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
-        try AVIFSession.with(data, limits: options.limits) { session throws(AlcedoError) in
+        // enforce_thumbnail: a thumbnail the file stores, through libheif, as libvips reads it.
+        if options.prefersEmbeddedThumbnail, let thumbnail = HEIFDecoder.embeddedThumbnail(data, format: .avif, options: options) {
+            return thumbnail
+        }
+        return try AVIFSession.with(data, limits: options.limits) { session throws(AlcedoError) in
             let header = session.header(options: options)
             try options.limits.check(width: header.storedWidth, height: header.storedHeight, format: .avif)
             let frameCount = options.firstFrameOnly ? 1 : header.frameCount

@@ -18,6 +18,9 @@ import Foundation
 /// - **Colour**: an image in its source's space (``ColorManagement/preserve``) carries its
 ///   profile in `colr`; otherwise the file states sRGB through `nclx` (BT.709 primaries,
 ///   sRGB transfer).
+/// - **Metadata**: with ``EncodingOptions/writesMetadata``, the image's EXIF and XMP
+///   (``AlcedoImage/metadata``) are stored as the file's `Exif` and `mime` XMP items, as
+///   libvips' `heifsave` does; IPTC has no place in AVIF.
 public struct AVIFEncoder: ImageEncoding {
     /// Always ``ImageFormat/avif``.
     public var format: ImageFormat { .avif }
@@ -64,6 +67,10 @@ public struct AVIFEncoder: ImageEncoding {
             } else {
                 avif.pointee.colorPrimaries = UInt16(AVIF_COLOR_PRIMARIES_BT709)
                 avif.pointee.transferCharacteristics = UInt16(AVIF_TRANSFER_CHARACTERISTICS_SRGB)
+            }
+            if index == 0, options.writesMetadata, let metadata = image.metadata {
+                metadata.exif?.withUnsafeBytes { lib.avifImageSetMetadataExif!(avif, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
+                metadata.xmp?.withUnsafeBytes { lib.avifImageSetMetadataXMP!(avif, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
             }
             var rgb = avifRGBImage()
             lib.avifRGBImageSetDefaults!(&rgb, avif)

@@ -13,6 +13,8 @@ import Foundation
 ///   x265 runs its own thread pool.
 /// - **Alpha**: an image with any pixel not fully opaque gets an alpha auxiliary image.
 /// - **Frames**: the first frame only (HEIF image sequences are not written).
+/// - **Thumbnail**: with ``thumbnailSize`` above 0, a thumbnail of the picture scaled by
+///   libheif to fit that box is stored too (`thmb`), as cameras write one.
 /// - **Colour**: an image in its source's space (``ColorManagement/preserve``) carries its ICC
 ///   profile in `colr`; otherwise libheif states its default `nclx` (sRGB primaries and
 ///   transfer).
@@ -26,9 +28,14 @@ public struct HEICEncoder: ImageEncoding {
     /// x265's presets, slowest first: ``speed`` indexes them.
     static let presets = ["placebo", "veryslow", "slower", "slow", "medium", "fast", "faster", "veryfast", "superfast", "ultrafast"]
 
-    /// Creates a HEIC encoder running at `speed` (clamped to 0...9; default 6).
-    public init(speed: Int = 6) {
+    /// The side of the box an embedded thumbnail fits in, in pixels (default 0: no thumbnail).
+    public let thumbnailSize: Int
+
+    /// Creates a HEIC encoder running at `speed` (clamped to 0...9; default 6), embedding a
+    /// thumbnail that fits `thumbnailSize` pixels a side (default 0: none).
+    public init(speed: Int = 6, thumbnailSize: Int = 0) {
         self.speed = min(9, max(0, speed))
+        self.thumbnailSize = max(0, thumbnailSize)
     }
 
     /// Encodes the first frame of `image`.
@@ -95,7 +102,13 @@ public struct HEICEncoder: ImageEncoding {
         guard let encodingOptions = lib.heif_encoding_options_alloc!() else { throw Self.failure("libheif could not allocate encoding options") }
         defer { lib.heif_encoding_options_free!(encodingOptions) }
         encodingOptions.pointee.save_alpha_channel = hasAlpha ? 1 : 0
-        try check(lib.heif_context_encode_image!(context, heifImage, encoder, encodingOptions, nil), "encoding")
+        var primary: OpaquePointer?
+        try check(lib.heif_context_encode_image!(context, heifImage, encoder, encodingOptions, &primary), "encoding")
+        defer { if let primary { lib.heif_image_handle_release!(primary) } }
+        if thumbnailSize > 0, let primary {
+            try check(lib.heif_context_encode_thumbnail!(context, heifImage, primary, encoder, encodingOptions,
+                                                         Int32(thumbnailSize), nil), "encoding the thumbnail")
+        }
 
         let sink = HEIFWriteSink()
         var writer = heif_writer(writer_api_version: 1, write: { _, data, size, userdata in

@@ -23,6 +23,9 @@ import Foundation
 ///   size and decode the other): ``info(for:options:)`` refuses them with the same error.
 ///   libheif decodes into its own buffer, which is copied once.
 ///   ``DecodingOptions/targetSize`` is ignored (no scaled decode).
+/// - **Thumbnails**: with ``DecodingOptions/prefersEmbeddedThumbnail`` the first thumbnail the
+///   file stores for its primary image (`thmb`) is decoded instead, as libvips' `heifload`
+///   with `thumbnail` does; a file without one decodes its primary image.
 public struct HEIFDecoder: ImageDecoding {
     /// The format this value is registered for: ``ImageFormat/heic`` (default) or ``ImageFormat/heif``.
     public let format: ImageFormat
@@ -42,7 +45,7 @@ public struct HEIFDecoder: ImageDecoding {
     ///   `.unsupportedFeature`.
     public func info(for data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
         try HEIFPreflight.check(data, limits: nil, format: format)
-        return try HEIFSession.with(data, format: format) { handle, lib throws(AlcedoError) in
+        return try HEIFSession.with(data, format: format, thumbnail: options.prefersEmbeddedThumbnail) { handle, lib throws(AlcedoError) in
             let (width, height) = HEIFSession.size(of: handle, lib: lib, appliesOrientation: options.appliesOrientation)
             var info = ImageInfo(format: format, width: width, height: height,
                                  hasAlpha: lib.heif_image_handle_has_alpha_channel!(handle) != 0)
@@ -60,7 +63,7 @@ public struct HEIFDecoder: ImageDecoding {
         let format = self.format
         // A grid's canvas is sized by its ImageGrid, which libheif allocates before the first tile.
         try HEIFPreflight.check(data, limits: options.limits, format: format)
-        return try HEIFSession.with(data, format: format) { handle, lib throws(AlcedoError) in
+        return try HEIFSession.with(data, format: format, thumbnail: options.prefersEmbeddedThumbnail) { handle, lib throws(AlcedoError) in
             let (width, height) = HEIFSession.size(of: handle, lib: lib, appliesOrientation: options.appliesOrientation)
             try options.limits.check(width: lib.heif_image_handle_get_ispe_width!(handle) > 0 ? Int(lib.heif_image_handle_get_ispe_width!(handle)) : width,
                                      height: lib.heif_image_handle_get_ispe_height!(handle) > 0 ? Int(lib.heif_image_handle_get_ispe_height!(handle)) : height,
@@ -99,6 +102,20 @@ public struct HEIFDecoder: ImageDecoding {
     }
 }
 
+extension HEIFDecoder {
+    /// The first thumbnail `data` stores, decoded by libheif; `nil` when the file has none or
+    /// libheif cannot read it (an AVIF file then decodes its main image through libavif).
+    static func embeddedThumbnail(_ data: Data, format: ImageFormat, options: DecodingOptions) -> AlcedoImage? {
+        let hasOne = try? HEIFSession.with(data, format: format) { handle, lib in
+            lib.heif_image_handle_get_number_of_thumbnails!(handle) > 0
+        }
+        guard hasOne == true else { return nil }
+        var thumbnailOptions = options
+        thumbnailOptions.prefersEmbeddedThumbnail = true
+        return try? HEIFDecoder(format: format).decode(data, options: thumbnailOptions)
+    }
+}
+
 /// libheif, loaded on first use (see `CHEIF.h`): a process that never decodes HEIF does not
 /// pay for loading it and the HEVC and AV1 libraries it brings.
 enum HEIFLibrary {
@@ -125,7 +142,9 @@ struct DynamicLibraryFailure: Error {
 
 /// One libheif context over the bytes of a file, alive for the duration of a closure.
 enum HEIFSession {
-    static func with<T>(_ data: Data, format: ImageFormat,
+    /// Runs `body` with the primary image's handle, or with `thumbnail` its first thumbnail's
+    /// when it has one.
+    static func with<T>(_ data: Data, format: ImageFormat, thumbnail: Bool = false,
                         _ body: (OpaquePointer, alcedo_heif_api) throws(AlcedoError) -> T) throws(AlcedoError) -> T {
         guard !data.isEmpty else { throw .decodingError(reason: .emptyData) }
         let lib = try HEIFLibrary.functions(format: format)
@@ -140,13 +159,25 @@ enum HEIFSession {
             status = lib.heif_context_get_primary_image_handle!(context, &handle)
             guard status.code == heif_error_Ok, let handle else { return .failure(error(status, format: format, inHeader: true)) }
             defer { lib.heif_image_handle_release!(handle) }
+            let thumbnailHandle = thumbnail ? firstThumbnail(of: handle, lib: lib) : nil
+            defer { if let thumbnailHandle { lib.heif_image_handle_release!(thumbnailHandle) } }
             do throws(AlcedoError) {
-                return .success(try body(handle, lib))
+                return .success(try body(thumbnailHandle ?? handle, lib))
             } catch {
                 return .failure(error)
             }
         }
         return try result.get()
+    }
+
+    /// The handle of the first thumbnail of `handle`, or `nil` when it has none (or it does not read).
+    static func firstThumbnail(of handle: OpaquePointer, lib: alcedo_heif_api) -> OpaquePointer? {
+        guard lib.heif_image_handle_get_number_of_thumbnails!(handle) > 0 else { return nil }
+        var id: heif_item_id = 0
+        guard lib.heif_image_handle_get_list_of_thumbnail_IDs!(handle, &id, 1) == 1 else { return nil }
+        var thumbnail: OpaquePointer?
+        let status = lib.heif_image_handle_get_thumbnail!(handle, id, &thumbnail)
+        return status.code == heif_error_Ok ? thumbnail : nil
     }
 
     /// The size after transformations (libheif's handle size), or the stored (`ispe`) size.

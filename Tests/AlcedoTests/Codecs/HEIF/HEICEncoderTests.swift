@@ -17,6 +17,34 @@ struct HEICEncoderTests {
         #expect(try HEIFDecoder().decode(HEICEncoder(speed: 9).encode(odd)).size == odd.size)
     }
 
+    @Test("an embedded thumbnail is written, and decoded instead of the main image when preferred")
+    func embeddedThumbnail() throws {
+        // Left half red, right half blue: the thumbnail shows the same picture, smaller.
+        var pixels = [UInt8](repeating: 0, count: 256 * 128 * 4)
+        for y in 0..<128 {
+            for x in 0..<256 {
+                let index = (y * 256 + x) * 4
+                pixels[index] = x < 128 ? 255 : 0
+                pixels[index + 2] = x < 128 ? 0 : 255
+                pixels[index + 3] = 255
+            }
+        }
+        let source = AlcedoImage(width: 256, height: 128, pixels: pixels)
+        let data = try HEICEncoder(speed: 9, thumbnailSize: 64).encode(source, options: EncodingOptions(quality: 90))
+        #expect(try HEIFDecoder().decode(data).size == source.size, "the main image by default")
+        var options = DecodingOptions()
+        options.prefersEmbeddedThumbnail = true
+        let thumbnail = try HEIFDecoder().decode(data, options: options)
+        #expect(thumbnail.size == PixelSize(width: 64, height: 32))
+        #expect(try HEIFDecoder().info(for: data, options: options).width == 64)
+        #expect(thumbnail.pixel(x: 8, y: 16).red > 200 && thumbnail.pixel(x: 56, y: 16).blue > 200)
+        // Through the registry and without a thumbnail: the main image.
+        #expect(try ImageCodecRegistry.shared.decode(data, options: options).size == thumbnail.size)
+        let plain = try HEICEncoder(speed: 9).encode(source)
+        #expect(try HEIFDecoder().decode(plain, options: options).size == source.size)
+        #expect(HEICEncoder(thumbnailSize: -5).thumbnailSize == 0)
+    }
+
     @Test("alpha survives as an auxiliary image")
     func alpha() throws {
         let source = try JXLFixtures.png("jxl-generated/alpha.png")

@@ -1,0 +1,285 @@
+import Foundation
+
+/// The EXIF, XMP and IPTC metadata an image file carried, as raw blocks.
+///
+/// Read from JPEG (`APP1` EXIF and XMP segments, the IPTC block of an `APP13` Photoshop
+/// segment), PNG (`eXIf`, an uncompressed `iTXt` `XML:com.adobe.xmp`) and WebP (`EXIF`,
+/// `XMP `) files when ``DecodingOptions/readsMetadata`` is set; written back into JPEG (all
+/// three), PNG, WebP and AVIF (EXIF and XMP; AVIF by ``AVIFEncoder``) results when
+/// ``EncodingOptions/writesMetadata`` is set, as libvips writes them.
+public struct EmbeddedMetadata: Sendable, Hashable {
+    /// The EXIF block: a TIFF structure starting with `II` or `MM` (no `Exif\0\0` prefix), or `nil`.
+    public var exif: Data?
+    /// The XMP packet (UTF-8 XML), or `nil`.
+    public var xmp: Data?
+    /// The IPTC-IIM datasets (each `0x1C`, record, dataset, length, value), or `nil`.
+    public var iptc: Data?
+
+    /// Metadata from its blocks (each `nil` by default: none).
+    public init(exif: Data? = nil, xmp: Data? = nil, iptc: Data? = nil) {
+        self.exif = exif
+        self.xmp = xmp
+        self.iptc = iptc
+    }
+
+    /// `true` when no block is present.
+    public var isEmpty: Bool { exif == nil && xmp == nil && iptc == nil }
+
+    /// The metadata of an encoded JPEG, PNG or WebP file (empty for other formats and for
+    /// malformed containers: what reads before the damage is kept).
+    public static func read(from data: Data) -> EmbeddedMetadata {
+        let bytes = [UInt8](data)
+        switch ImageFormat.sniff(data) {
+        case .jpeg: return MetadataContainers.readJPEG(bytes)
+        case .png, .apng: return MetadataContainers.readPNG(bytes)
+        case .webp: return MetadataContainers.readWebP(bytes)
+        default: return EmbeddedMetadata()
+        }
+    }
+
+    /// `data`, an encoded `format` file, with these blocks written in (JPEG: EXIF, XMP and
+    /// IPTC; PNG and WebP: EXIF and XMP, as libvips; other formats unchanged).
+    /// - Parameter hasAlpha: whether the image has alpha (a simple WebP made extended needs the flag).
+    public func embedded(in data: Data, format: ImageFormat, width: Int, height: Int, hasAlpha: Bool) -> Data {
+        guard !isEmpty else { return data }
+        let bytes = [UInt8](data)
+        let written: [UInt8]?
+        switch format {
+        case .jpeg: written = MetadataContainers.writeJPEG(bytes, self)
+        case .png, .apng: written = MetadataContainers.writePNG(bytes, self)
+        case .webp: written = MetadataContainers.writeWebP(bytes, self, width: width, height: height, hasAlpha: hasAlpha)
+        default: written = nil
+        }
+        return written.map { Data($0) } ?? data
+    }
+
+    /// A copy whose EXIF orientation tag says 1 (upright), for pixels already turned upright.
+    public func orientationReset() -> EmbeddedMetadata {
+        var copy = self
+        if let exif, var tiff = ExifBlock(exif) {
+            tiff.setIFD0Short(tag: ExifBlock.orientationTag, to: 1)
+            copy.exif = Data(tiff.bytes)
+        }
+        return copy
+    }
+
+    /// A copy whose EXIF `PixelXDimension` and `PixelYDimension` (in the EXIF sub-IFD, where
+    /// present) state `width` and `height`, as libvips updates them when it writes a result.
+    public func dimensionsSet(width: Int, height: Int) -> EmbeddedMetadata {
+        var copy = self
+        if let exif, var tiff = ExifBlock(exif) {
+            tiff.setExifDimensions(width: width, height: height)
+            copy.exif = Data(tiff.bytes)
+        }
+        return copy
+    }
+
+    /// Only the copyright and authorship notices, as imgproxy's `keep_copyright` keeps them:
+    /// the EXIF `Artist` and `Copyright` tags; the XMP `dc:rights`, `dc:creator`,
+    /// `dc:contributor`, `dc:publisher` and the `xmpRights` and `cc` namespaces' properties;
+    /// the IPTC records other than the application record, and its By-line (2:80), Credit
+    /// (2:110) and Copyright Notice (2:116). A block left with nothing is dropped.
+    public func copyrightOnly() -> EmbeddedMetadata {
+        EmbeddedMetadata(exif: exif.flatMap { ExifBlock($0)?.copyrightOnly() },
+                         xmp: xmp.flatMap(XMPCopyrightFilter.filter),
+                         iptc: iptc.flatMap(Self.copyrightIPTC))
+    }
+
+    /// The IPTC datasets imgproxy keeps for copyright.
+    static func copyrightIPTC(_ iptc: Data) -> Data? {
+        let bytes = [UInt8](iptc)
+        var kept: [UInt8] = []
+        var offset = 0
+        while offset + 5 <= bytes.count, bytes[offset] == 0x1C {
+            let record = bytes[offset + 1], dataset = bytes[offset + 2]
+            let length = Int(bytes[offset + 3]) << 8 | Int(bytes[offset + 4])
+            // An extended length (high bit set) is not written by the tools this reads: stop.
+            guard length & 0x8000 == 0, offset + 5 + length <= bytes.count else { break }
+            let end = offset + 5 + length
+            if record != 2 || [80, 110, 116].contains(dataset) { kept += bytes[offset..<end] }
+            offset = end
+        }
+        return kept.isEmpty ? nil : Data(kept)
+    }
+}
+
+/// An EXIF block as bytes, with the few edits libvips makes when it writes one.
+struct ExifBlock {
+    static let orientationTag: UInt16 = 0x0112
+    static let artistTag: UInt16 = 0x013B
+    static let copyrightTag: UInt16 = 0x8298
+
+    private(set) var bytes: [UInt8]
+    private let bigEndian: Bool
+
+    /// `nil` unless `data` (after an optional `Exif\0\0`) starts with a TIFF header.
+    init?(_ data: Data) {
+        var bytes = [UInt8](data)
+        if bytes.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) { bytes.removeFirst(6) }
+        guard bytes.count >= 8 else { return nil }
+        switch (bytes[0], bytes[1]) {
+        case (0x49, 0x49): bigEndian = false
+        case (0x4D, 0x4D): bigEndian = true
+        default: return nil
+        }
+        self.bytes = bytes
+        guard uint16(at: 2) == 42 else { return nil }
+    }
+
+    func uint16(at offset: Int) -> UInt16? {
+        guard offset >= 0, offset + 2 <= bytes.count else { return nil }
+        let a = UInt16(bytes[offset]), b = UInt16(bytes[offset + 1])
+        return bigEndian ? a << 8 | b : b << 8 | a
+    }
+
+    func uint32(at offset: Int) -> UInt32? {
+        guard let high = uint16(at: offset + (bigEndian ? 0 : 2)), let low = uint16(at: offset + (bigEndian ? 2 : 0)) else { return nil }
+        return UInt32(high) << 16 | UInt32(low)
+    }
+
+    /// The offsets of IFD0's 12-byte entries.
+    var ifd0Entries: [Int] {
+        guard let ifd = uint32(at: 4).map(Int.init) else { return [] }
+        return entries(ofIFDAt: ifd)
+    }
+
+    /// The offsets of the 12-byte entries of the IFD at `ifd`.
+    func entries(ofIFDAt ifd: Int) -> [Int] {
+        guard let count = uint16(at: ifd) else { return [] }
+        return (0..<Int(count)).map { ifd + 2 + $0 * 12 }.filter { $0 + 12 <= bytes.count }
+    }
+
+    /// Writes `value` into an entry's value field in place: as a SHORT or a LONG, as the entry is typed.
+    mutating func setNumber(entry: Int, to value: UInt32) {
+        switch uint16(at: entry + 2) {
+        case 3:
+            let short = UInt16(clamping: value)
+            bytes[entry + 8] = UInt8(bigEndian ? short >> 8 : short & 0xFF)
+            bytes[entry + 9] = UInt8(bigEndian ? short & 0xFF : short >> 8)
+        case 4:
+            for index in 0..<4 {
+                let shift = UInt32(bigEndian ? 24 - 8 * index : 8 * index)
+                bytes[entry + 8 + index] = UInt8(value >> shift & 0xFF)
+            }
+        default:
+            break
+        }
+    }
+
+    /// Sets a SHORT tag of IFD0 in place (nothing when the tag is absent or of another type).
+    mutating func setIFD0Short(tag: UInt16, to value: UInt16) {
+        for entry in ifd0Entries where uint16(at: entry) == tag && uint16(at: entry + 2) == 3 {
+            setNumber(entry: entry, to: UInt32(value))
+        }
+    }
+
+    /// Sets `PixelXDimension` (0xA002) and `PixelYDimension` (0xA003) of the EXIF sub-IFD in place.
+    mutating func setExifDimensions(width: Int, height: Int) {
+        guard let pointer = ifd0Entries.first(where: { uint16(at: $0) == 0x8769 }), let ifd = uint32(at: pointer + 8).map(Int.init) else { return }
+        for entry in entries(ofIFDAt: ifd) {
+            switch uint16(at: entry) {
+            case 0xA002: setNumber(entry: entry, to: UInt32(clamping: width))
+            case 0xA003: setNumber(entry: entry, to: UInt32(clamping: height))
+            default: break
+            }
+        }
+    }
+
+    /// The ASCII value of an IFD0 tag, without its terminating zero.
+    func ifd0ASCII(tag: UInt16) -> [UInt8]? {
+        for entry in ifd0Entries where uint16(at: entry) == tag && uint16(at: entry + 2) == 2 {
+            guard let count = uint32(at: entry + 4).map(Int.init), count > 0 else { return nil }
+            let start = count <= 4 ? entry + 8 : uint32(at: entry + 8).map(Int.init) ?? -1
+            guard start >= 0, start + count <= bytes.count else { return nil }
+            var value = Array(bytes[start..<(start + count)])
+            while value.last == 0 { value.removeLast() }
+            return value
+        }
+        return nil
+    }
+
+    /// A new little-endian EXIF block holding only IFD0's `Artist` and `Copyright`, or `nil`
+    /// when the block has neither.
+    func copyrightOnly() -> Data? {
+        let fields = [Self.artistTag, Self.copyrightTag].compactMap { tag in ifd0ASCII(tag: tag).map { (tag, $0 + [0]) } }
+        guard !fields.isEmpty else { return nil }
+        func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+        func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16(v >> 16) }
+        var out: [UInt8] = [0x49, 0x49] + le16(42) + le32(8) + le16(fields.count)
+        var data: [UInt8] = []
+        let dataStart = 8 + 2 + fields.count * 12 + 4
+        for (tag, value) in fields {
+            out += le16(Int(tag)) + le16(2) + le32(value.count)
+            if value.count <= 4 {
+                out += value + [UInt8](repeating: 0, count: 4 - value.count)
+            } else {
+                out += le32(dataStart + data.count)
+                data += value
+                if data.count % 2 == 1 { data.append(0) }
+            }
+        }
+        return Data(out + le32(0) + data)
+    }
+}
+
+/// Keeps the copyright properties of an XMP packet (see ``EmbeddedMetadata/copyrightOnly()``),
+/// written into a new packet. The properties are found by their usual prefixes (`dc:`,
+/// `xmpRights:`, `cc:`), as element or attribute of an `rdf:Description`.
+enum XMPCopyrightFilter {
+    static let keptElements = ["dc:rights", "dc:creator", "dc:contributor", "dc:publisher"]
+    static let keptPrefixes = ["xmpRights:", "cc:"]
+
+    static func filter(_ xmp: Data) -> Data? {
+        let text = String(decoding: xmp, as: UTF8.self)
+        var elements: [String] = []
+        var attributes: [String] = []
+        var searchFrom = text.startIndex
+        while let open = text.range(of: "<", range: searchFrom..<text.endIndex) {
+            searchFrom = open.upperBound
+            let nameEnd = text[open.upperBound...].firstIndex(where: { $0 == " " || $0 == ">" || $0 == "/" || $0 == "\n" || $0 == "\t" || $0 == "\r" })
+                ?? text.endIndex
+            let name = String(text[open.upperBound..<nameEnd])
+            if name == "rdf:Description" {
+                guard let tagEnd = text[nameEnd...].firstIndex(of: ">") else { break }
+                attributes += keptAttributes(String(text[nameEnd..<tagEnd]))
+                continue
+            }
+            guard keptElements.contains(name) || keptPrefixes.contains(where: name.hasPrefix) else { continue }
+            // The whole element: to its closing tag, or itself when it closes at once.
+            guard let tagEnd = text[nameEnd...].firstIndex(of: ">") else { break }
+            if text[text.index(before: tagEnd)] == "/" {
+                elements.append(String(text[open.lowerBound...tagEnd]))
+                searchFrom = text.index(after: tagEnd)
+            } else if let close = text.range(of: "</" + name + ">", range: tagEnd..<text.endIndex) {
+                elements.append(String(text[open.lowerBound..<close.upperBound]))
+                searchFrom = close.upperBound
+            }
+        }
+        guard !elements.isEmpty || !attributes.isEmpty else { return nil }
+        let packet = "<?xpacket begin=\"\u{FEFF}\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n"
+            + "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">"
+            + "<rdf:Description rdf:about=\"\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\""
+            + " xmlns:xmpRights=\"http://ns.adobe.com/xap/1.0/rights/\" xmlns:cc=\"http://creativecommons.org/ns#\""
+            + attributes.map { " " + $0 }.joined() + ">"
+            + elements.joined() + "</rdf:Description></rdf:RDF></x:xmpmeta>\n<?xpacket end=\"w\"?>"
+        return Data(packet.utf8)
+    }
+
+    /// The kept `name="value"` attributes of an `rdf:Description` start tag's attribute text.
+    private static func keptAttributes(_ text: String) -> [String] {
+        var kept: [String] = []
+        var rest = Substring(text)
+        while let equals = rest.firstIndex(of: "=") {
+            let name = rest[..<equals].trimmingCharacters(in: .whitespacesAndNewlines)
+            let afterEquals = rest[rest.index(after: equals)...].drop(while: { $0 == " " })
+            guard let quote = afterEquals.first, quote == "\"" || quote == "'",
+                  let closing = afterEquals.dropFirst().firstIndex(of: quote) else { break }
+            let value = afterEquals[afterEquals.index(after: afterEquals.startIndex)..<closing]
+            if keptElements.contains(name) || keptPrefixes.contains(where: name.hasPrefix) {
+                kept.append("\(name)=\"\(value)\"")
+            }
+            rest = afterEquals[afterEquals.index(after: closing)...]
+        }
+        return kept
+    }
+}

@@ -1,0 +1,168 @@
+@testable import Alcedo
+@testable import AlcedoServer
+import Foundation
+import Testing
+
+/// `strip_metadata`, `keep_copyright` and their server defaults on the real server, with
+/// sources made by Pillow (`Fixtures/metadata/make.py`).
+@Suite("imgproxy metadata: strip_metadata, keep_copyright")
+struct ImgproxyMetadataTests {
+    static func fixture(_ name: String) throws -> Data {
+        let url = try #require(Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Fixtures/metadata"))
+        return try Data(contentsOf: url)
+    }
+
+    static func contains(_ data: Data?, _ text: String) -> Bool {
+        guard let data else { return false }
+        return data.range(of: Data(text.utf8)) != nil
+    }
+
+    /// `PixelXDimension` and `PixelYDimension` of an EXIF block's sub-IFD.
+    static func exifDimensions(_ exif: Data?) -> [Int] {
+        guard let exif, let block = ExifBlock(exif),
+              let pointer = block.ifd0Entries.first(where: { block.uint16(at: $0) == 0x8769 }),
+              let ifd = block.uint32(at: pointer + 8) else { return [] }
+        let entries = block.entries(ofIFDAt: Int(ifd))
+        return [0xA002, 0xA003].compactMap { tag in
+            entries.first { block.uint16(at: $0) == tag }.flatMap { block.uint16(at: $0 + 8) }.map(Int.init)
+        }
+    }
+
+    static func withServer(_ configure: @escaping (inout ImageServerConfiguration) -> Void = { _ in },
+                           _ body: (ServerHarness, TestHTTPServer) async throws -> Void) async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        for (name, type) in [("photo.jpg", "image/jpeg"), ("photo.png", "image/png"), ("photo.webp", "image/webp")] {
+            origin.route("/" + name, .ok(try fixture(name), contentType: type))
+        }
+        let harness = try await ServerHarness.start(configure)
+        defer { Task { await harness.stop() } }
+        try await body(harness, origin)
+    }
+
+    @Test("sm:0 keeps EXIF, XMP and IPTC in a JPEG, the orientation reset after auto-rotation")
+    func keepsEverythingInJPEG() async throws {
+        try await Self.withServer { server, origin in
+            let reply = try await server.request(server.path(origin.url("/photo.jpg"), "sm:0", ext: "jpg"))
+            #expect(reply.status == 200 && reply.format == .jpeg)
+            let metadata = EmbeddedMetadata.read(from: reply.body)
+            #expect(Self.contains(metadata.exif, "AlcedoCam") && Self.contains(metadata.exif, "Fixture Maker 1.0"))
+            #expect(Self.contains(metadata.exif, "(c) Alcedo Fixtures"))
+            #expect(Self.contains(metadata.xmp, "photoshop:City=\"Lisbon\"") && Self.contains(metadata.xmp, "dc:rights"))
+            #expect(Self.contains(metadata.iptc, "Lisbon") && Self.contains(metadata.iptc, "Ada Photographer"))
+            // Turned upright (32x48) and tagged 1: a reader applying the tag leaves it upright.
+            let image = try reply.image()
+            #expect(image.size == PixelSize(width: 32, height: 48))
+            #expect(image.orientation == .up)
+            #expect(image.pixel(x: 16, y: 8).isClose(to: RGBA(red: 255, green: 0, blue: 0)), "the red half on top")
+
+            #expect(Self.exifDimensions(metadata.exif) == [32, 48], "PixelX/YDimension state the result's size")
+            let small = try await server.request(server.path(origin.url("/photo.jpg"), "sm:0/w:20", ext: "jpg"))
+            #expect(Self.exifDimensions(EmbeddedMetadata.read(from: small.body).exif) == [20, 30])
+
+            // Without auto-rotation the pixels stay as stored and the tag stays 6.
+            let stored = try await server.request(server.path(origin.url("/photo.jpg"), "sm:0/ar:0", ext: "jpg"))
+            let rotated = try stored.image()
+            #expect(rotated.orientation == .right && rotated.size == PixelSize(width: 32, height: 48))
+            let raw = try ImageCodecRegistry.shared.decode(stored.body, options: DecodingOptions(appliesOrientation: false))
+            #expect(raw.size == PixelSize(width: 48, height: 32))
+        }
+    }
+
+    @Test("by default (strip, keep copyright) only the copyright notices stay, as imgproxy")
+    func keepsCopyrightByDefault() async throws {
+        try await Self.withServer { server, origin in
+            let reply = try await server.request(server.path(origin.url("/photo.jpg"), "w:20", ext: "jpg"))
+            #expect(reply.status == 200)
+            let metadata = EmbeddedMetadata.read(from: reply.body)
+            #expect(Self.contains(metadata.exif, "Ada Photographer") && Self.contains(metadata.exif, "(c) Alcedo Fixtures"))
+            #expect(!Self.contains(metadata.exif, "AlcedoCam") && !Self.contains(metadata.exif, "Fixture Maker"))
+            #expect(Self.contains(metadata.xmp, "(c) Alcedo Fixtures") && Self.contains(metadata.xmp, "Ada Photographer"))
+            #expect(!Self.contains(metadata.xmp, "Lisbon") && !Self.contains(metadata.xmp, "CreatorTool"))
+            #expect(Self.contains(metadata.iptc, "(c) Alcedo Fixtures") && Self.contains(metadata.iptc, "Ada Photographer"))
+            #expect(!Self.contains(metadata.iptc, "Lisbon"))
+            #expect(try reply.image().size == PixelSize(width: 20, height: 30))
+
+            // kcr:0: nothing at all.
+            let bare = try await server.request(server.path(origin.url("/photo.jpg"), "w:20/kcr:0", ext: "jpg"))
+            #expect(EmbeddedMetadata.read(from: bare.body).isEmpty)
+            #expect(bare.body.count < reply.body.count)
+        }
+        // IMGPROXY_KEEP_COPYRIGHT=false as the server's default; the URL's kcr:1 still wins.
+        try await Self.withServer({ $0.defaultOptions.keepCopyright = false }) { server, origin in
+            let bare = try await server.request(server.path(origin.url("/photo.jpg"), "w:20", ext: "jpg"))
+            #expect(EmbeddedMetadata.read(from: bare.body).isEmpty)
+            let kept = try await server.request(server.path(origin.url("/photo.jpg"), "w:20/kcr:1", ext: "jpg"))
+            #expect(Self.contains(EmbeddedMetadata.read(from: kept.body).exif, "(c) Alcedo Fixtures"))
+        }
+    }
+
+    @Test("PNG and WebP results keep EXIF and XMP from JPEG, PNG and WebP sources")
+    func pngAndWebPResults() async throws {
+        try await Self.withServer { server, origin in
+            for source in ["photo.jpg", "photo.png", "photo.webp"] {
+                for format in [ImageFormat.png, .webp, .jpeg] {
+                    let reply = try await server.request(server.path(origin.url("/" + source), "sm:0/w:24",
+                                                                     ext: format.preferredFileExtension))
+                    #expect(reply.status == 200 && reply.format == format, "\(source) as \(format)")
+                    let metadata = EmbeddedMetadata.read(from: reply.body)
+                    #expect(Self.contains(metadata.exif, "AlcedoCam"), "\(source) as \(format)")
+                    #expect(Self.contains(metadata.xmp, "Lisbon"), "\(source) as \(format)")
+                    #expect(metadata.iptc == nil || format == .jpeg)
+                    // Still a valid file, upright.
+                    let image = try reply.image()
+                    #expect(image.width == 24 && image.orientation == .up, "\(source) as \(format): \(image.size)")
+                }
+            }
+        }
+    }
+
+    @Test("AVIF results store EXIF and XMP as items")
+    func avifResults() async throws {
+        try await Self.withServer { server, origin in
+            let reply = try await server.request(server.path(origin.url("/photo.jpg"), "sm:0/w:16", ext: "avif"))
+            #expect(reply.status == 200 && reply.format == .avif)
+            #expect(Self.contains(reply.body, "AlcedoCam") && Self.contains(reply.body, "photoshop:City=\"Lisbon\""))
+            #expect(try reply.image().size == PixelSize(width: 16, height: 24))
+            let copyright = try await server.request(server.path(origin.url("/photo.jpg"), "w:16", ext: "avif"))
+            #expect(Self.contains(copyright.body, "(c) Alcedo Fixtures") && !Self.contains(copyright.body, "AlcedoCam"))
+            let bare = try await server.request(server.path(origin.url("/photo.jpg"), "w:16/kcr:0", ext: "avif"))
+            #expect(!Self.contains(bare.body, "Alcedo Fixtures"))
+        }
+    }
+
+    @Test("the metadata blocks: copyright filter, orientation reset, containers round trip")
+    func blocks() throws {
+        let source = EmbeddedMetadata.read(from: try Self.fixture("photo.jpg"))
+        let copyright = source.copyrightOnly()
+        let exif = try #require(copyright.exif)
+        #expect(exif.starts(with: [0x49, 0x49, 42, 0]))
+        #expect(Self.contains(exif, "Ada Photographer\0") && Self.contains(exif, "(c) Alcedo Fixtures\0"))
+        // IPTC: record 1, By-line and Copyright Notice; not the record version nor the city.
+        let iptc = try #require(copyright.iptc)
+        #expect(iptc.starts(with: [0x1C, 1, 90]))
+        #expect(!Self.contains(iptc, "Lisbon") && !Self.contains(iptc, "\u{1C}\u{02}\u{00}"))
+        #expect(EmbeddedMetadata(exif: Data("MM\0*\0\0\0\u{08}\0\0".utf8)).copyrightOnly().isEmpty)
+        // A packet without copyright properties keeps nothing.
+        #expect(EmbeddedMetadata(xmp: Data("<x:xmpmeta><rdf:Description xmp:Rating=\"5\"/></x:xmpmeta>".utf8)).copyrightOnly().isEmpty)
+        // Hostile blocks never trap.
+        for junk in [Data(), Data([0x1C]), Data([0x1C, 2, 80, 0xFF, 0xFF]), Data("II*\0\u{FF}\u{FF}\u{FF}\u{7F}".utf8)] {
+            _ = EmbeddedMetadata(exif: junk, xmp: junk, iptc: junk).copyrightOnly().orientationReset()
+        }
+        let image = AlcedoImage(width: 4, height: 3, pixels: [UInt8](repeating: 200, count: 48))
+        for format in [ImageFormat.jpeg, .png, .webp] {
+            var tagged = image
+            tagged.metadata = source
+            let plain = try ImageCodecRegistry.shared.encode(tagged, as: format)
+            #expect(EmbeddedMetadata.read(from: plain).isEmpty, "not written unless asked: \(format)")
+            let written = try ImageCodecRegistry.shared.encode(tagged, as: format, options: EncodingOptions(writesMetadata: true))
+            let back = try ImageCodecRegistry.shared.decode(written, options: {
+                var options = DecodingOptions(appliesOrientation: false)
+                options.readsMetadata = true
+                return options
+            }())
+            #expect(back.metadata?.exif == source.exif && back.metadata?.xmp == source.xmp, "\(format)")
+            #expect(back.metadata?.iptc == (format == .jpeg ? source.iptc : nil), "\(format)")
+        }
+    }
+}
