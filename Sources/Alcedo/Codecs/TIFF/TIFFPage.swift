@@ -134,13 +134,16 @@ struct TIFFPage {
         self.alpha = samplesPerPixel > colorSamplesFor(model) ? alpha : .none
     }
 
+    /// SampleFormat 3: IEEE floating point.
+    static let floatingPoint = Int(SAMPLEFORMAT_IEEEFP)
+
     /// Whether Alcedo converts this page's samples itself (else libtiff's RGBA interface does).
     var convertsSamples: Bool {
-        guard model != .other, sampleFormat == Int(SAMPLEFORMAT_UINT) || sampleFormat == Int(SAMPLEFORMAT_VOID) else { return false }
+        guard model != .other, [Int(SAMPLEFORMAT_UINT), Int(SAMPLEFORMAT_VOID), Self.floatingPoint].contains(sampleFormat) else { return false }
         guard samplesPerPixel >= colorSamples else { return false }
         switch model {
-        case .palette: return [1, 2, 4, 8].contains(bitsPerSample) || bitsPerSample == 16
-        default: return [1, 2, 4, 8, 16].contains(bitsPerSample)
+        case .palette: return sampleFormat != Self.floatingPoint && [1, 2, 4, 8, 16].contains(bitsPerSample)
+        default: return TIFFSampleConverter.reads(bits: bitsPerSample, sampleFormat: sampleFormat)
         }
     }
 }

@@ -36,6 +36,10 @@ tiffcp -8 lzw-rgb8.tif bigtiff-rgb8.tif
 $C "$work/rgb8.png" -colorspace cmyk -depth 8 cmyk8.tif
 $C "$work/rgb8.png" -orient RightTop orientation6.tif
 $C "$work/rgb8.png" "$work/page2.png" -compress LZW pages2.tif
+# Floating-point (with the floating-point predictor) and 32-bit integer samples.
+$C "$work/alpha.png" -depth 32 -define quantum:format=floating-point -compress Zip -define tiff:predictor=3 float32-rgba.tif
+$C "$work/rgb8.png" -colorspace gray -depth 16 -define quantum:format=floating-point float16-gray.tif
+$C "$work/rgb8.png" -depth 32 uint32-rgb.tif
 
 # BMP
 $C "$work/rgb8.png" -type truecolor BMP3:rgb24.bmp
