@@ -11,9 +11,10 @@ import Foundation
 ///   (associated alpha is un-premultiplied; unspecified extra samples are taken as straight
 ///   alpha), CMYK (+ alpha), 1, 2, 4, 8, 16 and 32 bits a sample (reduced to 8 with
 ///   rounding), and 16-, 32- and 64-bit floating-point samples (0 to 1, clamped; taken as
-///   encoded values, as ImageMagick writes them). YCbCr JPEG is converted by libjpeg. Other
-///   photometric interpretations (YCbCr without JPEG, CIE L*a*b*, LogLuv) go through libtiff's
-///   RGBA interface. Signed integer samples are refused (`.unsupportedFeature`).
+///   encoded values, as ImageMagick writes them). CIE L*a*b* (CIELab and ICCLab, 8 and 16
+///   bits) becomes sRGB through the WhitePoint tag (D50 without one) and a Bradford adaptation.
+///   YCbCr JPEG is converted by libjpeg. Other photometric interpretations (YCbCr without JPEG,
+///   ITU L*a*b*, LogLuv) go through libtiff's RGBA interface. Signed integer samples are refused (`.unsupportedFeature`).
 /// - **Colour**: an ICC profile (tag 34675) goes through ``DecodingOptions/colorManagement``;
 ///   CMYK goes through its CMYK profile or, without one, through the generic CMYK profile
 ///   JPEG uses (under ``ColorManagement/ignore``: the naive formula).

@@ -3,7 +3,7 @@ import Foundation
 /// Turns runs of decoded TIFF samples (after decompression and the predictor, in host byte
 /// order as libtiff returns them) into RGBA8, straight alpha.
 ///
-/// Gray (min-is-black and min-is-white), palette, RGB and CMYK samples of 1, 2, 4, 8, 16 or
+/// Gray (min-is-black and min-is-white), palette, RGB, CMYK and CIE L*a*b* samples of 1, 2, 4, 8, 16 or
 /// 32 bits (unsigned integers), or floating-point samples of 16, 32 or 64 bits (0 black, 1
 /// white, values outside clamped, no transfer curve applied: the values are taken as encoded),
 /// interleaved (contiguous) or one plane a sample (separate), with associated or unassociated
@@ -14,6 +14,14 @@ struct TIFFSampleConverter {
     let page: TIFFPage
     /// CMYK to RGB with R = (1 − C)(1 − K)… here (colour management off); else CMYK bytes out.
     let naiveCMYK: Bool
+    /// L*a*b* to sRGB for the page's white point.
+    private let lab: TIFFLabConverter
+
+    init(page: TIFFPage, naiveCMYK: Bool) {
+        self.page = page
+        self.naiveCMYK = naiveCMYK
+        lab = TIFFLabConverter(white: page.whitePoint)
+    }
 
     private var bits: Int { page.bitsPerSample }
     private var samples: Int { page.samplesPerPixel }
@@ -168,6 +176,16 @@ struct TIFFSampleConverter {
                         d[0] = narrow(c); d[1] = narrow(m); d[2] = narrow(y); d[3] = narrow(k)
                         continue
                     }
+                case .lab(let unsignedAB):
+                    // L* over the whole range; a* and b* signed (CIELab) or offset (ICCLab), in
+                    // units of 1 (8-bit) or 1/256 (16-bit).
+                    let half = Double(1 << (bits - 1)), full = Double((1 << bits) - 1)
+                    func chroma(_ v: UInt32) -> Double {
+                        let value = unsignedAB ? Double(v) - half : Double(v) - (Double(v) >= half ? 2 * half : 0)
+                        return bits == 16 ? value / 256 : value
+                    }
+                    let (r, g, b) = lab.rgb(l: Double(raw(0, i)) * 100 / full, a: chroma(raw(1, i)), b: chroma(raw(2, i)))
+                    d[0] = narrow(r); d[1] = narrow(g); d[2] = narrow(b)
                 case .other:
                     d[0] = 0; d[1] = 0; d[2] = 0
                 }
