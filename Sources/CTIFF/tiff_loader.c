@@ -266,6 +266,14 @@ uint16_t alcedo_tiff_ink_set(TIFF *tiff) {
     return value;
 }
 
+int alcedo_tiff_get_white_point(TIFF *tiff, float *x, float *y) {
+    float *values = NULL;
+    if (!variadic.TIFFGetField(tiff, TIFFTAG_WHITEPOINT, &values) || values == NULL) return 0;
+    *x = values[0];
+    *y = values[1];
+    return 1;
+}
+
 int alcedo_tiff_set_u16(TIFF *tiff, uint32_t tag, uint16_t value) {
     return variadic.TIFFSetField(tiff, tag, (int)value);
 }

@@ -23,6 +23,10 @@ public enum DecodingErrorReason: Sendable, Equatable, CustomStringConvertible {
     case workingMemoryTooLarge(format: ImageFormat, what: String, bytes: Int, limit: Int)
     /// Decoding used more CPU time than ``DecodingLimits/decodingTimeout``.
     case timedOut(format: ImageFormat, limit: Duration)
+    /// Decoding would take more CPU time than ``DecodingLimits/decodingTimeout`` by an estimate
+    /// made before it starts (SVG: elements, filter regions and output pixels); `what` says
+    /// what was counted. Nothing was decoded.
+    case tooComplex(format: ImageFormat, estimate: Duration, limit: Duration, what: String)
     /// ``DecodingOptions/page`` names a page the file does not have (`count` pages, from 0).
     case pageOutOfRange(format: ImageFormat, page: Int, count: Int)
 
@@ -51,6 +55,10 @@ public enum DecodingErrorReason: Sendable, Equatable, CustomStringConvertible {
             return "\(format): \(what) would take \(bytes) bytes of working memory, over the limit of \(limit)"
         case .timedOut(let format, let limit):
             return "\(format): decoding took more than \(limit) of CPU time"
+        case .tooComplex(let format, let estimate, let limit, let what):
+            let seconds = Double(estimate.components.seconds) + Double(estimate.components.attoseconds) / 1e18
+            let rounded = seconds >= 1e6 ? "over a million seconds" : "about \((seconds * 10).rounded() / 10) seconds"
+            return "\(format): drawing \(what) would take \(rounded) of CPU time, over the limit of \(limit)"
         case .pageOutOfRange(let format, let page, let count):
             return "\(format): page \(page) does not exist (the file has \(count) page\(count == 1 ? "" : "s"), from 0)"
         }

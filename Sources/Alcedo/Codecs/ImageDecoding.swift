@@ -147,6 +147,26 @@ public struct DecodingOptions: Sendable, Hashable {
     /// Decode the thumbnail a HEIC or AVIF file embeds instead of its main image, when it has
     /// one (default `false`; imgproxy's `enforce_thumbnail`). Other formats ignore it.
     public var prefersEmbeddedThumbnail = false
+    /// The budget that goes on counting the memory of work a decode leaves running after it
+    /// ends (default `nil`: counted nowhere). An SVG render abandoned past
+    /// ``DecodingLimits/decodingTimeout`` draws on until librsvg returns and holds its canvas
+    /// and filter surfaces until then: they show in the budget's ``MemoryBudget/Snapshot/held``
+    /// under ``MemoryBudget/abandonedRendersName`` while the decode's own reservation (and its
+    /// place under ``MemoryBudget/maximumConcurrent``) is given back. ``ImageManager`` sets it to
+    /// the request's ``AlcedoOptionsInfoItem/memoryBudget(_:)``. Options with different budgets
+    /// are not equal.
+    public var abandonedWorkBudget: MemoryBudget? {
+        get { abandonedWork.budget }
+        set { abandonedWork = BudgetIdentity(budget: newValue) }
+    }
+    private var abandonedWork = BudgetIdentity(budget: nil)
+
+    /// A budget compared by identity.
+    private struct BudgetIdentity: Sendable, Hashable {
+        let budget: MemoryBudget?
+        static func == (a: Self, b: Self) -> Bool { a.budget === b.budget }
+        func hash(into hasher: inout Hasher) { hasher.combine(budget.map(ObjectIdentifier.init)) }
+    }
 
     public init(targetSize: PixelSize? = nil, contentMode: ContentMode = .aspectFit, firstFrameOnly: Bool = false,
                 allowTruncated: Bool = false, appliesOrientation: Bool = true, limits: DecodingLimits = .default,

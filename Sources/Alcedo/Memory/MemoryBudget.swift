@@ -322,6 +322,26 @@ public final class MemoryBudget: Sendable {
         wake()
     }
 
+    /// The name under which ``Snapshot/held`` shows the memory of renders abandoned past their
+    /// CPU budget that still draw (see ``DecodingOptions/abandonedWorkBudget``).
+    public static let abandonedRendersName = "abandoned renders"
+
+    /// Counts `bytes` as held under ``abandonedRendersName`` until the returned closure is called
+    /// (once; later calls do nothing). Never waits: the memory is in use already.
+    func holdAbandoned(_ bytes: Int) -> @Sendable () -> Void {
+        let name = Self.abandonedRendersName
+        state.withLock { $0.held[name, default: 0] += bytes }
+        let done = Mutex(false)
+        return { [self] in
+            guard !done.withLock({ state in defer { state = true }; return state }) else { return }
+            state.withLock { state in
+                let left = (state.held[name] ?? 0) - bytes
+                state.held[name] = left > 0 ? left : nil
+            }
+            wake()
+        }
+    }
+
     /// Changes a reservation's bytes by `delta` without waiting (called by ``MemoryReservation``).
     func adjust(by delta: Int) {
         state.withLock { $0.reserved += delta }

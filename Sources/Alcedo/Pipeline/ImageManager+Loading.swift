@@ -376,6 +376,12 @@ extension ImageManager {
         let parsed = request.options
         // Under `.processingQueue`, the processor runs on that queue after the decode.
         let processingQueue = runsProcessor ? parsed.processingQueue : nil
+        // A render abandoned past its CPU budget keeps its memory counted in the same budget.
+        let options = {
+            var options = options
+            options.abandonedWorkBudget = request.memoryHold?.budget
+            return options
+        }()
         var estimate: WorkingSetEstimate?
         if let hold = request.memoryHold {
             let working = Self.workingSet(input, options: options, registry: registry, serializer: serializer)

@@ -118,6 +118,8 @@ int alcedo_tiff_get_extra_samples(TIFF *tiff, uint16_t *count, const uint16_t **
 int alcedo_tiff_get_colormap(TIFF *tiff, const uint16_t **red, const uint16_t **green, const uint16_t **blue);
 /// The InkSet tag, 1 (CMYK) when absent.
 uint16_t alcedo_tiff_ink_set(TIFF *tiff);
+/// The WhitePoint tag's chromaticity (x, y); 0 when absent.
+int alcedo_tiff_get_white_point(TIFF *tiff, float *x, float *y);
 
 /// TIFFSetField for a tag holding one 16-bit value (passed as int, as libtiff reads it).
 int alcedo_tiff_set_u16(TIFF *tiff, uint32_t tag, uint16_t value);

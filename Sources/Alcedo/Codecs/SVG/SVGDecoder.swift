@@ -16,7 +16,11 @@ import Foundation
 ///   `<image>`, `<use>`, stylesheets and fonts; only `data:` URLs inside the document are read.
 ///   XML external entities and DTDs are not loaded.
 /// - **Limits**: the rendered size is checked against ``DecodingOptions/limits`` before the
-///   canvas is allocated, and cairo draws at most 32,767 pixels a side. librsvg bounds the
+///   canvas is allocated, and cairo draws at most 32,767 pixels a side. Before drawing, the
+///   cost of the render is estimated from the document's text (elements, each filter use's
+///   region times its primitives' cost, output pixels: see `SVGCostEstimate`): an estimate over
+///   ``DecodingLimits/decodingTimeout`` is `.tooComplex`, and filter surfaces over
+///   ``DecodingLimits/maxWorkingMemory`` are `.workingMemoryTooLarge`, both at once. librsvg bounds the
 ///   rest itself (entities declared in the document may add at most 1 MiB of text, checked
 ///   before libxml2 expands them: `.workingMemoryTooLarge`): at most 1,000,000 elements loaded and 500,000 referenced while rendering
 ///   (`<use>` bombs), libxml2's entity-amplification check (billion laughs), and an error
@@ -25,7 +29,10 @@ import Foundation
 ///   `numOctaves`): the render runs on a thread of its own whose CPU time the decoding thread
 ///   watches (with the process's CPU time spread over the cores, which counts the worker
 ///   threads librsvg runs filters on), and past ``DecodingLimits/decodingTimeout`` the decode ends with `.timedOut` at
-///   once while the abandoned render finishes on its own and frees what it holds. At most one
+///   once while the abandoned render finishes on its own and frees what it holds: its canvas,
+///   its filter surfaces and the parsed document, counted meanwhile in
+///   ``DecodingOptions/abandonedWorkBudget`` when one is set (the decode's own reservation and
+///   processing place are given back when it returns). At most one
 ///   abandoned render per core may be drawing at a time; past that, a new render waits for one
 ///   to end, at most the budget's length, and is refused after it (`.unsupportedFeature`), so
 ///   hostile documents cannot pile up CPU or memory.
@@ -58,14 +65,19 @@ public struct SVGDecoder: ImageDecoding {
     /// Renders the document at the size the options ask for.
     /// - Throws: `.decodingError` with `.emptyData`, `.invalidHeader` (unreadable document),
     ///   `.corrupt` (librsvg or cairo could not render), `.tooManyPixels`, `.unsupportedFeature`
-    ///   (over cairo's 32,767 pixels a side) or `.timedOut`.
+    ///   (over cairo's 32,767 pixels a side), `.tooComplex` or `.workingMemoryTooLarge` (by the
+    ///   estimate, before drawing) or `.timedOut`.
     public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
         let deadline = options.limits.startDeadline(format: .svg)
         return try SVGDocument.with(data) { document throws(AlcedoError) in
             let intrinsic = try document.intrinsicSize(default: defaultSize)
             let size = Self.renderSize(intrinsic: intrinsic, options: options)
             try options.limits.check(width: size.width, height: size.height, format: .svg)
-            let pixels = try SVGRenderJob.render(document, size: size, deadline: deadline)
+            let estimate = SVGCostEstimate(data, canvas: size)
+            try estimate.check(options.limits, size: size)
+            let held = size.width * size.height * 4 + estimate.filterMemory
+            let pixels = try SVGRenderJob.render(document, size: size, deadline: deadline,
+                                                 abandonedHold: options.abandonedWorkBudget.map { ($0, held) })
             return AlcedoImage(width: size.width, height: size.height, pixels: pixels, sourceFormat: .svg)
         }
     }

@@ -15,7 +15,10 @@ import Synchronization
 /// canvas, finishes, and frees them. At most ``maximumAbandoned`` abandoned renders may run at
 /// a time (one per core): while that many run, a new render waits for one to end, for at most
 /// the budget's length, and is refused after that, so hostile documents cannot pile up CPU or
-/// memory (each holds at most one canvas within the pixel limit).
+/// memory (each holds at most one canvas within the pixel limit, its filter surfaces and the
+/// parsed document). The decode returns at once, so its caller gives back its processing place
+/// and reservation; what the abandoned render still holds (canvas and estimated filter surfaces)
+/// is counted in the caller's ``MemoryBudget``, when it names one, until the render ends.
 final class SVGRenderJob: Sendable {
     /// Renders past their deadline that are still drawing, process-wide.
     private static let abandoned = Mutex(0)
@@ -30,6 +33,8 @@ final class SVGRenderJob: Sendable {
         var thread: pthread_t?
         var result: Result<[UInt8], AlcedoError>?
         var isAbandoned = false
+        /// Gives back what an abandoned render holds in a ``MemoryBudget``.
+        var release: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
@@ -43,7 +48,11 @@ final class SVGRenderJob: Sendable {
     /// - Throws: `.timedOut` past the budget (the render is abandoned), `.unsupportedFeature`
     ///   when ``maximumAbandoned`` abandoned renders were still running for the budget's length,
     ///   or the render's error.
-    static func render(_ document: SVGDocument, size: PixelSize, deadline: DecodingDeadline) throws(AlcedoError) -> [UInt8] {
+    /// - Parameter abandonedHold: the budget and bytes to count as held (under
+    ///   ``MemoryBudget/abandonedRendersName``) from the moment the render is abandoned until it
+    ///   ends; `nil`: counted nowhere.
+    static func render(_ document: SVGDocument, size: PixelSize, deadline: DecodingDeadline,
+                       abandonedHold: (budget: MemoryBudget, bytes: Int)? = nil) throws(AlcedoError) -> [UInt8] {
         // Wait (idle) for an abandoned render to end, at most the budget's length in wall time.
         let waitStart = ContinuousClock.now
         while abandonedCount >= maximumAbandoned {
@@ -66,11 +75,16 @@ final class SVGRenderJob: Sendable {
             let result: Result<[UInt8], AlcedoError>
             do throws(AlcedoError) { result = .success(try owned.render(size: size)) } catch { result = .failure(error) }
             lib.g_object_unref(pointer)
-            let wasAbandoned = job.state.withLock { state in
+            let (wasAbandoned, release) = job.state.withLock { state in
                 state.result = result
-                return state.isAbandoned
+                return (state.isAbandoned, state.release)
             }
-            if wasAbandoned { abandoned.withLock { $0 -= 1 } }
+            if wasAbandoned {
+                // Drop the canvas before saying the memory is free.
+                job.state.withLock { $0.result = nil }
+                release?()
+                abandoned.withLock { $0 -= 1 }
+            }
             job.finished.signal()
         }
         thread.stackSize = 8 << 20
@@ -93,6 +107,7 @@ final class SVGRenderJob: Sendable {
                 let gaveUp = job.state.withLock { state -> Bool in
                     guard state.result == nil else { return false }
                     state.isAbandoned = true
+                    state.release = abandonedHold.map { $0.budget.holdAbandoned($0.bytes) }
                     return true
                 }
                 guard gaveUp else { continue }  // it finished meanwhile: take the result

@@ -9,10 +9,12 @@ import Foundation
 ///   LZMA, WebP, JBIG where libtiff was built with them).
 /// - **Pixels**: gray (min-is-black, min-is-white), gray + alpha, palette, RGB and RGBA
 ///   (associated alpha is un-premultiplied; unspecified extra samples are taken as straight
-///   alpha), CMYK (+ alpha), 1, 2, 4, 8 and 16 bits a sample (16-bit reduced to 8 with
-///   rounding). YCbCr JPEG is converted by libjpeg. Other photometric interpretations (YCbCr
-///   without JPEG, CIE L*a*b*, LogLuv) go through libtiff's RGBA interface. Floating-point
-///   and signed samples are refused (`.unsupportedFeature`).
+///   alpha), CMYK (+ alpha), 1, 2, 4, 8, 16 and 32 bits a sample (reduced to 8 with
+///   rounding), and 16-, 32- and 64-bit floating-point samples (0 to 1, clamped; taken as
+///   encoded values, as ImageMagick writes them). CIE L*a*b* (CIELab and ICCLab, 8 and 16
+///   bits) becomes sRGB through the WhitePoint tag (D50 without one) and a Bradford adaptation.
+///   YCbCr JPEG is converted by libjpeg. Other photometric interpretations (YCbCr without JPEG,
+///   ITU L*a*b*, LogLuv) go through libtiff's RGBA interface. Signed integer samples are refused (`.unsupportedFeature`).
 /// - **Colour**: an ICC profile (tag 34675) goes through ``DecodingOptions/colorManagement``;
 ///   CMYK goes through its CMYK profile or, without one, through the generic CMYK profile
 ///   JPEG uses (under ``ColorManagement/ignore``: the naive formula).
@@ -91,9 +93,10 @@ public struct TIFFDecoder: ImageDecoding {
             throw .decodingError(reason: .unsupportedFeature(format: .tiff, message:
                 "\(TIFFCompressionName.name(page.compression)) compression is not available in this libtiff"))
         }
-        guard page.sampleFormat != Int(SAMPLEFORMAT_IEEEFP), page.sampleFormat != Int(SAMPLEFORMAT_INT) else {
+        // Floating-point samples only through Alcedo's own converter (libtiff's RGBA interface reads none).
+        guard page.sampleFormat != Int(SAMPLEFORMAT_INT), page.sampleFormat != TIFFPage.floatingPoint || page.convertsSamples else {
             throw .decodingError(reason: .unsupportedFeature(format: .tiff, message:
-                "\(page.sampleFormat == Int(SAMPLEFORMAT_IEEEFP) ? "floating-point" : "signed") samples"))
+                page.sampleFormat == Int(SAMPLEFORMAT_INT) ? "signed samples" : "\(page.bitsPerSample)-bit floating-point samples for \(page.colorModelName)"))
         }
         if Int32(page.photometric) == PHOTOMETRIC_YCBCR && Int32(page.compression) == COMPRESSION_JPEG {
             _ = alcedo_tiff_set_u16(session.handle, UInt32(TIFFTAG_JPEGCOLORMODE), UInt16(JPEGCOLORMODE_RGB))

@@ -9,7 +9,9 @@ struct TIFFPage {
         case rgb
         case palette
         case cmyk
-        /// Anything else libtiff's RGBA interface converts (YCbCr without JPEG, CIE L*a*b*, LogLuv…).
+        /// CIE L*a*b* (CIELab: signed a* and b*; ICCLab: unsigned, offset by half the range).
+        case lab(unsignedAB: Bool)
+        /// Anything else libtiff's RGBA interface converts (YCbCr without JPEG, ITU L*a*b*, LogLuv…).
         case other
     }
 
@@ -36,12 +38,14 @@ struct TIFFPage {
     let iccProfile: Data?
     /// The colour map as RGBA words in memory order (palette images).
     let palette: [UInt32]
+    /// The WhitePoint tag's chromaticity (L*a*b* images).
+    let whitePoint: (x: Double, y: Double)?
 
     /// The number of colour samples of ``model`` (gray 1, RGB 3, CMYK 4).
     var colorSamples: Int {
         switch model {
         case .gray, .palette, .other: return 1
-        case .rgb: return 3
+        case .rgb, .lab: return 3
         case .cmyk: return 4
         }
     }
@@ -54,6 +58,7 @@ struct TIFFPage {
         case .rgb: return photometric == Int(PHOTOMETRIC_YCBCR) ? "ycbcr" : "rgb" + suffix
         case .palette: return "palette"
         case .cmyk: return "cmyk" + (alpha == .none ? "" : "+alpha")
+        case .lab: return "lab" + suffix
         case .other:
             switch Int32(photometric) {
             case PHOTOMETRIC_YCBCR: return "ycbcr"
@@ -91,6 +96,8 @@ struct TIFFPage {
         case PHOTOMETRIC_MINISBLACK: model = .gray(minIsWhite: false)
         case PHOTOMETRIC_RGB: model = .rgb
         case PHOTOMETRIC_PALETTE: model = .palette
+        case PHOTOMETRIC_CIELAB: model = .lab(unsignedAB: false)
+        case PHOTOMETRIC_ICCLAB: model = .lab(unsignedAB: true)
         case PHOTOMETRIC_SEPARATED: model = alcedo_tiff_ink_set(session.handle) == UInt16(INKSET_CMYK) && samplesPerPixel >= 4 ? .cmyk : .other
         case PHOTOMETRIC_YCBCR where Int32(compression) == COMPRESSION_JPEG:
             // libjpeg converts to RGB (TIFFTAG_JPEGCOLORMODE), subsampling included.
@@ -131,16 +138,22 @@ struct TIFFPage {
             palette = (0..<count).map { i in scale(red[i]) | scale(green[i]) << 8 | scale(blue[i]) << 16 | 0xFF00_0000 }
         }
         self.palette = palette
+        var whiteX: Float = 0, whiteY: Float = 0
+        whitePoint = alcedo_tiff_get_white_point(session.handle, &whiteX, &whiteY) != 0 ? (Double(whiteX), Double(whiteY)) : nil
         self.alpha = samplesPerPixel > colorSamplesFor(model) ? alpha : .none
     }
 
+    /// SampleFormat 3: IEEE floating point.
+    static let floatingPoint = Int(SAMPLEFORMAT_IEEEFP)
+
     /// Whether Alcedo converts this page's samples itself (else libtiff's RGBA interface does).
     var convertsSamples: Bool {
-        guard model != .other, sampleFormat == Int(SAMPLEFORMAT_UINT) || sampleFormat == Int(SAMPLEFORMAT_VOID) else { return false }
+        guard model != .other, [Int(SAMPLEFORMAT_UINT), Int(SAMPLEFORMAT_VOID), Self.floatingPoint].contains(sampleFormat) else { return false }
         guard samplesPerPixel >= colorSamples else { return false }
         switch model {
-        case .palette: return [1, 2, 4, 8].contains(bitsPerSample) || bitsPerSample == 16
-        default: return [1, 2, 4, 8, 16].contains(bitsPerSample)
+        case .palette: return sampleFormat != Self.floatingPoint && [1, 2, 4, 8, 16].contains(bitsPerSample)
+        case .lab: return sampleFormat != Self.floatingPoint && [8, 16].contains(bitsPerSample)
+        default: return TIFFSampleConverter.reads(bits: bitsPerSample, sampleFormat: sampleFormat)
         }
     }
 }
@@ -148,7 +161,7 @@ struct TIFFPage {
 private func colorSamplesFor(_ model: TIFFPage.Model) -> Int {
     switch model {
     case .gray, .palette, .other: return 1
-    case .rgb: return 3
+    case .rgb, .lab: return 3
     case .cmyk: return 4
     }
 }

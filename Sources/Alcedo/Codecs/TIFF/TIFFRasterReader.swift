@@ -31,7 +31,9 @@ struct TIFFRasterReader {
                                               format: .tiff)
 
         let cmykPlan = page.model == .cmyk ? ColorPlan.forCMYK(iccData: page.iccProfile, inverted: false, mode: options.colorManagement) : nil
-        let rgbPlan = page.model == .cmyk ? ColorPlan.none
+        // L*a*b* is device-independent: it becomes sRGB itself (a Lab profile is not an RGB one).
+        let isLab = if case .lab = page.model { true } else { false }
+        let rgbPlan = page.model == .cmyk || isLab ? ColorPlan.none
             : ColorPlan.forRGBA(iccData: page.iccProfile, mode: options.colorManagement, format: .tiff)
         let converter = TIFFSampleConverter(page: page, naiveCMYK: page.model == .cmyk && cmykPlan == nil)
 

@@ -95,6 +95,7 @@ enum JPEGTestSupport {
             case .animationTooLarge: return "animationTooLarge"
             case .workingMemoryTooLarge: return "workingMemoryTooLarge"
             case .timedOut: return "timedOut"
+            case .tooComplex: return "tooComplex"
             case .pageOutOfRange: return "pageOutOfRange"
             }
         }

@@ -87,6 +87,7 @@ extension DecodingErrorReason {
         case .animationTooLarge: return "animation"
         case .workingMemoryTooLarge: return "working memory"
         case .timedOut: return "timed out"
+        case .tooComplex: return "too complex"
         case .pageOutOfRange: return "page"
         }
     }

@@ -129,25 +129,36 @@ struct SVGDecoderTests {
         } catch {
             guard let reason = error.decodingReason else { Issue.record("\(error)"); return }
             switch reason {
-            case .invalidHeader(.svg, _), .corrupt(.svg, _), .workingMemoryTooLarge(.svg, _, _, _), .tooManyPixels(.svg, _, _, _), .unsupportedFeature(.svg, _), .timedOut(.svg, _): break
+            case .invalidHeader(.svg, _), .corrupt(.svg, _), .workingMemoryTooLarge(.svg, _, _, _), .tooManyPixels(.svg, _, _, _), .unsupportedFeature(.svg, _),
+                 .timedOut(.svg, _), .tooComplex(.svg, _, _, _): break
             default: Issue.record("\(input): \(reason)")
             }
         }
     }
 
-    @Test("a render past the CPU budget ends in .timedOut while librsvg still draws; the abandoned render then finishes and is counted off")
+    @Test("a render past the CPU budget ends in .timedOut while librsvg still draws; the abandoned render holds its canvas in the budget until it finishes and is counted off")
     func abandonedRender() async throws {
         // About 2 s of CPU for librsvg (numOctaves is a loop per pixel that librsvg does not cap:
         // with 100,000 octaves at 4000x4000 it would draw for hours), against a 0.3 s budget;
         // small, so that the abandoned render ends soon and leaves its slot to the other tests.
-        let bomb = Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="600"><filter id="t" x="0" y="0" width="1" height="1"><feTurbulence baseFrequency="0.01" numOctaves="100"/></filter><rect width="600" height="600" filter="url(#t)"/></svg>"#.utf8)
+        // The filter is named from a style sheet, which the cost estimate does not read, so the
+        // render starts and only the CPU watch stops it.
+        let bomb = Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="600"><style>.t { filter: url(#t) }</style><filter id="t" x="0" y="0" width="1" height="1"><feTurbulence baseFrequency="0.01" numOctaves="100"/></filter><rect class="t" width="600" height="600"/></svg>"#.utf8)
         let before = SVGRenderJob.abandonedCount
+        let budget = MemoryBudget(capacity: 64 << 20)
+        var options = DecodingOptions(limits: DecodingLimits(decodingTimeout: .milliseconds(300)))
+        options.abandonedWorkBudget = budget
         #expect(ErrorReasons.decoding { () throws(AlcedoError) in
-            _ = try SVGDecoder().decode(bomb, options: DecodingOptions(limits: DecodingLimits(decodingTimeout: .milliseconds(300))))
+            _ = try SVGDecoder().decode(bomb, options: options)
         } == .timedOut(format: .svg, limit: .milliseconds(300)))
         #expect(SVGRenderJob.abandonedCount > before, "the caller did not wait for the drawing to end")
+        // The canvas (600x600 RGBA) is still held, and counted in the budget as such.
+        #expect(budget.snapshot.held[MemoryBudget.abandonedRendersName] == 600 * 600 * 4)
+        #expect(budget.snapshot.free == 64 << 20 - 600 * 600 * 4)
         for _ in 0..<1200 where SVGRenderJob.abandonedCount > 0 { try await Task.sleep(for: .milliseconds(100)) }
         #expect(SVGRenderJob.abandonedCount == 0, "the abandoned render ended and was counted off")
+        #expect(budget.snapshot.held[MemoryBudget.abandonedRendersName] == nil, "its memory was given back")
+        #expect(budget.snapshot.free == 64 << 20)
     }
 
     @Test("broken input: empty, not XML, truncated")

@@ -36,6 +36,11 @@ tiffcp -8 lzw-rgb8.tif bigtiff-rgb8.tif
 $C "$work/rgb8.png" -colorspace cmyk -depth 8 cmyk8.tif
 $C "$work/rgb8.png" -orient RightTop orientation6.tif
 $C "$work/rgb8.png" "$work/page2.png" -compress LZW pages2.tif
+# Floating-point (with the floating-point predictor) and 32-bit integer samples.
+$C "$work/alpha.png" -depth 32 -define quantum:format=floating-point -compress Zip -define tiff:predictor=3 float32-rgba.tif
+$C "$work/rgb8.png" -colorspace gray -depth 16 -define quantum:format=floating-point float16-gray.tif
+$C "$work/rgb8.png" -depth 32 uint32-rgb.tif
+$C "$work/rgb16.png" -colorspace Lab -depth 16 -compress LZW lab16.tif
 
 # BMP
 $C "$work/rgb8.png" -type truecolor BMP3:rgb24.bmp
@@ -57,5 +62,7 @@ icotool -c --cursor --hotspot-x=3 --hotspot-y=5 -o cursor.cur "$work/i32.png"
 # Reference dumps: RGBA8 as ImageMagick reads the file (upright), one .rgba per picture.
 for f in *.tif *.bmp; do $C "$f[0]" -auto-orient -depth 8 "rgba:$f.rgba"; done
 $C "pages2.tif[1]" -depth 8 rgba:pages2.tif.page1.rgba
+# CIE L*a*b*: the reference is the picture it was made from (ImageMagick's own Lab decode is off by up to 26).
+$C "$work/rgb16.png" -depth 8 rgba:lab16.tif.rgba
 for i in 0 1 2 3; do $C "icons.ico[$i]" -depth 8 "rgba:icons.ico.$i.rgba"; done
 $C "cursor.cur[0]" -depth 8 rgba:cursor.cur.rgba
