@@ -34,10 +34,14 @@ struct FetchHardeningCommandTests {
     func hugeDataURLIsRefused() async throws {
         let dir = try TemporaryDirectory()
         // 44 MiB of base64: 33 MiB of bytes, over the 32 MiB body limit.
-        let payload = String(repeating: "AAAA", count: 11 << 20)
-        let dataURL = "data:image/png;base64," + payload
+        // Written as bytes, without a 44 MiB String and its copies in the test process.
+        let prefix = "data:image/png;base64,"
+        let dataURLLength = prefix.utf8.count + 4 * (11 << 20)
+        var line = Data(prefix.utf8)
+        line.append(Data(repeating: UInt8(ascii: "A"), count: 4 * (11 << 20)))
+        line.append(UInt8(ascii: "\n"))
         let list = dir.url.appendingPathComponent("list.txt")
-        try Data((dataURL + "\n").utf8).write(to: list)
+        try line.write(to: list)
         let result = try await Self.run(["prefetch", "--from", list.path, "--json",
                                                 "--cache-dir", dir.url.appendingPathComponent("cache").path], in: dir)
         #expect(result.status == 1)
@@ -47,7 +51,7 @@ struct FetchHardeningCommandTests {
         #expect(error.contains("over the limit of \(32 << 20) bytes"), "\(error)")
         let shown = try #require(objects[0]["url"] as? String)
         #expect(shown.utf8.count < 400 && shown.hasPrefix("data:image/png;base64,AAAA"), "\(shown.prefix(300))")
-        #expect(shown.hasSuffix("(\(dataURL.utf8.count) bytes)"))
+        #expect(shown.hasSuffix("(\(dataURLLength) bytes)"))
         #expect(result.stdout.utf8.count < 2_000, "the report echoes the whole URL")
     }
 
