@@ -2,8 +2,10 @@ import Alcedo
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-/// `URLSession`'s request (Alcedo's `URLRequest` is Kingfisher's name of its ``DownloadRequest``).
+/// `URLSession`'s request and response (Alcedo's `URLRequest` and `HTTPURLResponse` are
+/// Kingfisher's names of its ``DownloadRequest`` and ``DownloadResponse``).
 private typealias URLRequest = FoundationNetworking.URLRequest
+private typealias HTTPURLResponse = FoundationNetworking.HTTPURLResponse
 #endif
 import Synchronization
 

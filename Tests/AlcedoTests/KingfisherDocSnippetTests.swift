@@ -430,6 +430,42 @@ private func retryFiveTimes(url: URL) {
     KingfisherManager.shared.retrieveImage(with: url, options: [.retryStrategy(retry)]) { _ in print("retry done") }
 }
 
+// MARK: Kingfisher's tests
+
+/// Tests/KingfisherTests/KingfisherOptionsInfoTests.swift:265, `TestRedirectHandler`, with a
+/// `print` in its body (the test only passes the handler on).
+final class TestRedirectHandler: ImageDownloadRedirectHandler {
+    func handleHTTPRedirection(
+        for task: Kingfisher.SessionDataTask, response: HTTPURLResponse, newRequest: URLRequest
+    ) async -> URLRequest? {
+        print("async \(task.originalURL?.lastPathComponent ?? "-") \(response.statusCode)")
+        return newRequest
+    }
+}
+
+/// The same handler with the module named `Alcedo.` where Kingfisher's code names `Kingfisher.`.
+final class AlcedoQualifiedRedirectHandler: ImageDownloadRedirectHandler {
+    func handleHTTPRedirection(
+        for task: Alcedo.SessionDataTask, response: HTTPURLResponse, newRequest: URLRequest
+    ) async -> URLRequest? {
+        nil
+    }
+}
+
+/// Kingfisher 7's callback form (Migration-To-8.md:69, "Old"), adding a header on the way.
+final class CallbackRedirectHandler: ImageDownloadRedirectHandler {
+    func handleHTTPRedirection(
+        for task: Kingfisher.SessionDataTask,
+        response: HTTPURLResponse,
+        newRequest: URLRequest,
+        completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        var request = newRequest
+        request.setValue("followed", forHTTPHeaderField: "X-Redirect")
+        completionHandler(request)
+    }
+}
+
 /// An exhaustive switch over Kingfisher's five cases, as an app writes it.
 private func stage(of error: KingfisherError) -> String {
     switch error {
@@ -868,6 +904,44 @@ struct KingfisherDocSnippetTests {
         #expect(image.frames[0].description == "Frame(4320000 bytes)")
     }
 
+    /// Redirect handlers in Kingfisher's protocol shapes, through a real redirect.
+    @Test func redirectHandlersInKingfishersProtocolShape() async throws {
+        try await withPipeline { h in
+            clearPrinted()
+            h.server.route("/moved.jpg", .redirect(to: "/here.jpg", status: 301))
+            h.server.route("/here.jpg", .ok(TestImages.jpeg(width: 5, height: 4)))
+            let url = h.server.url("/moved.jpg")
+            let followed = try await h.manager.retrieveImage(with: url, options: [.redirectHandler(TestRedirectHandler())])
+            #expect(followed.image.size == PixelSize(width: 5, height: 4))
+            #expect(printedLines() == ["async moved.jpg 301"])
+
+            // `nil` stops: the 301 is then an unacceptable status.
+            await #expect(throws: KingfisherError.self) {
+                _ = try await h.manager.retrieveImage(with: url, options: [.redirectHandler(AlcedoQualifiedRedirectHandler()),
+                                                                           .forceRefresh])
+            }
+            let stopped = try? await h.manager.retrieveImage(with: url, options: [.redirectHandler(AlcedoQualifiedRedirectHandler()),
+                                                                                  .forceRefresh])
+            #expect(stopped == nil)
+
+            // The callback form's request (with its header) is the one followed.
+            _ = try await h.manager.retrieveImage(with: url, options: [.redirectHandler(CallbackRedirectHandler()), .forceRefresh])
+            #expect(h.server.requests("/here.jpg").last?.headers.first(name: "X-Redirect") == "followed")
+
+            // Each form can be called through the others.
+            let response = DownloadResponse(url: url, originalURL: url, statusCode: 302, headers: HTTPHeaderFields(),
+                                            cacheInfo: HTTPCacheInfo(headers: HTTPHeaderFields()))
+            let next = DownloadRequest(url: h.server.url("/here.jpg"))
+            let viaAlcedo = await CallbackRedirectHandler().handleRedirect(response: response, newRequest: next)
+            #expect(viaAlcedo?.value(forHTTPHeaderField: "X-Redirect") == "followed")
+            let viaCallback = await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
+                TestRedirectHandler().handleHTTPRedirection(for: SessionDataTask(originalURL: url), response: response,
+                                                            newRequest: next) { continuation.resume(returning: $0?.url.path) }
+            }
+            #expect(viaCallback == "/here.jpg")
+        }
+    }
+
     /// The builder's fire-and-forget ending, and a redirect handler in Kingfisher's shape.
     @Test func builderStartAndCallbackRedirectHandler() async throws {
         try await withPipeline { h in
@@ -875,7 +949,7 @@ struct KingfisherDocSnippetTests {
             h.server.route("/old.jpg", .redirect(to: "/new.jpg"))
             h.server.route("/new.jpg", .ok(TestImages.jpeg(width: 9, height: 7)))
             let handler = AnyRedirectHandler { task, response, newRequest, completionHandler in
-                print("redirect \(task.url.lastPathComponent) \(response.statusCode) -> \(newRequest.url.lastPathComponent)")
+                print("redirect \(task.originalURL?.lastPathComponent ?? "-") \(response.statusCode) -> \(newRequest.url.lastPathComponent)")
                 completionHandler(newRequest)
             }
             KF.url(h.server.url("/old.jpg"))

@@ -23,6 +23,16 @@ import Foundation
 /// (`FoundationNetworking.URLRequest` or `Alcedo.URLRequest`). Differences: ``DownloadRequest/url``
 /// is not optional, and there is no `httpMethod` or `httpBody` (image requests are `GET`s).
 public typealias URLRequest = DownloadRequest
+
+/// Kingfisher's redirect response type in ``ImageDownloadRedirectHandler``: ``DownloadResponse``
+/// (`statusCode`, `url`, the header fields), so that a handler written as Kingfisher's
+/// documentation writes it compiles unchanged.
+///
+/// As with ``URLRequest``: Linux keeps Foundation's `HTTPURLResponse` in `FoundationNetworking`
+/// (Foundation itself only has an unavailable placeholder, which this name takes precedence
+/// over); a file that imports both `FoundationNetworking` and Alcedo names the one it means
+/// (`FoundationNetworking.HTTPURLResponse` or `Alcedo.HTTPURLResponse`).
+public typealias HTTPURLResponse = DownloadResponse
 #endif
 
 extension DownloadTask {

@@ -122,7 +122,8 @@ extension ImageDownloader {
                     next.headers.remove("Cookie")
                 }
                 if let handler = options.redirectHandler {
-                    if let handled = await handler.handleRedirect(response: response, newRequest: next) {
+                    let task = SessionDataTask(originalURL: originalURL)
+                    if let handled = await handler.handleHTTPRedirection(for: task, response: response, newRequest: next) {
                         request = handled
                         continue
                     }
