@@ -130,7 +130,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         case .cancelled: return CancellationError()
         case .timedOut:
             guard let url else { return error }
-            return AlcedoError.requestError(reason: .timedOut(url, limit: idleTimeout))
+            return AlcedoError.networkError(reason: .timedOut(url, limit: idleTimeout))
         default: return error
         }
     }

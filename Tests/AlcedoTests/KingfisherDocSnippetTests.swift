@@ -466,6 +466,19 @@ final class CallbackRedirectHandler: ImageDownloadRedirectHandler {
     }
 }
 
+/// How an app tells a connection failure and a cancellation apart, in Kingfisher's patterns
+/// (its tests: ImageViewExtensionTests.swift:633 and :909, KingfisherError.swift's reasons).
+private func describeFailure(_ error: KingfisherError) -> String {
+    switch error {
+    case .responseError(reason: .URLSessionError(let error)):
+        return "session error: \(error.localizedDescription)"
+    case .requestError(reason: .taskCancelled(task: let task, token: let token)):
+        return "cancelled \(task.originalURL?.lastPathComponent ?? "-") token \(token)"
+    default:
+        return "other: \(error)"
+    }
+}
+
 /// An exhaustive switch over Kingfisher's five cases, as an app writes it.
 private func stage(of error: KingfisherError) -> String {
     switch error {
@@ -656,7 +669,7 @@ struct KingfisherDocSnippetTests {
                 _ = try await h.downloader.downloadImage(with: h.server.url("/doc-stall.jpg"), options: [.requestModifier(short)])
                 Issue.record("expected a timeout")
             } catch {
-                guard case .requestError(reason: .timedOut(_, let limit)) = error as? KingfisherError else {
+                guard case .responseError(reason: .URLSessionError(NetworkErrorReason.timedOut(_, let limit))) = error as? KingfisherError else {
                     Issue.record("expected a timeout, got \(error)")
                     return
                 }
@@ -854,12 +867,12 @@ struct KingfisherDocSnippetTests {
         let errors: [KingfisherError] = [
             .requestError(reason: .emptyRequest(url)), .requestError(reason: .invalidURL("x")),
             .requestError(reason: .cancelled), .requestError(reason: .localFileNotAllowed(url)),
-            .requestError(reason: .connectTimedOut(url, limit: .seconds(1))), .requestError(reason: .timedOut(url, limit: .seconds(2))),
+            .networkError(reason: .connectTimedOut(url, limit: .seconds(1))), .networkError(reason: .timedOut(url, limit: .seconds(2))),
             .requestError(reason: .redirectLoop(url)), .requestError(reason: .tooManyRedirects(url, limit: 3)),
-            .requestError(reason: .invalidRedirect(url, location: nil)), .requestError(reason: .connectionRefused(url)),
-            .requestError(reason: .hostUnreachable(url)), .requestError(reason: .dnsFailure(url, host: "example.com")),
-            .requestError(reason: .tlsFailure(url, message: "bad cert")), .requestError(reason: .connectionReset(url)),
-            .requestError(reason: .networkFailure(url, underlying: CancellationError())),
+            .requestError(reason: .invalidRedirect(url, location: nil)), .networkError(reason: .connectionRefused(url)),
+            .networkError(reason: .hostUnreachable(url)), .networkError(reason: .dnsFailure(url, host: "example.com")),
+            .networkError(reason: .tlsFailure(url, message: "bad cert")), .networkError(reason: .connectionReset(url)),
+            .networkError(reason: .networkFailure(url, underlying: CancellationError())),
             .responseError(reason: .invalidHTTPStatusCode(response: response)),
             .responseError(reason: .bodyTooLarge(url, limit: 10, received: 11)),
             .responseError(reason: .lengthMismatch(url, expected: 10, received: 5)),
@@ -902,6 +915,75 @@ struct KingfisherDocSnippetTests {
         dump(image, to: &dumped)
         #expect(dumped.count < 2_000)
         #expect(image.frames[0].description == "Frame(4320000 bytes)")
+    }
+
+    /// A refused connection is Kingfisher's `.responseError(reason: .URLSessionError(error:))`.
+    @Test func transportFailureIsAURLSessionError() async throws {
+        try await withPipeline { h in
+            let port = try await ConnectionErrorTests.closedPort()
+            let url = URL(string: "http://127.0.0.1:\(port)/refused.jpg")!
+            do {
+                _ = try await h.manager.retrieveImage(with: url)
+                Issue.record("a refused connection succeeded")
+            } catch let error as KingfisherError {
+                #expect(describeFailure(error) == "session error: connection refused by 127.0.0.1:\(port) (\(url.absoluteString))")
+                if case .responseError(let reason) = error, case .URLSessionError(error: let sessionError) = reason {
+                    #expect(sessionError is NetworkErrorReason)
+                } else {
+                    Issue.record("not a URLSessionError: \(error)")
+                }
+                guard case .responseError(reason: .URLSessionError(NetworkErrorReason.connectionRefused(let failed))) = error else {
+                    Issue.record("not connectionRefused: \(error)")
+                    return
+                }
+                #expect(failed == url)
+                #expect(error.networkReason?.url == url)
+                #expect(error.isConnectionFailure)
+                #expect(error.errorCode == 2103)
+                #expect(stage(of: error).hasPrefix("response "))
+            }
+        }
+    }
+
+    /// A cancelled download binds Kingfisher's task and token.
+    @Test func cancelledDownloadBindsTaskAndToken() async throws {
+        try await withPipeline { h in
+            h.server.hold("/held.jpg")
+            h.server.route("/held.jpg", .ok(TestImages.jpeg()))
+            let url = h.server.url("/held.jpg")
+            let failures = Collected<String>()
+            let task = h.manager.retrieveImage(with: url) { result in
+                if case .failure(let error) = result { failures.append(describeFailure(error)) }
+            }
+            #expect(await eventually { h.server.requestCount("/held.jpg") == 1 })
+            task?.cancel()
+            #expect(await eventually { failures.values.count == 1 })
+            let line = try #require(failures.values.first)
+            #expect(line.hasPrefix("cancelled held.jpg token "))
+            h.server.release("/held.jpg")
+
+            // The downloader's own task reports the same.
+            h.server.hold("/held2.jpg")
+            h.server.route("/held2.jpg", .ok(TestImages.jpeg()))
+            let errors = Collected<KingfisherError>()
+            let download = h.downloader.downloadImage(with: h.server.url("/held2.jpg")) { result in
+                if case .failure(let error) = result { errors.append(error) }
+            }
+            #expect(await eventually { h.server.requestCount("/held2.jpg") == 1 })
+            download.cancel()
+            #expect(await eventually { errors.values.count == 1 })
+            let error = try #require(errors.values.first)
+            guard case .requestError(reason: .taskCancelled(task: let sessionTask, token: let token)) = error else {
+                Issue.record("not taskCancelled: \(error)")
+                return
+            }
+            #expect(sessionTask.originalURL == h.server.url("/held2.jpg"))
+            #expect(token > 0)
+            #expect(error.isTaskCancelled)
+            if case .requestError(reason: .cancelled) = error {} else { Issue.record("`.cancelled` does not match") }
+            #expect(error.description == "request error: cancelled")
+            h.server.release("/held2.jpg")
+        }
     }
 
     /// Redirect handlers in Kingfisher's protocol shapes, through a real redirect.

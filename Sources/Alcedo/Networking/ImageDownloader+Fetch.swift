@@ -230,7 +230,7 @@ extension ImageDownloader {
         switch error {
         case let error as AlcedoError: return error
         case is CancellationError: return .requestError(reason: .cancelled)
-        default: return .requestError(reason: ConnectionFailure.reason(for: error, url: url))
+        default: return .networkError(reason: ConnectionFailure.reason(for: error, url: url))
         }
     }
 
@@ -249,7 +249,7 @@ extension ImageDownloader {
             }
             let first = await group.next() ?? nil
             group.cancelAll()
-            return first ?? .failure(.requestError(reason: .timedOut(url, limit: limit)))
+            return first ?? .failure(.networkError(reason: .timedOut(url, limit: limit)))
         }
     }
 

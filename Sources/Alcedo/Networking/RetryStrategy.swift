@@ -128,14 +128,11 @@ extension AlcedoError {
     /// between attempts) are never retriable.
     public var isRetriable: Bool {
         switch self {
-        case .requestError(let reason):
-            switch reason {
-            case .connectTimedOut, .timedOut, .connectionRefused, .hostUnreachable, .dnsFailure, .connectionReset, .networkFailure:
-                return true
-            default: return false
-            }
         case .responseError(let reason):
             switch reason {
+            case .URLSessionError(let error as NetworkErrorReason):
+                if case .tlsFailure = error { return false }
+                return true
             case .invalidHTTPStatusCode(let response):
                 let code = response.statusCode
                 return code == 408 || code == 429 || (500...599).contains(code)
