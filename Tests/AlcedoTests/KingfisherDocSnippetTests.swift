@@ -466,6 +466,81 @@ final class CallbackRedirectHandler: ImageDownloadRedirectHandler {
     }
 }
 
+// Kingfisher's tests call its public API the way a user does; these are those calls, as
+// written there (the `XCTAssert…` lines become the values the tests below check).
+
+/// ImageExtensionTests.swift:33, `testImageFormat`.
+private func testImageFormat(testImageJEPGData: Data, testImagePNGData: Data, testImageGIFData: Data) -> [ImageFormat] {
+    var formats: [ImageFormat] = []
+    var format: ImageFormat
+    format = testImageJEPGData.kf.imageFormat
+    formats.append(format)
+
+    format = testImagePNGData.kf.imageFormat
+    formats.append(format)
+
+    format = testImageGIFData.kf.imageFormat
+    formats.append(format)
+
+    let raw: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
+    format = Data(raw).kf.imageFormat
+    formats.append(format)
+    return formats
+}
+
+/// ImageExtensionTests.swift:136, `testResizing` (its `getRatio` checks as sizes).
+private func testResizing(image: KFCrossPlatformImage) -> [PixelSize] {
+    let targetSize = CGSize(width: 100, height: 50)
+
+    let fillImage = image.kf.resize(to: targetSize, for: .aspectFill)
+    let fitImage = image.kf.resize(to: targetSize, for: .aspectFit)
+    let resizeImage = image.kf.resize(to: targetSize)
+    return [fillImage.size, fitImage.size, resizeImage.size]
+}
+
+/// ImageExtensionTests.swift:81 and :259-305: encoders, frames, `decoded`, `normalized`, `scale`.
+private func testImageHelpers(image: KFCrossPlatformImage, gifImage: KFCrossPlatformImage?) -> [String] {
+    var lines: [String] = []
+    let data = gifImage!.kf.gifRepresentation()
+    lines.append("gif \(data?.kf.imageFormat == ImageFormat.GIF) frames \(gifImage!.kf.imageFrameCount!) \(gifImage!.kf.images!.count)")
+    lines.append("png \(image.kf.pngRepresentation()?.kf.imageFormat == .PNG)")
+    lines.append("jpeg \(image.kf.jpegRepresentation(compressionQuality: 0.8)?.kf.imageFormat == .JPEG)")
+    lines.append("still \(image.kf.imageFrameCount == nil) \(image.kf.images == nil)")
+    let decoded = image.kf.decoded
+    let decodedDifferentScale = image.kf.decoded(scale: 2.0)
+    lines.append("decoded \(decoded.size == image.size) \(decodedDifferentScale.size == image.size)")
+    lines.append("normalized \(image.kf.normalized == image) scale \(image.kf.scale) \(image.kf.scaled(to: 2).size == image.size)")
+    return lines
+}
+
+/// ImageDrawing's helpers as an app calls them on a downloaded image (Kingfisher's
+/// `KingfisherWrapper<KFCrossPlatformImage>`): crop, round, blur, tint, overlay, border.
+private func drawingHelpers(image: KFCrossPlatformImage) -> [KFCrossPlatformImage] {
+    [
+        image.kf.crop(to: CGSize(width: 10, height: 10), anchorOn: CGPoint(x: 0.5, y: 0.5)),
+        image.kf.image(withRoundRadius: 5, fit: CGSize(width: 20, height: 20)),
+        image.kf.blurred(withRadius: 3),
+        image.kf.tinted(with: .red),
+        image.kf.overlaying(with: .blue, fraction: 0.5),
+        image.kf.addingBorder(Border(color: .green, lineWidth: 2)),
+        image.kf.adjusted(brightness: 0.1, contrast: 1.1, saturation: 1.2, inputEV: 0),
+    ]
+}
+
+/// ImageCacheTests.swift:92-105 and MemoryStorageTests.swift:58-66, the configuration calls.
+private func testStorageConfig(cache: ImageCache) -> [String] {
+    var lines: [String] = []
+    cache.diskStorage.config.expiration = .seconds(1)
+    lines.append("disk expiration \(cache.diskStorage.config.expiration.timeInterval)")
+    cache.memoryStorage.config.totalCostLimit = 1
+    lines.append("memory cost \(cache.memoryStorage.config.totalCostLimit == 1)")
+    cache.diskStorage.config.sizeLimit = 1
+    lines.append("disk size \(cache.diskStorage.config.sizeLimit == 1)")
+    cache.memoryStorage.config.countLimit = 100
+    lines.append("count \(cache.memoryStorage.config.countLimit)")
+    return lines
+}
+
 /// How an app tells a connection failure and a cancellation apart, in Kingfisher's patterns
 /// (its tests: ImageViewExtensionTests.swift:633 and :909, KingfisherError.swift's reasons).
 private func describeFailure(_ error: KingfisherError) -> String {
@@ -915,6 +990,39 @@ struct KingfisherDocSnippetTests {
         dump(image, to: &dumped)
         #expect(dumped.count < 2_000)
         #expect(image.frames[0].description == "Frame(4320000 bytes)")
+    }
+
+    /// The calls of Kingfisher's tests on images, data and cache configuration.
+    @Test func kingfishersTestCallsOnImagesAndStorage() async throws {
+        let jpeg = try ImageCodecRegistry.shared.encode(TestImages.image(width: 8, height: 8), as: .jpeg)
+        let png = try ImageCodecRegistry.shared.encode(TestImages.image(width: 8, height: 8), as: .png)
+        let frames = (0..<8).map { AlcedoImage.Frame(pixels: TestImages.image(width: 8, height: 8, seed: $0).pixels, duration: 0.1) }
+        let animated = AlcedoImage(width: 8, height: 8, frames: frames, sourceFormat: .gif)
+        let gif = try ImageCodecRegistry.shared.encode(animated, as: .gif)
+        #expect(testImageFormat(testImageJEPGData: jpeg, testImagePNGData: png, testImageGIFData: gif) == [.JPEG, .PNG, .GIF, .unknown])
+
+        let image = TestImages.image(width: 200, height: 200)
+        #expect(testResizing(image: image) == [PixelSize(width: 100, height: 100), PixelSize(width: 50, height: 50),
+                                                PixelSize(width: 100, height: 50)])
+
+        let gifImage = KingfisherWrapper<KFCrossPlatformImage>.image(data: gif, options: ImageCreatingOptions())
+        #expect(gifImage?.kf.duration ?? 0 > 0.79)
+        #expect(KingfisherWrapper<KFCrossPlatformImage>.image(data: gif, options: ImageCreatingOptions(onlyFirstFrame: true))?
+                    .frames.count == 1)
+        #expect(testImageHelpers(image: image, gifImage: gifImage) == [
+            "gif true frames 8 8", "png true", "jpeg true", "still true true", "decoded true true",
+            "normalized true scale 1.0 true",
+        ])
+        let drawn = drawingHelpers(image: image)
+        #expect(drawn[0].size == PixelSize(width: 10, height: 10))
+        #expect(drawn[1].size == PixelSize(width: 20, height: 20))
+        #expect(drawn.dropFirst(2).allSatisfy { $0.size == image.size && $0 != image })
+        #expect(KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(data: png, to: CGSize(width: 4, height: 4), scale: 1)?.size
+                    == PixelSize(width: 4, height: 4))
+
+        let folder = try TemporaryDirectory()
+        let cache = ImageCache(name: "kf-tests", cacheDirectoryURL: folder.url)
+        #expect(testStorageConfig(cache: cache) == ["disk expiration 1.0", "memory cost true", "disk size true", "count 100"])
     }
 
     /// A refused connection is Kingfisher's `.responseError(reason: .URLSessionError(error:))`.
