@@ -2,8 +2,10 @@ import Alcedo
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-/// `URLSession`'s request (Alcedo's `URLRequest` is Kingfisher's name of its ``DownloadRequest``).
+/// `URLSession`'s request and response (Alcedo's `URLRequest` and `HTTPURLResponse` are
+/// Kingfisher's names of its ``DownloadRequest`` and ``DownloadResponse``).
 private typealias URLRequest = FoundationNetworking.URLRequest
+private typealias HTTPURLResponse = FoundationNetworking.HTTPURLResponse
 #endif
 import Synchronization
 
@@ -128,7 +130,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         case .cancelled: return CancellationError()
         case .timedOut:
             guard let url else { return error }
-            return AlcedoError.requestError(reason: .timedOut(url, limit: idleTimeout))
+            return AlcedoError.networkError(reason: .timedOut(url, limit: idleTimeout))
         default: return error
         }
     }

@@ -430,6 +430,130 @@ private func retryFiveTimes(url: URL) {
     KingfisherManager.shared.retrieveImage(with: url, options: [.retryStrategy(retry)]) { _ in print("retry done") }
 }
 
+// MARK: Kingfisher's tests
+
+/// Tests/KingfisherTests/KingfisherOptionsInfoTests.swift:265, `TestRedirectHandler`, with a
+/// `print` in its body (the test only passes the handler on).
+final class TestRedirectHandler: ImageDownloadRedirectHandler {
+    func handleHTTPRedirection(
+        for task: Kingfisher.SessionDataTask, response: HTTPURLResponse, newRequest: URLRequest
+    ) async -> URLRequest? {
+        print("async \(task.originalURL?.lastPathComponent ?? "-") \(response.statusCode)")
+        return newRequest
+    }
+}
+
+/// The same handler with the module named `Alcedo.` where Kingfisher's code names `Kingfisher.`.
+final class AlcedoQualifiedRedirectHandler: ImageDownloadRedirectHandler {
+    func handleHTTPRedirection(
+        for task: Alcedo.SessionDataTask, response: HTTPURLResponse, newRequest: URLRequest
+    ) async -> URLRequest? {
+        nil
+    }
+}
+
+/// Kingfisher 7's callback form (Migration-To-8.md:69, "Old"), adding a header on the way.
+final class CallbackRedirectHandler: ImageDownloadRedirectHandler {
+    func handleHTTPRedirection(
+        for task: Kingfisher.SessionDataTask,
+        response: HTTPURLResponse,
+        newRequest: URLRequest,
+        completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        var request = newRequest
+        request.setValue("followed", forHTTPHeaderField: "X-Redirect")
+        completionHandler(request)
+    }
+}
+
+// Kingfisher's tests call its public API the way a user does; these are those calls, as
+// written there (the `XCTAssert…` lines become the values the tests below check).
+
+/// ImageExtensionTests.swift:33, `testImageFormat`.
+private func testImageFormat(testImageJEPGData: Data, testImagePNGData: Data, testImageGIFData: Data) -> [ImageFormat] {
+    var formats: [ImageFormat] = []
+    var format: ImageFormat
+    format = testImageJEPGData.kf.imageFormat
+    formats.append(format)
+
+    format = testImagePNGData.kf.imageFormat
+    formats.append(format)
+
+    format = testImageGIFData.kf.imageFormat
+    formats.append(format)
+
+    let raw: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
+    format = Data(raw).kf.imageFormat
+    formats.append(format)
+    return formats
+}
+
+/// ImageExtensionTests.swift:136, `testResizing` (its `getRatio` checks as sizes).
+private func testResizing(image: KFCrossPlatformImage) -> [PixelSize] {
+    let targetSize = CGSize(width: 100, height: 50)
+
+    let fillImage = image.kf.resize(to: targetSize, for: .aspectFill)
+    let fitImage = image.kf.resize(to: targetSize, for: .aspectFit)
+    let resizeImage = image.kf.resize(to: targetSize)
+    return [fillImage.size, fitImage.size, resizeImage.size]
+}
+
+/// ImageExtensionTests.swift:81 and :259-305: encoders, frames, `decoded`, `normalized`, `scale`.
+private func testImageHelpers(image: KFCrossPlatformImage, gifImage: KFCrossPlatformImage?) -> [String] {
+    var lines: [String] = []
+    let data = gifImage!.kf.gifRepresentation()
+    lines.append("gif \(data?.kf.imageFormat == ImageFormat.GIF) frames \(gifImage!.kf.imageFrameCount!) \(gifImage!.kf.images!.count)")
+    lines.append("png \(image.kf.pngRepresentation()?.kf.imageFormat == .PNG)")
+    lines.append("jpeg \(image.kf.jpegRepresentation(compressionQuality: 0.8)?.kf.imageFormat == .JPEG)")
+    lines.append("still \(image.kf.imageFrameCount == nil) \(image.kf.images == nil)")
+    let decoded = image.kf.decoded
+    let decodedDifferentScale = image.kf.decoded(scale: 2.0)
+    lines.append("decoded \(decoded.size == image.size) \(decodedDifferentScale.size == image.size)")
+    lines.append("normalized \(image.kf.normalized == image) scale \(image.kf.scale) \(image.kf.scaled(to: 2).size == image.size)")
+    return lines
+}
+
+/// ImageDrawing's helpers as an app calls them on a downloaded image (Kingfisher's
+/// `KingfisherWrapper<KFCrossPlatformImage>`): crop, round, blur, tint, overlay, border.
+private func drawingHelpers(image: KFCrossPlatformImage) -> [KFCrossPlatformImage] {
+    [
+        image.kf.crop(to: CGSize(width: 10, height: 10), anchorOn: CGPoint(x: 0.5, y: 0.5)),
+        image.kf.image(withRoundRadius: 5, fit: CGSize(width: 20, height: 20)),
+        image.kf.blurred(withRadius: 3),
+        image.kf.tinted(with: .red),
+        image.kf.overlaying(with: .blue, fraction: 0.5),
+        image.kf.addingBorder(Border(color: .green, lineWidth: 2)),
+        image.kf.adjusted(brightness: 0.1, contrast: 1.1, saturation: 1.2, inputEV: 0),
+    ]
+}
+
+/// ImageCacheTests.swift:92-105 and MemoryStorageTests.swift:58-66, the configuration calls.
+private func testStorageConfig(cache: ImageCache) -> [String] {
+    var lines: [String] = []
+    cache.diskStorage.config.expiration = .seconds(1)
+    lines.append("disk expiration \(cache.diskStorage.config.expiration.timeInterval)")
+    cache.memoryStorage.config.totalCostLimit = 1
+    lines.append("memory cost \(cache.memoryStorage.config.totalCostLimit == 1)")
+    cache.diskStorage.config.sizeLimit = 1
+    lines.append("disk size \(cache.diskStorage.config.sizeLimit == 1)")
+    cache.memoryStorage.config.countLimit = 100
+    lines.append("count \(cache.memoryStorage.config.countLimit)")
+    return lines
+}
+
+/// How an app tells a connection failure and a cancellation apart, in Kingfisher's patterns
+/// (its tests: ImageViewExtensionTests.swift:633 and :909, KingfisherError.swift's reasons).
+private func describeFailure(_ error: KingfisherError) -> String {
+    switch error {
+    case .responseError(reason: .URLSessionError(let error)):
+        return "session error: \(error.localizedDescription)"
+    case .requestError(reason: .taskCancelled(task: let task, token: let token)):
+        return "cancelled \(task.originalURL?.lastPathComponent ?? "-") token \(token)"
+    default:
+        return "other: \(error)"
+    }
+}
+
 /// An exhaustive switch over Kingfisher's five cases, as an app writes it.
 private func stage(of error: KingfisherError) -> String {
     switch error {
@@ -620,7 +744,7 @@ struct KingfisherDocSnippetTests {
                 _ = try await h.downloader.downloadImage(with: h.server.url("/doc-stall.jpg"), options: [.requestModifier(short)])
                 Issue.record("expected a timeout")
             } catch {
-                guard case .requestError(reason: .timedOut(_, let limit)) = error as? KingfisherError else {
+                guard case .responseError(reason: .URLSessionError(NetworkErrorReason.timedOut(_, let limit))) = error as? KingfisherError else {
                     Issue.record("expected a timeout, got \(error)")
                     return
                 }
@@ -818,12 +942,12 @@ struct KingfisherDocSnippetTests {
         let errors: [KingfisherError] = [
             .requestError(reason: .emptyRequest(url)), .requestError(reason: .invalidURL("x")),
             .requestError(reason: .cancelled), .requestError(reason: .localFileNotAllowed(url)),
-            .requestError(reason: .connectTimedOut(url, limit: .seconds(1))), .requestError(reason: .timedOut(url, limit: .seconds(2))),
+            .networkError(reason: .connectTimedOut(url, limit: .seconds(1))), .networkError(reason: .timedOut(url, limit: .seconds(2))),
             .requestError(reason: .redirectLoop(url)), .requestError(reason: .tooManyRedirects(url, limit: 3)),
-            .requestError(reason: .invalidRedirect(url, location: nil)), .requestError(reason: .connectionRefused(url)),
-            .requestError(reason: .hostUnreachable(url)), .requestError(reason: .dnsFailure(url, host: "example.com")),
-            .requestError(reason: .tlsFailure(url, message: "bad cert")), .requestError(reason: .connectionReset(url)),
-            .requestError(reason: .networkFailure(url, underlying: CancellationError())),
+            .requestError(reason: .invalidRedirect(url, location: nil)), .networkError(reason: .connectionRefused(url)),
+            .networkError(reason: .hostUnreachable(url)), .networkError(reason: .dnsFailure(url, host: "example.com")),
+            .networkError(reason: .tlsFailure(url, message: "bad cert")), .networkError(reason: .connectionReset(url)),
+            .networkError(reason: .networkFailure(url, underlying: CancellationError())),
             .responseError(reason: .invalidHTTPStatusCode(response: response)),
             .responseError(reason: .bodyTooLarge(url, limit: 10, received: 11)),
             .responseError(reason: .lengthMismatch(url, expected: 10, received: 5)),
@@ -868,6 +992,146 @@ struct KingfisherDocSnippetTests {
         #expect(image.frames[0].description == "Frame(4320000 bytes)")
     }
 
+    /// The calls of Kingfisher's tests on images, data and cache configuration.
+    @Test func kingfishersTestCallsOnImagesAndStorage() async throws {
+        let jpeg = try ImageCodecRegistry.shared.encode(TestImages.image(width: 8, height: 8), as: .jpeg)
+        let png = try ImageCodecRegistry.shared.encode(TestImages.image(width: 8, height: 8), as: .png)
+        let frames = (0..<8).map { AlcedoImage.Frame(pixels: TestImages.image(width: 8, height: 8, seed: $0).pixels, duration: 0.1) }
+        let animated = AlcedoImage(width: 8, height: 8, frames: frames, sourceFormat: .gif)
+        let gif = try ImageCodecRegistry.shared.encode(animated, as: .gif)
+        #expect(testImageFormat(testImageJEPGData: jpeg, testImagePNGData: png, testImageGIFData: gif) == [.JPEG, .PNG, .GIF, .unknown])
+
+        let image = TestImages.image(width: 200, height: 200)
+        #expect(testResizing(image: image) == [PixelSize(width: 100, height: 100), PixelSize(width: 50, height: 50),
+                                                PixelSize(width: 100, height: 50)])
+
+        let gifImage = KingfisherWrapper<KFCrossPlatformImage>.image(data: gif, options: ImageCreatingOptions())
+        #expect(gifImage?.kf.duration ?? 0 > 0.79)
+        #expect(KingfisherWrapper<KFCrossPlatformImage>.image(data: gif, options: ImageCreatingOptions(onlyFirstFrame: true))?
+                    .frames.count == 1)
+        #expect(testImageHelpers(image: image, gifImage: gifImage) == [
+            "gif true frames 8 8", "png true", "jpeg true", "still true true", "decoded true true",
+            "normalized true scale 1.0 true",
+        ])
+        let drawn = drawingHelpers(image: image)
+        #expect(drawn[0].size == PixelSize(width: 10, height: 10))
+        #expect(drawn[1].size == PixelSize(width: 20, height: 20))
+        #expect(drawn.dropFirst(2).allSatisfy { $0.size == image.size && $0 != image })
+        #expect(KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(data: png, to: CGSize(width: 4, height: 4), scale: 1)?.size
+                    == PixelSize(width: 4, height: 4))
+
+        let folder = try TemporaryDirectory()
+        let cache = ImageCache(name: "kf-tests", cacheDirectoryURL: folder.url)
+        #expect(testStorageConfig(cache: cache) == ["disk expiration 1.0", "memory cost true", "disk size true", "count 100"])
+    }
+
+    /// A refused connection is Kingfisher's `.responseError(reason: .URLSessionError(error:))`.
+    @Test func transportFailureIsAURLSessionError() async throws {
+        try await withPipeline { h in
+            let port = try await ConnectionErrorTests.closedPort()
+            let url = URL(string: "http://127.0.0.1:\(port)/refused.jpg")!
+            do {
+                _ = try await h.manager.retrieveImage(with: url)
+                Issue.record("a refused connection succeeded")
+            } catch let error as KingfisherError {
+                #expect(describeFailure(error) == "session error: connection refused by 127.0.0.1:\(port) (\(url.absoluteString))")
+                if case .responseError(let reason) = error, case .URLSessionError(error: let sessionError) = reason {
+                    #expect(sessionError is NetworkErrorReason)
+                } else {
+                    Issue.record("not a URLSessionError: \(error)")
+                }
+                guard case .responseError(reason: .URLSessionError(NetworkErrorReason.connectionRefused(let failed))) = error else {
+                    Issue.record("not connectionRefused: \(error)")
+                    return
+                }
+                #expect(failed == url)
+                #expect(error.networkReason?.url == url)
+                #expect(error.isConnectionFailure)
+                #expect(error.errorCode == 2103)
+                #expect(stage(of: error).hasPrefix("response "))
+            }
+        }
+    }
+
+    /// A cancelled download binds Kingfisher's task and token.
+    @Test func cancelledDownloadBindsTaskAndToken() async throws {
+        try await withPipeline { h in
+            h.server.hold("/held.jpg")
+            h.server.route("/held.jpg", .ok(TestImages.jpeg()))
+            let url = h.server.url("/held.jpg")
+            let failures = Collected<String>()
+            let task = h.manager.retrieveImage(with: url) { result in
+                if case .failure(let error) = result { failures.append(describeFailure(error)) }
+            }
+            #expect(await eventually { h.server.requestCount("/held.jpg") == 1 })
+            task?.cancel()
+            #expect(await eventually { failures.values.count == 1 })
+            let line = try #require(failures.values.first)
+            #expect(line.hasPrefix("cancelled held.jpg token "))
+            h.server.release("/held.jpg")
+
+            // The downloader's own task reports the same.
+            h.server.hold("/held2.jpg")
+            h.server.route("/held2.jpg", .ok(TestImages.jpeg()))
+            let errors = Collected<KingfisherError>()
+            let download = h.downloader.downloadImage(with: h.server.url("/held2.jpg")) { result in
+                if case .failure(let error) = result { errors.append(error) }
+            }
+            #expect(await eventually { h.server.requestCount("/held2.jpg") == 1 })
+            download.cancel()
+            #expect(await eventually { errors.values.count == 1 })
+            let error = try #require(errors.values.first)
+            guard case .requestError(reason: .taskCancelled(task: let sessionTask, token: let token)) = error else {
+                Issue.record("not taskCancelled: \(error)")
+                return
+            }
+            #expect(sessionTask.originalURL == h.server.url("/held2.jpg"))
+            #expect(token > 0)
+            #expect(error.isTaskCancelled)
+            if case .requestError(reason: .cancelled) = error {} else { Issue.record("`.cancelled` does not match") }
+            #expect(error.description == "request error: cancelled")
+            h.server.release("/held2.jpg")
+        }
+    }
+
+    /// Redirect handlers in Kingfisher's protocol shapes, through a real redirect.
+    @Test func redirectHandlersInKingfishersProtocolShape() async throws {
+        try await withPipeline { h in
+            clearPrinted()
+            h.server.route("/moved.jpg", .redirect(to: "/here.jpg", status: 301))
+            h.server.route("/here.jpg", .ok(TestImages.jpeg(width: 5, height: 4)))
+            let url = h.server.url("/moved.jpg")
+            let followed = try await h.manager.retrieveImage(with: url, options: [.redirectHandler(TestRedirectHandler())])
+            #expect(followed.image.size == PixelSize(width: 5, height: 4))
+            #expect(printedLines() == ["async moved.jpg 301"])
+
+            // `nil` stops: the 301 is then an unacceptable status.
+            await #expect(throws: KingfisherError.self) {
+                _ = try await h.manager.retrieveImage(with: url, options: [.redirectHandler(AlcedoQualifiedRedirectHandler()),
+                                                                           .forceRefresh])
+            }
+            let stopped = try? await h.manager.retrieveImage(with: url, options: [.redirectHandler(AlcedoQualifiedRedirectHandler()),
+                                                                                  .forceRefresh])
+            #expect(stopped == nil)
+
+            // The callback form's request (with its header) is the one followed.
+            _ = try await h.manager.retrieveImage(with: url, options: [.redirectHandler(CallbackRedirectHandler()), .forceRefresh])
+            #expect(h.server.requests("/here.jpg").last?.headers.first(name: "X-Redirect") == "followed")
+
+            // Each form can be called through the others.
+            let response = DownloadResponse(url: url, originalURL: url, statusCode: 302, headers: HTTPHeaderFields(),
+                                            cacheInfo: HTTPCacheInfo(headers: HTTPHeaderFields()))
+            let next = DownloadRequest(url: h.server.url("/here.jpg"))
+            let viaAlcedo = await CallbackRedirectHandler().handleRedirect(response: response, newRequest: next)
+            #expect(viaAlcedo?.value(forHTTPHeaderField: "X-Redirect") == "followed")
+            let viaCallback = await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
+                TestRedirectHandler().handleHTTPRedirection(for: SessionDataTask(originalURL: url), response: response,
+                                                            newRequest: next) { continuation.resume(returning: $0?.url.path) }
+            }
+            #expect(viaCallback == "/here.jpg")
+        }
+    }
+
     /// The builder's fire-and-forget ending, and a redirect handler in Kingfisher's shape.
     @Test func builderStartAndCallbackRedirectHandler() async throws {
         try await withPipeline { h in
@@ -875,7 +1139,7 @@ struct KingfisherDocSnippetTests {
             h.server.route("/old.jpg", .redirect(to: "/new.jpg"))
             h.server.route("/new.jpg", .ok(TestImages.jpeg(width: 9, height: 7)))
             let handler = AnyRedirectHandler { task, response, newRequest, completionHandler in
-                print("redirect \(task.url.lastPathComponent) \(response.statusCode) -> \(newRequest.url.lastPathComponent)")
+                print("redirect \(task.originalURL?.lastPathComponent ?? "-") \(response.statusCode) -> \(newRequest.url.lastPathComponent)")
                 completionHandler(newRequest)
             }
             KF.url(h.server.url("/old.jpg"))

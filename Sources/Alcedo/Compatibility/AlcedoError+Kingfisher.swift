@@ -10,7 +10,7 @@ extension AlcedoError: LocalizedError {
     /// `true` when the request was cancelled (``RequestErrorReason/cancelled``), as Kingfisher's
     /// `isTaskCancelled`.
     public var isTaskCancelled: Bool {
-        if case .requestError(reason: .cancelled) = self { return true }
+        if case .requestError(reason: .taskCancelled) = self { return true }
         return false
     }
 
@@ -35,7 +35,7 @@ extension AlcedoError: LocalizedError {
     }
 
     /// A number per stage, as Kingfisher's `errorCode`: 1001… for request errors, 2001… for
-    /// response errors, 3001… for cache errors, 4001… for processor errors (4001 a processor
+    /// response errors (2101… for connection failures, by ``NetworkErrorReason``), 3001… for cache errors, 4001… for processor errors (4001 a processor
     /// that gave no image, 4101… decoding, 4201… encoding), 5001… for image setting errors.
     public var errorCode: Int {
         switch self {
@@ -61,19 +61,11 @@ extension RequestErrorReason {
         switch self {
         case .emptyRequest: return 0
         case .invalidURL: return 1
-        case .cancelled: return 2
+        case .taskCancelled: return 2
         case .localFileNotAllowed: return 3
-        case .connectTimedOut: return 4
-        case .timedOut: return 5
         case .redirectLoop: return 6
         case .tooManyRedirects: return 7
         case .invalidRedirect: return 8
-        case .connectionRefused: return 9
-        case .hostUnreachable: return 10
-        case .dnsFailure: return 11
-        case .tlsFailure: return 12
-        case .connectionReset: return 13
-        case .networkFailure: return 14
         case .sourceNotAllowed: return 15
         }
     }
@@ -83,6 +75,8 @@ extension ResponseErrorReason {
     var codeOffset: Int {
         switch self {
         case .invalidHTTPStatusCode: return 0
+        case .URLSessionError(let error as NetworkErrorReason): return 100 + error.codeOffset
+        case .URLSessionError: return 3
         case .bodyTooLarge: return 1
         case .lengthMismatch: return 2
         case .rejected: return 4

@@ -45,3 +45,17 @@ extension ImageCache {
         }
     }
 }
+
+extension StorageExpiration {
+    /// The expiration as seconds from now, as Kingfisher's (internal) `timeInterval` that its
+    /// tests read: `.never` is `.infinity`, `.expired` is `-.infinity`, `.date` counts from now.
+    public var timeInterval: TimeInterval {
+        switch self {
+        case .never: return .infinity
+        case .seconds(let seconds): return seconds
+        case .days(let days): return TimeInterval(days) * 86_400
+        case .date(let date): return date.timeIntervalSinceNow
+        case .expired: return -.infinity
+        }
+    }
+}

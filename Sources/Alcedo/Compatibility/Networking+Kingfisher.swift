@@ -23,6 +23,16 @@ import Foundation
 /// (`FoundationNetworking.URLRequest` or `Alcedo.URLRequest`). Differences: ``DownloadRequest/url``
 /// is not optional, and there is no `httpMethod` or `httpBody` (image requests are `GET`s).
 public typealias URLRequest = DownloadRequest
+
+/// Kingfisher's redirect response type in ``ImageDownloadRedirectHandler``: ``DownloadResponse``
+/// (`statusCode`, `url`, the header fields), so that a handler written as Kingfisher's
+/// documentation writes it compiles unchanged.
+///
+/// As with ``URLRequest``: Linux keeps Foundation's `HTTPURLResponse` in `FoundationNetworking`
+/// (Foundation itself only has an unavailable placeholder, which this name takes precedence
+/// over); a file that imports both `FoundationNetworking` and Alcedo names the one it means
+/// (`FoundationNetworking.HTTPURLResponse` or `Alcedo.HTTPURLResponse`).
+public typealias HTTPURLResponse = DownloadResponse
 #endif
 
 extension DownloadTask {
@@ -32,15 +42,13 @@ extension DownloadTask {
 }
 
 extension RequestErrorReason {
-    /// Kingfisher's name of ``cancelled``, for patterns written for Kingfisher:
-    /// `if case .requestError(reason: .taskCancelled) = error`. Alcedo's cancellation carries
-    /// no task or token (a coalesced download has several callers), so the bindings of
-    /// Kingfisher's `.taskCancelled(task:token:)` are not available: test
-    /// ``AlcedoError/isTaskCancelled`` or match `.taskCancelled` without them.
-    public static var taskCancelled: RequestErrorReason { .cancelled }
+    /// Any cancellation (``taskCancelled(task:token:)``, whatever its task and token), as a
+    /// pattern: `if case .requestError(reason: .cancelled) = error`. As a value it is a
+    /// cancellation with no URL and token 0.
+    public static var cancelled: RequestErrorReason { .taskCancelled(task: SessionDataTask(originalURL: nil), token: 0) }
 
-    /// Matches a reason used as a pattern value (such as ``taskCancelled``): `true` when both
-    /// are the same case with the same one-line description.
+    /// Matches a reason used as a pattern value (such as ``cancelled``): `true` when both are
+    /// the same case with the same one-line description (every cancellation reads `cancelled`).
     public static func ~= (pattern: RequestErrorReason, value: RequestErrorReason) -> Bool {
         pattern.codeOffset == value.codeOffset && pattern.description == value.description
     }

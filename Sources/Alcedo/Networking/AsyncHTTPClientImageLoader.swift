@@ -163,7 +163,7 @@ public final class AsyncHTTPClientImageLoader: ImageDataLoading {
         case .cancelled:
             return CancellationError()
         case .connectTimeout, .getConnectionFromPoolTimeout:
-            return AlcedoError.requestError(reason: .connectTimedOut(url, limit: configuration.connectTimeout))
+            return AlcedoError.networkError(reason: .connectTimedOut(url, limit: configuration.connectTimeout))
         default:
             return error
         }

@@ -12,14 +12,14 @@ import Darwin
 #endif
 
 /// Names a transport error: refused, unreachable, DNS, TLS or reset become their own
-/// ``RequestErrorReason``; anything else stays ``RequestErrorReason/networkFailure(_:underlying:)``.
+/// ``NetworkErrorReason``; anything else stays ``NetworkErrorReason/networkFailure(_:underlying:)``.
 enum ConnectionFailure {
     /// The reason for `error`, raised while requesting `url`.
-    static func reason(for error: any Error, url: URL) -> RequestErrorReason {
+    static func reason(for error: any Error, url: URL) -> NetworkErrorReason {
         named(error, url: url) ?? .networkFailure(url, underlying: error)
     }
 
-    private static func named(_ error: any Error, url: URL) -> RequestErrorReason? {
+    private static func named(_ error: any Error, url: URL) -> NetworkErrorReason? {
         switch error {
         case let error as IOError:
             return reason(errno: error.errnoCode, url: url)
@@ -58,7 +58,7 @@ enum ConnectionFailure {
         }
     }
 
-    private static func reason(errno code: CInt, url: URL) -> RequestErrorReason? {
+    private static func reason(errno code: CInt, url: URL) -> NetworkErrorReason? {
         switch code {
         case ECONNREFUSED: return .connectionRefused(url)
         case EHOSTUNREACH, ENETUNREACH, EHOSTDOWN, ENETDOWN: return .hostUnreachable(url)
@@ -98,12 +98,9 @@ enum ConnectionFailure {
 
 extension AlcedoError {
     /// `true` when the connection failed or broke: refused, unreachable, DNS, TLS, reset, or
-    /// another ``RequestErrorReason/networkFailure(_:underlying:)``.
+    /// another ``NetworkErrorReason/networkFailure(_:underlying:)`` (not the timeouts).
     public var isConnectionFailure: Bool {
-        guard case .requestError(let reason) = self else { return false }
-        switch reason {
-        case .connectionRefused, .hostUnreachable, .dnsFailure, .tlsFailure, .connectionReset, .networkFailure: return true
-        default: return false
-        }
+        guard let reason = networkReason else { return false }
+        return !reason.isTimeout
     }
 }

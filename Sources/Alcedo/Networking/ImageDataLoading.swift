@@ -20,8 +20,8 @@ import Foundation
 /// - returns from ``load(_:)`` once the response head has arrived, with a body that streams;
 /// - stops the request and throws `CancellationError` (or ``AlcedoError/requestError(reason:)``
 ///   with `.cancelled`) when the calling task is cancelled, while waiting for the head or the body;
-/// - throws ``AlcedoError`` for failures it can name (such as `.connectTimedOut`); any other
-///   error is reported as ``RequestErrorReason/networkFailure(_:underlying:)``.
+/// - throws ``AlcedoError`` for failures it can name (such as ``NetworkErrorReason/connectTimedOut(_:limit:)``);
+///   any other error is reported as ``NetworkErrorReason/networkFailure(_:underlying:)``.
 public protocol ImageDataLoading: Sendable {
     /// Sends `request` once and returns the response head with its streaming body.
     func load(_ request: DownloadRequest) async throws -> ImageDataLoaderResponse

@@ -122,7 +122,8 @@ extension ImageDownloader {
                     next.headers.remove("Cookie")
                 }
                 if let handler = options.redirectHandler {
-                    if let handled = await handler.handleRedirect(response: response, newRequest: next) {
+                    let task = SessionDataTask(originalURL: originalURL)
+                    if let handled = await handler.handleHTTPRedirection(for: task, response: response, newRequest: next) {
                         request = handled
                         continue
                     }
@@ -229,7 +230,7 @@ extension ImageDownloader {
         switch error {
         case let error as AlcedoError: return error
         case is CancellationError: return .requestError(reason: .cancelled)
-        default: return .requestError(reason: ConnectionFailure.reason(for: error, url: url))
+        default: return .networkError(reason: ConnectionFailure.reason(for: error, url: url))
         }
     }
 
@@ -248,7 +249,7 @@ extension ImageDownloader {
             }
             let first = await group.next() ?? nil
             group.cancelAll()
-            return first ?? .failure(.requestError(reason: .timedOut(url, limit: limit)))
+            return first ?? .failure(.networkError(reason: .timedOut(url, limit: limit)))
         }
     }
 

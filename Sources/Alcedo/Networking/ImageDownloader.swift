@@ -43,8 +43,8 @@ public final class ImageDownloader: Sendable {
     /// The decoders used by `downloadImage(with:options:progressBlock:)`.
     public let codecRegistry: ImageCodecRegistry
 
-    let dataFetches = RequestCoalescer<FetchKey, FetchOutcome>()
-    let imageFetches = RequestCoalescer<ProcessingKey, ImageLoadingResult>()
+    let dataFetches = RequestCoalescer<FetchKey, FetchOutcome>(originalURL: { $0.url })
+    let imageFetches = RequestCoalescer<ProcessingKey, ImageLoadingResult>(originalURL: { $0.fetch.url })
     let hostLimiter: PriorityLimiter
     private let settings: Mutex<Configuration>
     /// The built-in loader this downloader created, which follows its connection settings.

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Runs one piece of work per key however many callers want its result.
@@ -47,8 +48,19 @@ final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     }
 
     private let state = Mutex(State())
+    /// The URL a key asks for, named in a cancelled caller's ``SessionDataTask``.
+    private let originalURL: @Sendable (Key) -> URL?
 
-    init() {}
+    /// A coalescer whose cancelled callers get `.taskCancelled` with the URL `originalURL`
+    /// names for their key (none by default) and their own token.
+    init(originalURL: @escaping @Sendable (Key) -> URL? = { _ in nil }) {
+        self.originalURL = originalURL
+    }
+
+    /// What a caller that leaves gets: Kingfisher's `.taskCancelled(task:token:)`.
+    private func cancellation(_ key: Key, token: UInt64) -> AlcedoError {
+        .requestError(reason: .taskCancelled(task: SessionDataTask(originalURL: originalURL(key)), token: Int(truncatingIfNeeded: token)))
+    }
 
     /// Adds a caller for `key`, starting `work` when nobody else is waiting for that key.
     func subscribe(_ key: Key, priority: PriorityTicket, progress: (@Sendable (DownloadProgress) -> Void)?,
@@ -104,19 +116,19 @@ final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
             return (caller, nil)
         }
         task?.cancel()
-        caller?.completion(.failure(.requestError(reason: .cancelled)))
+        caller?.completion(.failure(cancellation(subscription.key, token: subscription.id)))
     }
 
     /// Cancels the work of every key matching `predicate` and all of its callers.
     func cancelAll(where predicate: (Key) -> Bool = { _ in true }) {
-        let removed: [Entry] = state.withLock { state in
+        let removed: [(Key, Entry)] = state.withLock { state in
             let keys = state.entries.keys.filter(predicate)
-            return keys.compactMap { state.entries.removeValue(forKey: $0) }
+            return keys.compactMap { key in state.entries.removeValue(forKey: key).map { (key, $0) } }
         }
-        for entry in removed {
+        for (key, entry) in removed {
             entry.task?.cancel()
-            for caller in entry.callers.values {
-                caller.completion(.failure(.requestError(reason: .cancelled)))
+            for (id, caller) in entry.callers {
+                caller.completion(.failure(cancellation(key, token: id)))
             }
         }
     }
@@ -135,7 +147,7 @@ final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// Waits for the value of `key` as one caller, leaving when the calling task is cancelled.
     func value(for key: Key, priority: PriorityTicket, progress: (@Sendable (DownloadProgress) -> Void)?,
                work: @escaping Work) async throws(AlcedoError) -> Value {
-        if Task.isCancelled { throw .requestError(reason: .cancelled) }
+        if Task.isCancelled { throw cancellation(key, token: 0) }
         let handle = Mutex<HandleState>(.pending)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, AlcedoError>, Never>) in

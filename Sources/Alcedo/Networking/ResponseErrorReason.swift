@@ -1,7 +1,11 @@
 import Foundation
 
-/// Why a response was not accepted.
+/// Why a response was not accepted, or the connection failed (``URLSessionError(error:)``).
 public enum ResponseErrorReason: Sendable, CustomStringConvertible {
+    /// The connection failed or broke: refused, reset, timed out, DNS, TLS. Kingfisher's name
+    /// and shape (Kingfisher puts `URLSession`'s errors here); Alcedo's `error` is a
+    /// ``NetworkErrorReason`` (see ``AlcedoError/networkReason``).
+    case URLSessionError(error: any Error)
     /// The status code (``DownloadResponse/statusCode``) is not among the accepted ones;
     /// `response` also has the headers (such as `Retry-After`). Kingfisher's name and shape:
     /// `case .responseError(reason: .invalidHTTPStatusCode(let response))`.
@@ -25,6 +29,7 @@ public enum ResponseErrorReason: Sendable, CustomStringConvertible {
     /// The reason in one line.
     public var description: String {
         switch self {
+        case .URLSessionError(let error): return "\(error)"
         case .invalidHTTPStatusCode(let response):
             return "unacceptable status code \(response.statusCode) from \(response.url.absoluteString)"
         case .bodyTooLarge(let url, let limit, let received):

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Decides whether a failed download is tried again, and after how long.
 ///
@@ -23,16 +22,7 @@ public protocol RetryStrategy: Sendable {
 extension RetryStrategy {
     /// Waits for the callback form's decision (the first call of its handler counts).
     public func retry(context: RetryContext) async -> RetryDecision {
-        let decided = Mutex(false)
-        return await withCheckedContinuation { (continuation: CheckedContinuation<RetryDecision, Never>) in
-            retry(context: context) { decision in
-                let first = decided.withLock { done -> Bool in
-                    defer { done = true }
-                    return !done
-                }
-                if first { continuation.resume(returning: decision) }
-            }
-        }
+        await firstCallbackValue { handler in retry(context: context, retryHandler: handler) }
     }
 
     /// Runs the `async` form and passes its decision on.
@@ -138,14 +128,11 @@ extension AlcedoError {
     /// between attempts) are never retriable.
     public var isRetriable: Bool {
         switch self {
-        case .requestError(let reason):
-            switch reason {
-            case .connectTimedOut, .timedOut, .connectionRefused, .hostUnreachable, .dnsFailure, .connectionReset, .networkFailure:
-                return true
-            default: return false
-            }
         case .responseError(let reason):
             switch reason {
+            case .URLSessionError(let error as NetworkErrorReason):
+                if case .tlsFailure = error { return false }
+                return true
             case .invalidHTTPStatusCode(let response):
                 let code = response.statusCode
                 return code == 408 || code == 429 || (500...599).contains(code)

@@ -1,12 +1,14 @@
 extension AlcedoError: CustomDebugStringConvertible {
     /// The case and its reason's case, then the one-line description, for logs:
-    /// `AlcedoError.requestError(.connectionRefused): connection refused by 127.0.0.1:8080 (…)`.
+    /// `AlcedoError.responseError(.URLSessionError(.connectionRefused)): network error: connection refused by 127.0.0.1:8080 (…)`.
     /// `String(reflecting: error)` and `debugPrint(error)` give this.
     public var debugDescription: String {
         let stage: String
         let reason: Any
         switch self {
         case .requestError(let value): (stage, reason) = ("requestError", value)
+        case .responseError(.URLSessionError(let value as NetworkErrorReason)):
+            return "AlcedoError.responseError(.URLSessionError(.\(Self.caseName(of: value)))): \(description)"
         case .responseError(let value): (stage, reason) = ("responseError", value)
         case .cacheError(let value): (stage, reason) = ("cacheError", value)
         case .processorError(let value): (stage, reason) = ("processorError", value)
@@ -21,7 +23,6 @@ extension AlcedoError: CustomDebugStringConvertible {
         // one are named here.
         if let label = Mirror(reflecting: reason).children.first?.label { return label }
         switch reason {
-        case let reason as RequestErrorReason: if case .cancelled = reason { return "cancelled" }
         case let reason as ImageSettingErrorReason: if case .emptySource = reason { return "emptySource" }
         case let reason as DecodingErrorReason: if case .emptyData = reason { return "emptyData" }
         default: break

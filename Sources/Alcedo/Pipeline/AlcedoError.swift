@@ -60,6 +60,7 @@ public enum AlcedoError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .requestError(let reason): return "request error: \(reason)"
+        case .responseError(.URLSessionError(let error as NetworkErrorReason)): return "network error: \(error)"
         case .responseError(let reason): return "response error: \(reason)"
         case .cacheError(let reason): return "cache error: \(reason)"
         case .processorError(.decodingFailed(let reason)): return "decoding error: \(reason)"

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Gives the pipeline the bytes of an image that does not come from the network: a local
 /// file, a base64 string, bytes already in memory, or anything of your own.
@@ -44,16 +43,9 @@ extension ImageDataProvider {
 
     /// Waits for ``data(handler:)``.
     public func data() async throws(AlcedoError) -> Data {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data, any Error>, Never>) in
-            // A handler called more than once counts once.
-            let resumed = Mutex(false)
-            data { result in
-                let first = resumed.withLock { done in
-                    defer { done = true }
-                    return !done
-                }
-                if first { continuation.resume(returning: result) }
-            }
+        // A handler called more than once counts once.
+        let result = await firstCallbackValue { (handler: @escaping @Sendable (Result<Data, any Error>) -> Void) in
+            data(handler: handler)
         }
         switch result {
         case .success(let data): return data

@@ -40,7 +40,7 @@ public final class ImageManager: Sendable {
     public let cache: ImageCache
 
     private let defaults: Mutex<AlcedoOptionsInfo>
-    let pipelines = RequestCoalescer<PipelineKey, LoadedImage>()
+    let pipelines = RequestCoalescer<PipelineKey, LoadedImage>(originalURL: { $0.url })
 
     /// Creates a manager.
     /// - Parameters:
@@ -203,7 +203,8 @@ public final class ImageManager: Sendable {
                 return try await retrieveSingle(candidate, originalSource: source, options: options, progress: progress,
                                                 preview: preview)
             } catch {
-                if error.isCancellation || Task.isCancelled { throw .requestError(reason: .cancelled) }
+                if error.isCancellation { throw error }
+                if Task.isCancelled { throw .requestError(reason: .cancelled) }
                 failures.append(SourceFailure(source: candidate, error: error))
             }
         }

@@ -47,17 +47,18 @@ struct ErrorStatus: Sendable, Equatable {
             switch reason {
             case .invalidURL: return ErrorStatus(status: 400, reason: text)
             case .emptyRequest, .localFileNotAllowed, .sourceNotAllowed: return ErrorStatus(status: 403, reason: text)
-            case .connectionRefused, .hostUnreachable, .dnsFailure, .tlsFailure, .connectionReset:
-                return ErrorStatus(status: 502, reason: text)
-            case .connectTimedOut, .timedOut: return ErrorStatus(status: 504, reason: text)
-            case .cancelled: return ErrorStatus(status: 503, reason: text)
-            case .networkFailure(_, let underlying):
-                if let refusal = underlying as? SourceRefusal { return ErrorStatus(status: 403, reason: refusal.description) }
-                return ErrorStatus(status: 502, reason: text)
+            case .taskCancelled: return ErrorStatus(status: 503, reason: text)
             case .redirectLoop, .tooManyRedirects, .invalidRedirect: return ErrorStatus(status: 502, reason: text)
             }
         case .responseError(let reason):
             switch reason {
+            case .URLSessionError(let error):
+                switch error as? NetworkErrorReason {
+                case .connectTimedOut, .timedOut: return ErrorStatus(status: 504, reason: text)
+                case .networkFailure(_, let underlying as SourceRefusal):
+                    return ErrorStatus(status: 403, reason: underlying.description)
+                default: return ErrorStatus(status: 502, reason: text)
+                }
             case .invalidHTTPStatusCode(let response):
                 return ErrorStatus(status: response.statusCode == 404 || response.statusCode == 410 ? 404 : 502, reason: text)
             case .bodyTooLarge: return ErrorStatus(status: 422, reason: text)

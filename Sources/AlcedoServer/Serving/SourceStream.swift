@@ -57,7 +57,7 @@ struct SourceStream: Sendable {
             } catch let refusal as SourceRefusal {
                 throw refusal
             } catch {
-                throw AlcedoError.requestError(reason: .networkFailure(target, underlying: error))
+                throw AlcedoError.networkError(reason: .networkFailure(target, underlying: error))
             }
             let redirects: Set<Int> = [301, 302, 303, 307, 308]
             if redirects.contains(response.statusCode), let location = response.headers["Location"],
@@ -113,7 +113,7 @@ struct SourceStream: Sendable {
             group.addTask { try await work() }
             group.addTask {
                 try await Task.sleep(for: limit)
-                throw AlcedoError.requestError(reason: .timedOut(url, limit: limit))
+                throw AlcedoError.networkError(reason: .timedOut(url, limit: limit))
             }
             defer { group.cancelAll() }
             guard let first = try await group.next() else { throw CancellationError() }

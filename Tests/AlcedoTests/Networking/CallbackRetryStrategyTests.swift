@@ -59,7 +59,7 @@ struct CallbackRetryStrategyTests {
     @Test("Alcedo's async strategies answer the callback form too, and the context names its source")
     func asyncStrategiesAnswerTheCallbackForm() async {
         let url = URL(string: "http://h/x")!
-        let context = RetryContext(url: url, error: .requestError(reason: .timedOut(url, limit: .seconds(1))), retriedCount: 0)
+        let context = RetryContext(url: url, error: .networkError(reason: .timedOut(url, limit: .seconds(1))), retriedCount: 0)
         let decision = Mutex<RetryDecision?>(nil)
         DelayRetryStrategy(maxRetryCount: 2, retryInterval: .seconds(0.5)).retry(context: context) { value in
             decision.withLock { $0 = value }

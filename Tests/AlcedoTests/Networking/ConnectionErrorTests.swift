@@ -31,13 +31,13 @@ struct ConnectionErrorTests {
             let port = try await Self.closedPort()
             let url = URL(string: "http://127.0.0.1:\(port)/a.jpg")!
             let error = try #require(await Self.failure(url, downloader: downloader))
-            guard case .requestError(.connectionRefused(let failed)) = error else {
+            guard case .responseError(.URLSessionError(NetworkErrorReason.connectionRefused(let failed))) = error else {
                 Issue.record("refused reported as \(String(reflecting: error))")
                 return
             }
             #expect(failed == url)
-            #expect(error.description == "request error: connection refused by 127.0.0.1:\(url.port!) (\(url.absoluteString))")
-            #expect(String(reflecting: error) == "AlcedoError.requestError(.connectionRefused): \(error.description)")
+            #expect(error.description == "network error: connection refused by 127.0.0.1:\(url.port!) (\(url.absoluteString))")
+            #expect(String(reflecting: error) == "AlcedoError.responseError(.URLSessionError(.connectionRefused)): \(error.description)")
             #expect(error.isRetriable)
             #expect(error.isConnectionFailure)
         }
@@ -48,12 +48,12 @@ struct ConnectionErrorTests {
             server.route("/reset.jpg", .reset)
             let url = server.url("/reset.jpg")
             let error = try #require(await Self.failure(url, downloader: downloader))
-            guard case .requestError(.connectionReset) = error else {
+            guard case .responseError(.URLSessionError(NetworkErrorReason.connectionReset)) = error else {
                 Issue.record("reset reported as \(String(reflecting: error))")
                 return
             }
-            #expect(error.description == "request error: connection reset by 127.0.0.1:\(server.port) before the response was complete (\(url.absoluteString))")
-            #expect(String(reflecting: error).hasPrefix("AlcedoError.requestError(.connectionReset): "))
+            #expect(error.description == "network error: connection reset by 127.0.0.1:\(server.port) before the response was complete (\(url.absoluteString))")
+            #expect(String(reflecting: error).hasPrefix("AlcedoError.responseError(.URLSessionError(.connectionReset)): "))
         }
     }
 
@@ -61,13 +61,13 @@ struct ConnectionErrorTests {
         try await withDownloader { _, downloader in
             let url = URL(string: "http://alcedo-test.invalid/a.jpg")!
             let error = try #require(await Self.failure(url, downloader: downloader))
-            guard case .requestError(.dnsFailure(_, let host)) = error else {
+            guard case .responseError(.URLSessionError(NetworkErrorReason.dnsFailure(_, let host))) = error else {
                 Issue.record("DNS failure reported as \(String(reflecting: error))")
                 return
             }
             #expect(host == "alcedo-test.invalid")
-            #expect(error.description == "request error: cannot resolve host name alcedo-test.invalid (\(url.absoluteString))")
-            #expect(String(reflecting: error).hasPrefix("AlcedoError.requestError(.dnsFailure): "))
+            #expect(error.description == "network error: cannot resolve host name alcedo-test.invalid (\(url.absoluteString))")
+            #expect(String(reflecting: error).hasPrefix("AlcedoError.responseError(.URLSessionError(.dnsFailure)): "))
         }
     }
 
@@ -76,24 +76,24 @@ struct ConnectionErrorTests {
             server.route("/a.jpg", .ok(TestImages.jpeg()))
             let url = URL(string: "https://127.0.0.1:\(server.port)/a.jpg")!
             let error = try #require(await Self.failure(url, downloader: downloader))
-            guard case .requestError(.tlsFailure(_, let message)) = error else {
+            guard case .responseError(.URLSessionError(NetworkErrorReason.tlsFailure(_, let message))) = error else {
                 Issue.record("TLS failure reported as \(String(reflecting: error))")
                 return
             }
             #expect(!message.isEmpty)
             #expect(!message.contains("\n"))
-            #expect(error.description.hasPrefix("request error: TLS failure with 127.0.0.1:\(server.port): "))
-            #expect(String(reflecting: error).hasPrefix("AlcedoError.requestError(.tlsFailure): "))
+            #expect(error.description.hasPrefix("network error: TLS failure with 127.0.0.1:\(server.port): "))
+            #expect(String(reflecting: error).hasPrefix("AlcedoError.responseError(.URLSessionError(.tlsFailure)): "))
             #expect(!error.isRetriable)
         }
     }
 
     @Test func debugDescriptionNamesTheCaseOfEveryStage() {
         let url = URL(string: "http://example.com/a.png")!
-        #expect(String(reflecting: AlcedoError.requestError(reason: .cancelled)) == "AlcedoError.requestError(.cancelled): request error: cancelled")
+        #expect(String(reflecting: AlcedoError.requestError(reason: .cancelled)) == "AlcedoError.requestError(.taskCancelled): request error: cancelled")
         #expect(String(reflecting: AlcedoError.imageSettingError(reason: .emptySource)).hasPrefix("AlcedoError.imageSettingError(.emptySource): "))
-        #expect(String(reflecting: AlcedoError.requestError(reason: .timedOut(url, limit: .seconds(2))))
-            == "AlcedoError.requestError(.timedOut): request error: \(url.absoluteString) did not finish downloading within 2 s")
+        #expect(String(reflecting: AlcedoError.networkError(reason: .timedOut(url, limit: .seconds(2))))
+            == "AlcedoError.responseError(.URLSessionError(.timedOut)): network error: \(url.absoluteString) did not finish downloading within 2 s")
         #expect(String(reflecting: AlcedoError.cacheError(reason: .imageNotExisting(key: "k"))).hasPrefix("AlcedoError.cacheError(.imageNotExisting): "))
     }
 }

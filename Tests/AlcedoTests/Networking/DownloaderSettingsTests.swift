@@ -15,7 +15,7 @@ struct DownloaderSettingsTests {
                 _ = try await downloader.downloadData(with: server.url("/slow.jpg"))
                 Issue.record("a 2 s response should time out under a 0.2 s download timeout")
             } catch {
-                guard case .requestError(.timedOut(_, let limit)) = error else {
+                guard case .responseError(.URLSessionError(NetworkErrorReason.timedOut(_, let limit))) = error else {
                     Issue.record("unexpected \(String(reflecting: error))")
                     return
                 }

@@ -10,7 +10,7 @@ struct ImageDownloaderRequestTests {
         try await withDownloader(Self.shortTimeout) { server, downloader in
             server.route("/slow", TestHTTPServer.Response.ok(pngLikeData(count: 100)).delayed(by: .seconds(3)))
             let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: server.url("/slow")) }
-            guard case .requestError(.timedOut(_, let limit)) = error else {
+            guard case .responseError(.URLSessionError(NetworkErrorReason.timedOut(_, let limit))) = error else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }
@@ -24,7 +24,7 @@ struct ImageDownloaderRequestTests {
             response.stallAfter = 5000
             server.route("/stall", response)
             let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: server.url("/stall")) }
-            guard case .requestError(.timedOut) = error else {
+            guard case .responseError(.URLSessionError(NetworkErrorReason.timedOut)) = error else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }

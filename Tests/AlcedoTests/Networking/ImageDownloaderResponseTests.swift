@@ -202,7 +202,7 @@ struct ImageDownloaderResponseTests {
         let downloader = ImageDownloader(name: "test")
         let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: url) }
         await downloader.shutdown()
-        guard case .requestError(.connectionRefused(let failedURL)) = error else {
+        guard case .responseError(.URLSessionError(NetworkErrorReason.connectionRefused(let failedURL))) = error else {
             Issue.record("unexpected \(String(describing: error))")
             return
         }

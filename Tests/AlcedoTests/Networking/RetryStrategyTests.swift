@@ -33,9 +33,9 @@ struct RetryStrategyTests {
         let url = URL(string: "http://h/x")!
         let retriable: [AlcedoError] = [
             Self.statusError(500), Self.statusError(503), Self.statusError(429), Self.statusError(408),
-            .requestError(reason: .timedOut(url, limit: .seconds(1))),
-            .requestError(reason: .connectTimedOut(url, limit: .seconds(1))),
-            .requestError(reason: .networkFailure(url, underlying: CancellationError())),
+            .networkError(reason: .timedOut(url, limit: .seconds(1))),
+            .networkError(reason: .connectTimedOut(url, limit: .seconds(1))),
+            .networkError(reason: .networkFailure(url, underlying: CancellationError())),
             .responseError(reason: .lengthMismatch(url, expected: 10, received: 5)),
         ]
         let final: [AlcedoError] = [

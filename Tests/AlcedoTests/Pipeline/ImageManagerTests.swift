@@ -178,7 +178,7 @@ struct ImageManagerTests {
                 Issue.record("a corrupt JPEG should be a decoding error")
                 return
             }
-            guard case .requestError(.timedOut) = await error("/stalled.jpg", [.downloader(impatient)]) else {
+            guard case .responseError(.URLSessionError(NetworkErrorReason.timedOut)) = await error("/stalled.jpg", [.downloader(impatient)]) else {
                 Issue.record("a stalled server should time out")
                 return
             }
