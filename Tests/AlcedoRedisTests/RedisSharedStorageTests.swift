@@ -160,7 +160,13 @@ struct RedisSharedStorageTests {
             return false
         }
 
-        let right = try RedisSharedStorage(configuration: RedisConfiguration(urls: ["redis://default:s3cret@127.0.0.1:\(server.port)/2"]))
+        // A generous connect deadline (the default is 500 ms): on a loaded machine the connect,
+        // AUTH and SELECT round trips can take longer, and this part checks the login, not speed.
+        let right = try RedisSharedStorage(configuration: {
+            var c = try RedisConfiguration(urls: ["redis://default:s3cret@127.0.0.1:\(server.port)/2"])
+            c.connectTimeout = .seconds(60)
+            return c
+        }())
         defer { right.shutdown() }
         try await right.start()
         #expect(try await right.store(entry("x"), forKey: "x"))

@@ -35,6 +35,9 @@ final class ServerHarness: Sendable {
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         clientConfiguration.decompression = .disabled
+        // A request waits for a pooled connection at most the connect timeout (10 s by default):
+        // tests that send more requests than the pool has connections, on a loaded machine, need more.
+        clientConfiguration.timeout.connect = .seconds(120)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         return ServerHarness(server: server, baseURL: address, client: client, cacheFolder: folder, task: task)
     }
