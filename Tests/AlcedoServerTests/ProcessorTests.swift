@@ -12,8 +12,13 @@ struct ProcessorTests {
         try ImgproxyPath.parse("/insecure/\(path)/plain/http://a.test/x").path.options
     }
 
+    /// The result's size, after checking that ``ImgproxyProcessor/outputSize(for:)`` (what the
+    /// memory budget reserves for, before decoding) gave the same.
     private func size(_ image: AlcedoImage, _ path: String) throws -> PixelSize {
-        try ImgproxyProcessor(options: options(path)).process(image).size
+        let processor = ImgproxyProcessor(options: try options(path))
+        let result = try processor.process(image).size
+        #expect(processor.outputSize(for: image.size) == result, "\(image.size) \(path): estimated before decoding")
+        return result
     }
 
     @Test(arguments: [
@@ -50,6 +55,34 @@ struct ProcessorTests {
     func documentedResults(_ path: String, _ lw: Int, _ lh: Int, _ pw: Int, _ ph: Int) throws {
         #expect(try size(Self.landscape, path) == PixelSize(width: lw, height: lh), "landscape \(path)")
         #expect(try size(Self.portrait, path) == PixelSize(width: pw, height: ph), "portrait \(path)")
+    }
+
+    /// Every other option that changes the result's size is known before decoding too.
+    @Test(arguments: [
+        "rs:fit:1300:1300", "rs:fill:1300:900", "rs:fill-down:1300:900", "rs:force:1300:200", "rs:force:1300:200:1",
+        "rs:auto:1300:100", "rs:fit:1300:1300:1", "rs:fill:1300:900:1", "w:50/el:1/dpr:3", "rs:fit:100:100/z:2.5",
+        "c:150:100/rs:fit:1300:0", "c:0.5:0.5:ea/rs:fill:90:90:1", "rs:fit:100:100/mw:250", "rs:fit:100:100/mh:500",
+        "rs:fit:200:200/pd:10:20:30:40", "rs:fit:200:200/pd:5/dpr:2", "rs:fit:120:80:0:1/exar:1", "rs:fill:120:80/exar:1",
+        "rs:fit:100:100/exar:1/ex:1", "rs:fit:200:150/rot:90", "rs:fill:120:80/rot:270/pd:4", "rs:fit:2000:2000:1/mrd:500",
+        "rs:fit:500:500:1:1/pd:50/mrd:300", "rs:fit:150:150/bl:2/round_corner:10/border:3:ff0000", "rs:fit:0:0",
+    ])
+    func theResultSizeIsKnownBeforeDecoding(_ path: String) throws {
+        for image in [Self.landscape, Self.portrait] { _ = try size(image, path) }
+    }
+
+    /// A trim is only known from the pixels, and without auto-rotation the stored orientation
+    /// may swap the sides: the estimate bounds the result.
+    @Test func aTrimOrAStoredOrientationIsBoundedByTheEstimate() throws {
+        let unrotated = ImgproxyProcessor(options: try options("ar:0/rs:fit:100:300"))
+        let made = try unrotated.process(Self.landscape).size
+        let bound = unrotated.outputSize(for: Self.landscape.size)
+        #expect(made == PixelSize(width: 100, height: 75) && bound == PixelSize(width: 100, height: 133))
+        let processor = ImgproxyProcessor(options: try options("t:10/rs:fit:1000:1000"))
+        let framed = TestImages.halves(width: 400, height: 300).embedded(in: PixelSize(width: 440, height: 340), at: (20, 20),
+                                                                         background: RGBA(red: 255, green: 255, blue: 255))
+        let result = try processor.process(framed).size
+        let estimate = processor.outputSize(for: framed.size)
+        #expect(result.width < framed.width && result.width <= estimate.width && result.height <= estimate.height)
     }
 
     @Test func fillCropFollowsGravity() throws {

@@ -29,6 +29,37 @@ struct ServerMemoryBudgetTests {
         #expect(metrics.contains("alcedo_memory_budget_refused_total 1"), "\(metrics)")
     }
 
+    /// A fit asked larger than its source does not enlarge it (imgproxy's `rs:fit` without
+    /// `enlarge`), and the budget reserves for what is really made: twelve 480x360 frames asked
+    /// at 1300 px as WebP (about 30 MB) are served within a budget that refuses the same request
+    /// with `enlarge:1` (twelve 1300x975 frames, about 150 MB).
+    @Test func aFitThatDoesNotEnlargeIsReservedAtTheSizeItMakes() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        // Frames that differ (the WebP encoder merges equal ones): the top rows' green changes.
+        let frames = (0..<12).map { index -> AlcedoImage.Frame in
+            var pixels = TestImages.halves(width: 480, height: 360).pixels
+            for offset in stride(from: 1, to: 480 * 4 * 60, by: 4) { pixels[offset] = UInt8(index * 20) }
+            return AlcedoImage.Frame(pixels: pixels, duration: 0.08)
+        }
+        let animation = AlcedoImage(width: 480, height: 360, frames: frames)
+        origin.route("/anim.webp", .ok(try ImageCodecRegistry.shared.encode(animation, as: .webp), contentType: "image/webp"))
+        let harness = try await ServerHarness.start {
+            $0.maxMemory = 128 << 20
+            $0.resultCacheBytes = 0
+        }
+        defer { Task { await harness.stop() } }
+        let fit = try await harness.request(harness.path(origin.url("/anim.webp"), "rs:fit:1300:1300", ext: "webp"))
+        #expect(fit.status == 200, "\(fit.text)")
+        let served = try ImageCodecRegistry.shared.decode(fit.body, options: DecodingOptions())
+        #expect(served.size == PixelSize(width: 480, height: 360) && served.frames.count == 12)
+        let enlarged = try await harness.request(harness.path(origin.url("/anim.webp"), "rs:fit:1300:1300:1", ext: "webp"))
+        #expect(enlarged.status == 422, "\(enlarged.text)")
+        #expect(enlarged.text.contains("1300x975") || enlarged.text.contains("memory budget"), "\(enlarged.text)")
+        let snapshot = harness.service.memoryBudget.snapshot
+        #expect(snapshot.reserved == 0 && snapshot.refusedTotal == 1)
+    }
+
     @Test func aRequestWaitsForMemoryAndIsCountedThenServed() async throws {
         let origin = try await TestHTTPServer.start()
         defer { origin.stop() }

@@ -167,6 +167,11 @@ public struct DecodingOptions: Sendable, Hashable {
         static func == (a: Self, b: Self) -> Bool { a.budget === b.budget }
         func hash(into hasher: inout Hasher) { hasher.combine(budget.map(ObjectIdentifier.init)) }
     }
+    /// What the processor that runs after this decode makes of the decoded size (default `nil`:
+    /// the decoded size fitted to or covering ``targetSize`` without enlarging, or the decoded
+    /// size itself). Decoders ignore it; ``WorkingSetEstimate`` sizes the processing and the
+    /// encoding from it. The pipeline sets it from the request's processor.
+    public var processedSize: ProcessedSizeHint? = nil
 
     public init(targetSize: PixelSize? = nil, contentMode: ContentMode = .aspectFit, firstFrameOnly: Bool = false,
                 allowTruncated: Bool = false, appliesOrientation: Bool = true, limits: DecodingLimits = .default,

@@ -18,7 +18,9 @@ public struct WorkingSetEstimate: Sendable, Equatable, CustomStringConvertible {
     public var decodedSize: PixelSize
     /// The frames decoded and held at once.
     public var framesHeld: Int
-    /// The processed size (the decoding target when there is one, else the decoded size).
+    /// The processed size: what the processor makes of the decoded size
+    /// (``DecodingOptions/processedSize``), else the decoding target's size without enlarging,
+    /// else the decoded size.
     public var outputSize: PixelSize
     /// Bytes of the encoded source.
     public var sourceBytes: Int
@@ -87,8 +89,9 @@ public struct WorkingSetEstimate: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Estimates the working set of decoding an image whose header says `info` with
-    /// `options` (its target size, content mode and first-frame setting), then processing it
-    /// to the target and encoding it as `outputFormat` (`nil`: not known, costed as WebP).
+    /// `options` (its target size, content mode, first-frame setting and the processor's
+    /// ``DecodingOptions/processedSize``), then processing it to that size and encoding it as
+    /// `outputFormat` (`nil`: not known, costed as WebP).
     /// - Parameters:
     ///   - info: the source's header, as ``ImageCodecRegistry/info(for:options:)`` reads it.
     ///   - sourceBytes: the encoded source's size (default 0).
@@ -133,11 +136,11 @@ public struct WorkingSetEstimate: Sendable, Equatable, CustomStringConvertible {
             working = bytes(full, frames: 1)
         }
         let decoded = bytes(decodedSize, frames: frames)
-        let output = options.targetSize.map { outputSize(of: full, target: $0, mode: options.contentMode) } ?? decodedSize
+        let output = processedSize(decoded: decodedSize, full: full, options: options)
         // The resampler: a box pre-shrink to about twice the target, then a separable pass whose
         // horizontal result (the output's width, the shrunk height) is kept in 32-bit floats.
         var processing = bytes(output, frames: frames)
-        if options.targetSize != nil {
+        if output != decodedSize {
             let shrunkHeight = min(decodedSize.height, 2 * output.height)
             let shrunkWidth = min(decodedSize.width, 2 * output.width)
             processing += shrunkWidth * shrunkHeight * 4 + output.width * shrunkHeight * 16
@@ -187,12 +190,25 @@ public struct WorkingSetEstimate: Sendable, Equatable, CustomStringConvertible {
         return estimate
     }
 
-    /// The size `full` is resampled to for `target` under `mode`: scaled to fit inside, or to
-    /// cover and cropped to the target (upscaling counted, as an enlarging request makes it).
+    /// The size the processing makes of a decode to `decoded` (of a source of `full`): the
+    /// processor's own answer (``DecodingOptions/processedSize``, enlarged only when the
+    /// processor enlarges), else ``outputSize(of:target:mode:)`` for the target, else the
+    /// decoded size. At most 2^17 a side: larger results are refused by the processors.
+    static func processedSize(decoded: PixelSize, full: PixelSize, options: DecodingOptions) -> PixelSize {
+        if let hint = options.processedSize {
+            let size = hint(decoded)
+            return PixelSize(width: min(size.width, 1 << 17), height: min(size.height, 1 << 17))
+        }
+        return options.targetSize.map { outputSize(of: full, target: $0, mode: options.contentMode) } ?? decoded
+    }
+
+    /// The size `full` is resampled to for `target` under `mode` when nothing more is known:
+    /// scaled to fit inside, or to cover and cropped to the target, never enlarged (a target is
+    /// what the decoder may shrink to: see ``DecodingOptions/targetSize``).
     static func outputSize(of full: PixelSize, target: PixelSize, mode: ContentMode) -> PixelSize {
         let sx = Double(max(1, target.width)) / Double(full.width)
         let sy = Double(max(1, target.height)) / Double(full.height)
-        let scale = mode == .aspectFit ? min(sx, sy) : max(sx, sy)
+        let scale = min(1, mode == .aspectFit ? min(sx, sy) : max(sx, sy))
         func side(_ length: Int, _ limit: Int) -> Int {
             let scaled = min(Double(1 << 17), (Double(length) * scale).rounded(.up))
             return max(1, mode == .aspectFill ? min(Int(scaled), max(1, limit)) : Int(scaled))

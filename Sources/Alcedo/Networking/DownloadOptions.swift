@@ -11,7 +11,8 @@ public struct DownloadOptions: Sendable {
     /// ``ImageProcessor/decodingTarget`` lets the decoder scale while decoding.
     public var processor: any ImageProcessor
     /// Options for the decoder (default ``DecodingOptions/default``); `targetSize` and
-    /// `contentMode` are taken from the processor's decoding target when it has one.
+    /// `contentMode` are taken from the processor's decoding target when it has one, and
+    /// `processedSize` from the processor's ``ImageProcessor/outputSize(for:)`` when not set.
     public var decodingOptions: DecodingOptions
     /// Changes or refuses the request before it is sent (default `nil`).
     public var requestModifier: (any ImageDownloadRequestModifier)?
@@ -40,12 +41,17 @@ public struct DownloadOptions: Sendable {
         self.maximumBodySize = maximumBodySize
     }
 
-    /// The decoding options with the processor's decoding target applied.
+    /// The decoding options with the processor's decoding target applied, and its result's
+    /// size as the hint a memory budget reserves by (unless the caller set one).
     var effectiveDecodingOptions: DecodingOptions {
         var options = decodingOptions
         if let target = processor.decodingTarget {
             options.targetSize = target.size
             options.contentMode = target.mode
+        }
+        let processor = processor
+        if options.processedSize == nil, case let identifier = processor.identifier, !identifier.isEmpty {
+            options.processedSize = ProcessedSizeHint(identifier: identifier) { processor.outputSize(for: $0) }
         }
         return options
     }

@@ -14,6 +14,15 @@ public protocol ImageProcessor: Sendable {
     /// (JPEG DCT scaling, WebP scaled decode). Default `nil`: decode at full size.
     var decodingTarget: (size: PixelSize, mode: ContentMode)? { get }
 
+    /// The size of this processor's result for an input of `size`, as ``process(_:)`` makes it,
+    /// known before any pixel is decoded: a memory budget reserves for this result
+    /// (``WorkingSetEstimate``, through ``DecodingOptions/processedSize``).
+    ///
+    /// Default: `size` fitted inside (`.aspectFit`) or covering (`.aspectFill`) the
+    /// ``decodingTarget`` without enlarging it, as that target promises; `size` itself without a
+    /// target. A processor that enlarges, crops or extends says so here.
+    func outputSize(for size: PixelSize) -> PixelSize
+
     /// Processes `image`. Failures are ``AlcedoError/processorError(reason:)``.
     ///
     /// Implement this or Kingfisher's ``process(item:options:)``; each has a default that
@@ -28,6 +37,11 @@ public protocol ImageProcessor: Sendable {
 
 extension ImageProcessor {
     public var decodingTarget: (size: PixelSize, mode: ContentMode)? { nil }
+
+    public func outputSize(for size: PixelSize) -> PixelSize {
+        guard let target = decodingTarget, target.size.width > 0, target.size.height > 0 else { return size }
+        return target.mode == .aspectFit ? size.fitting(in: target.size) : size.filling(target.size)
+    }
 
     /// A processor that runs `self` and then `next`, with the identifiers joined by `|>`.
     public func append(_ next: any ImageProcessor) -> any ImageProcessor {
@@ -66,6 +80,8 @@ struct ComposedImageProcessor: ImageProcessor {
 
     /// Only the first processor's decoding target can be honoured: the decoder runs before it.
     var decodingTarget: (size: PixelSize, mode: ContentMode)? { first.decodingTarget }
+
+    func outputSize(for size: PixelSize) -> PixelSize { second.outputSize(for: first.outputSize(for: size)) }
 
     func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
         try second.process(first.process(image))

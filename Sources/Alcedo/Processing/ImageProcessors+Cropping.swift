@@ -65,6 +65,9 @@ public struct CroppingImageProcessor: ImageProcessor {
         return (x, y, PixelSize(width: width, height: height))
     }
 
+    /// The size ``process(_:)`` gives: ``size``, each side at most the image's.
+    public func outputSize(for size: PixelSize) -> PixelSize { cropRect(for: size).size }
+
     /// Crops every frame. Throws `.invalidParameter` for a size with a side <= 0 or an anchor
     /// coordinate outside `0...1`.
     public func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage {

@@ -30,6 +30,11 @@ public struct DownsamplingImageProcessor: ImageProcessor {
         size.width > 0 && size.height > 0 ? (size, .aspectFit) : nil
     }
 
+    /// The size ``process(_:)`` gives: `size` fitted inside ``size``, never enlarged.
+    public func outputSize(for size: PixelSize) -> PixelSize {
+        self.size.width > 0 && self.size.height > 0 ? size.fitting(in: self.size) : size
+    }
+
     /// Shrinks every frame to fit inside ``size``. Throws `.invalidParameter` for a size with a side <= 0.
     public func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
         try ProcessorSupport.requirePositive(size, "size", in: "DownsamplingImageProcessor")

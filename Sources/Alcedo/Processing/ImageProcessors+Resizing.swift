@@ -56,6 +56,12 @@ public struct ResizingImageProcessor: ImageProcessor {
         }
     }
 
+    /// The size ``process(_:)`` gives: ``targetSize(for:)``, enlarged when the reference size is
+    /// larger (`size` itself for a reference size with a side <= 0, which is refused).
+    public func outputSize(for size: PixelSize) -> PixelSize {
+        referenceSize.width > 0 && referenceSize.height > 0 ? targetSize(for: size) : size
+    }
+
     /// Resizes every frame. Throws `.invalidParameter` for a reference size with a side <= 0
     /// and `.outputTooLarge` when the result would be over the limits of ``DecodingLimits/default``
     /// (`.workingMemoryTooLarge` when resampling to it would need more than its working memory,

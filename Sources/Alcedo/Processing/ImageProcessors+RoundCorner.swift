@@ -92,6 +92,12 @@ public struct RoundCornerImageProcessor: ImageProcessor {
         ])
     }
 
+    /// The size ``process(_:)`` gives: ``targetSize`` when there is one (enlarged or not), else `size`.
+    public func outputSize(for size: PixelSize) -> PixelSize {
+        guard let targetSize, targetSize.width > 0, targetSize.height > 0 else { return size }
+        return targetSize
+    }
+
     /// Rounds the corners of every frame. Throws `.invalidParameter` for a negative or
     /// non-finite radius, a fraction outside `0...1` or a target size with a side <= 0, and
     /// `.outputTooLarge` for a target size over the limits of ``DecodingLimits/default``

@@ -20,6 +20,9 @@ public struct SmartCroppingImageProcessor: ImageProcessor {
         ProcessorSupport.identifier("smartCropping", [ProcessorSupport.size(size)])
     }
 
+    /// The size ``process(_:)`` gives: ``size``, each side at most the image's.
+    public func outputSize(for size: PixelSize) -> PixelSize { CroppingImageProcessor(size: self.size).outputSize(for: size) }
+
     /// Crops every frame. Throws `.invalidParameter` for a size with a side <= 0.
     public func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
         try ProcessorSupport.requirePositive(size, "size", in: "SmartCroppingImageProcessor")

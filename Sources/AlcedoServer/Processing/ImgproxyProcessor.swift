@@ -70,6 +70,43 @@ public struct ImgproxyProcessor: ImageProcessor {
         return (PixelSize(width: w, height: h), covers ? .aspectFit : .aspectFill)
     }
 
+    /// The size ``process(_:)`` gives an image of `size`, from the same geometry: the resize
+    /// (no enlargement without `enlarge`) and the crops, then `extend`, `extend_aspect_ratio`
+    /// and padding, each side at most ``maximumResultSide`` (a larger result is refused before
+    /// it is made). A trim is not known before the pixels: the untrimmed size is an upper bound.
+    /// Without auto-rotation the stored orientation may swap the sides: the larger result of the two.
+    public func outputSize(for size: PixelSize) -> PixelSize {
+        var oriented = size
+        if options.rotate == 90 || options.rotate == 270 { oriented = PixelSize(width: size.height, height: size.width) }
+        var result = resultSize(for: oriented)
+        if !options.autoRotate, size.width != size.height {
+            let swapped = resultSize(for: PixelSize(width: oriented.height, height: oriented.width))
+            if swapped.width * swapped.height > result.width * result.height { result = swapped }
+        }
+        return PixelSize(width: min(result.width, maximumResultSide), height: min(result.height, maximumResultSide))
+    }
+
+    /// ``outputSize(for:)`` of an image already turned by `rotate`.
+    private func resultSize(for source: PixelSize) -> PixelSize {
+        let plan = ImgproxyGeometry(source: source, options: options, maxResultDimension: effectiveResultDimension)
+        // The crop before the resize, the resize to the scaled size, the crop to the result.
+        let scaledWidth = max(1, plan.scaledWidth), scaledHeight = max(1, plan.scaledHeight)
+        var size = PixelSize(width: ImgproxyGeometry.minNonZero(plan.resultCropWidth, scaledWidth),
+                             height: ImgproxyGeometry.minNonZero(plan.resultCropHeight, scaledHeight))
+        if options.extend { size = Self.extended(size, to: PixelSize(width: plan.targetWidth, height: plan.targetHeight)) }
+        if options.extendAspectRatio, plan.extendAspectRatioWidth > 0, plan.extendAspectRatioHeight > 0 {
+            size = Self.extended(size, to: PixelSize(width: plan.extendAspectRatioWidth, height: plan.extendAspectRatioHeight))
+        }
+        if options.padding.isEnabled {
+            let padding = options.padding
+            size = PixelSize(width: size.width + ImgproxyGeometry.scaleToEven(padding.left, plan.dprScale)
+                                 + ImgproxyGeometry.scaleToEven(padding.right, plan.dprScale),
+                             height: size.height + ImgproxyGeometry.scaleToEven(padding.top, plan.dprScale)
+                                 + ImgproxyGeometry.scaleToEven(padding.bottom, plan.dprScale))
+        }
+        return size
+    }
+
     public func process(_ input: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
         var image = input
         if let page = options.page, image.frames.count > 1 {
@@ -145,11 +182,18 @@ public struct ImgproxyProcessor: ImageProcessor {
     /// by `gravity`; nothing when the image already covers it.
     private func extend(_ image: AlcedoImage, to size: PixelSize, gravity: ProcessingOptions.Gravity, dpr: Double,
                         fill: RGBA) throws(AlcedoError) -> AlcedoImage {
-        guard size.width > image.width || size.height > image.height else { return image }
-        let canvas = PixelSize(width: size.width > 0 ? size.width : image.width, height: size.height > 0 ? size.height : image.height)
+        let canvas = Self.extended(image.size, to: size)
+        guard canvas != image.size else { return image }
         try checkResult(canvas)
         let origin = ImgproxyGeometry.position(outer: canvas, inner: image.size, gravity: gravity, dpr: dpr)
         return image.embedded(in: canvas, at: origin, background: fill)
+    }
+
+    /// The canvas `extend` makes for an image of `image` and a requested `size` (a side of 0
+    /// keeps the image's): `image` itself when it already covers `size`.
+    static func extended(_ image: PixelSize, to size: PixelSize) -> PixelSize {
+        guard size.width > image.width || size.height > image.height else { return image }
+        return PixelSize(width: size.width > 0 ? size.width : image.width, height: size.height > 0 ? size.height : image.height)
     }
 
     /// imgproxy's crop: `width` x `height` (0 or more than the image: the image's side) placed

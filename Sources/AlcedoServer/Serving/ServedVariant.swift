@@ -126,6 +126,7 @@ struct ServedVariantProcessor: ImageProcessor {
 
     var identifier: String { "\(processing.identifier)|\(encoding.identifier)" }
     var decodingTarget: (size: PixelSize, mode: ContentMode)? { processing.decodingTarget }
+    func outputSize(for size: PixelSize) -> PixelSize { processing.outputSize(for: size) }
 
     func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
         var result = try processing.process(image)

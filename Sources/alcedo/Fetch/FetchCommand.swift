@@ -64,7 +64,7 @@ struct FetchCommand: AsyncParsableCommand {
     var memoryLimit = ImageRetriever.defaultMemoryLimit >> 20
 
     @Option(name: .customLong("max-memory"), help: ArgumentHelp(
-        "The working memory in MiB the decodes of a run share, the memory cache's limit included: each waits for its working set, so big photos run fewer at once than --concurrency (default: 75% of the cgroup limit, else 1024).",
+        "The working memory in MiB the decodes and downloads of a run share, the memory cache's limit included: each decode waits for its working set and each download counts its body while it arrives, so big photos run fewer at once than --concurrency (default: 75% of the cgroup limit, else 1024).",
         valueName: "MiB"))
     var maxMemory: Int?
 

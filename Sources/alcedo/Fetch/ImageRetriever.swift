@@ -37,20 +37,30 @@ struct ImageRetriever: Sendable {
     /// default downloader. When the disk cache folder cannot be used, the retriever works
     /// from memory only (after the warning `makeCache` prints).
     /// With `maxMemory` (default `nil`: no budget), every decode first reserves its working set
-    /// from a ``MemoryBudget`` of that many bytes, the memory cache's limit set aside in it.
+    /// from a ``MemoryBudget`` of that many bytes, the memory cache's limit set aside in it, and
+    /// the downloader counts each body against the same budget while it arrives (many large
+    /// downloads at once wait instead of passing the budget).
     /// With `s3`, `s3://` URLs are read through it (beside HTTP, on a downloader of their own).
     static func make(cacheDirectory: URL?, memoryOnly: Bool, memoryLimit: Int = defaultMemoryLimit,
                      maxMemory: Int? = nil, s3: S3ImageDataLoader? = nil) -> ImageRetriever {
         let (cache, diskUsable) = makeCache(cacheDirectory: cacheDirectory, memoryOnly: memoryOnly, memoryLimit: memoryLimit)
         var options: AlcedoOptionsInfo = memoryOnly || !diskUsable
             ? [.waitForCache, .cacheMemoryOnly, .allowLocalFiles] : [.waitForCache, .allowLocalFiles]
+        var budget: MemoryBudget?
         if let maxMemory {
-            let budget = MemoryBudget(capacity: maxMemory, queueLength: .max)
-            budget.setCeiling(memoryLimit, for: "memory")
-            options.append(.memoryBudget(budget))
+            let made = MemoryBudget(capacity: maxMemory, queueLength: .max)
+            made.setCeiling(memoryLimit, for: "memory")
+            options.append(.memoryBudget(made))
+            budget = made
         }
-        let downloader = s3.map { ImageDownloader(name: "alcedo", loader: CompositeImageDataLoader([AsyncHTTPClientImageLoader(), $0])) }
-        return ImageRetriever(manager: ImageManager(downloader: downloader ?? .default, cache: cache), baseOptions: options)
+        let downloader: ImageDownloader
+        if s3 != nil || budget != nil {
+            downloader = ImageDownloader(name: "alcedo", configuration: ImageDownloader.Configuration(memoryBudget: budget),
+                                         loader: s3.map { CompositeImageDataLoader([AsyncHTTPClientImageLoader(), $0]) })
+        } else {
+            downloader = .default
+        }
+        return ImageRetriever(manager: ImageManager(downloader: downloader, cache: cache), baseOptions: options)
     }
 
     /// A run's memory budget when none is given: 75% of the control group's limit when there is

@@ -42,6 +42,29 @@ struct FetchNetworkCommandTests {
         }
     }
 
+    @Test("--max-memory counts download bodies too: a body that could never fit fails at its head, the others are fetched side by side")
+    func downloadsShareTheMemoryBudget() async throws {
+        try await Self.withServer { server, dir in
+            // 24 MiB (under the 32 MiB body limit) after a PNG signature: more than the 19 MiB one
+            // job may take under --max-memory 20 with a 1 MiB memory cache.
+            server.route("/huge.png", .ok(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(count: 24 << 20),
+                                          contentType: "image/png"))
+            let bytes = try Data(contentsOf: Self.jpeg)
+            for index in 0..<3 { server.route("/good-\(index).jpg", .ok(bytes, contentType: "image/jpeg")) }
+            let urls = ["/huge.png", "/good-0.jpg", "/good-1.jpg", "/good-2.jpg"].map { server.url($0).absoluteString }
+            let result = try await FetchCommandTests.run(["fetch"] + urls + ["--out", dir.url.path, "--memory-only", "--concurrency", "4",
+                                                                             "--max-memory", "20", "--memory-limit", "1", "--json"], in: dir)
+            #expect(result.status == 1 && !result.crashed)
+            let objects = try FetchCommandTests.reports(result.stdout)
+            try #require(objects.count == 4)
+            let huge = try #require(objects.first { ($0["url"] as? String)?.hasSuffix("huge.png") == true })
+            let error = huge["error"] as? String ?? ""
+            // Refused by the downloader's reservation (not after the whole body was read, by the decode's).
+            #expect(error.contains("memory budget") && error.contains("downloading"), "\(error)")
+            #expect(objects.filter { $0["error"] is NSNull }.count == 3)
+        }
+    }
+
     @Test("cache types: none, then disk in a new process, memory for a repeat within one; the default folder follows XDG_CACHE_HOME")
     func cacheTypesAcrossRuns() async throws {
         try await Self.withServer { server, dir in

@@ -244,6 +244,60 @@ struct WorkingSetEstimateTests {
         // A fill covers the target and is cropped to it.
         #expect(WorkingSetEstimate.outputSize(of: full, target: PixelSize(width: 300, height: 300), mode: .aspectFill)
             == PixelSize(width: 300, height: 300))
+        // A target larger than the image does not enlarge it.
+        #expect(WorkingSetEstimate.outputSize(of: full, target: PixelSize(width: 8000, height: 8000), mode: .aspectFit) == full)
+        // A fill covers the target and is cropped to it, without enlarging: 4000x100.
+        #expect(WorkingSetEstimate.outputSize(of: full, target: PixelSize(width: 8000, height: 100), mode: .aspectFill)
+            == PixelSize(width: 4000, height: 100))
+    }
+
+    /// Every processor's result size is known before decoding (``ImageProcessor/outputSize(for:)``),
+    /// and the estimate sizes the processing and the encoding by it through the decoding
+    /// options' hint: enlarged only by a processor that enlarges.
+    @Test func everyProcessorIsEstimatedByWhatItMakes() throws {
+        let source = image(width: 480, height: 360)
+        let large = PixelSize(width: 1300, height: 1300)
+        let processors: [any ImageProcessor] = [
+            DefaultImageProcessor.default,
+            DownsamplingImageProcessor(size: large),
+            DownsamplingImageProcessor(size: PixelSize(width: 200, height: 200)),
+            ResizingImageProcessor(referenceSize: large),
+            ResizingImageProcessor(referenceSize: large, mode: .aspectFit),
+            ResizingImageProcessor(referenceSize: PixelSize(width: 100, height: 1000), mode: .aspectFill),
+            CroppingImageProcessor(size: PixelSize(width: 100, height: 500)),
+            SmartCroppingImageProcessor(size: PixelSize(width: 300, height: 300)),
+            RoundCornerImageProcessor(cornerRadius: 8, targetSize: PixelSize(width: 1000, height: 100)),
+            RoundCornerImageProcessor(cornerRadius: 8),
+            BlurImageProcessor(blurRadius: 2),
+            TintImageProcessor(tint: RGBA(red: 255, green: 0, blue: 0, alpha: 128)),
+            DownsamplingImageProcessor(size: large) |> CroppingImageProcessor(size: PixelSize(width: 100, height: 100)),
+            ResizingImageProcessor(referenceSize: PixelSize(width: 960, height: 720)) |> BorderImageProcessor(border: 4),
+        ]
+        for processor in processors {
+            let made = try processor.process(source).size
+            #expect(processor.outputSize(for: source.size) == made, "\(processor.identifier)")
+            let options = DownloadOptions(processor: processor).effectiveDecodingOptions
+            #expect(options.processedSize == (processor.identifier.isEmpty ? nil : ProcessedSizeHint(processor)))
+            let estimate = WorkingSetEstimate.estimate(info: ImageInfo(format: .png, width: 480, height: 360), options: options)
+            #expect(estimate.outputSize == made, "\(processor.identifier)")
+        }
+    }
+
+    /// The soak's animation (12 frames of 480x360) asked at 1300 px: a fit that never enlarges
+    /// is costed at its own size, a resize that enlarges at the enlarged one.
+    @Test func aFitIsNotCostedAsAnEnlargement() {
+        let info = ImageInfo(format: .webp, width: 480, height: 360, frameCount: 12)
+        let large = PixelSize(width: 1300, height: 1300)
+        let fit = WorkingSetEstimate.estimate(
+            info: info, options: DownloadOptions(processor: DownsamplingImageProcessor(size: large)).effectiveDecodingOptions, outputFormat: .webp)
+        let enlarging = WorkingSetEstimate.estimate(
+            info: info, options: DownloadOptions(processor: ResizingImageProcessor(referenceSize: large, mode: .aspectFit)).effectiveDecodingOptions,
+            outputFormat: .webp)
+        #expect(fit.outputSize == PixelSize(width: 480, height: 360))
+        #expect(enlarging.outputSize == PixelSize(width: 1300, height: 975))
+        #expect(fit.total * 4 < enlarging.total)
+        // A decoding target alone (no processor's hint) is what the decoder may shrink to: never an enlargement.
+        #expect(WorkingSetEstimate.estimate(info: info, options: DecodingOptions(targetSize: large)).outputSize == PixelSize(width: 480, height: 360))
     }
 
     @Test func aHeaderThatDoesNotReadThrowsAsTheDecodeWould() {
