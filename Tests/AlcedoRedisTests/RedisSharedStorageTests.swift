@@ -160,17 +160,20 @@ struct RedisSharedStorageTests {
             return false
         }
 
-        // A generous connect deadline (the default is 500 ms): on a loaded machine the connect,
-        // AUTH and SELECT round trips can take longer, and this part checks the login, not speed.
+        // Generous deadlines (the defaults are 500 ms to connect, 250 ms for a write): beside
+        // the whole suite the connect, AUTH, SELECT and SET round trips can take longer, and this
+        // part checks the login and the database, not speed.
         let right = try RedisSharedStorage(configuration: {
             var c = try RedisConfiguration(urls: ["redis://default:s3cret@127.0.0.1:\(server.port)/2"])
             c.connectTimeout = .seconds(60)
+            c.writeTimeout = .seconds(60)
+            c.getTimeout = .seconds(60)
             return c
         }())
         defer { right.shutdown() }
         try await right.start()
         #expect(try await right.store(entry("x"), forKey: "x"))
-        let size = try await right.nodes[0].execute([["DBSIZE"]], timeout: .seconds(2), name: "DBSIZE")[0]
+        let size = try await right.nodes[0].execute([["DBSIZE"]], timeout: .seconds(60), name: "DBSIZE")[0]
         #expect(size.integer == 1, "SELECT 2 put the key in database 2")
         let info = await right.serverInfo()
         let node = try info[0].get()
