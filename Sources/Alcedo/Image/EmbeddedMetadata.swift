@@ -28,13 +28,15 @@ public struct EmbeddedMetadata: Sendable, Hashable {
     /// The metadata of an encoded JPEG, PNG or WebP file (empty for other formats and for
     /// malformed containers: what reads before the damage is kept).
     public static func read(from data: Data) -> EmbeddedMetadata {
-        let bytes = [UInt8](data)
+        // The headers are walked in place: no copy of the source's bytes.
+        let read: (UnsafeRawBufferPointer) -> EmbeddedMetadata
         switch ImageFormat.sniff(data) {
-        case .jpeg: return MetadataContainers.readJPEG(bytes)
-        case .png, .apng: return MetadataContainers.readPNG(bytes)
-        case .webp: return MetadataContainers.readWebP(bytes)
+        case .jpeg: read = MetadataContainers.readJPEG
+        case .png, .apng: read = MetadataContainers.readPNG
+        case .webp: read = MetadataContainers.readWebP
         default: return EmbeddedMetadata()
         }
+        return data.withUnsafeBytes(read)
     }
 
     /// `data`, an encoded `format` file, with these blocks written in (JPEG: EXIF, XMP and

@@ -11,7 +11,7 @@ enum MetadataContainers {
 
     // MARK: JPEG
 
-    static func readJPEG(_ bytes: [UInt8]) -> EmbeddedMetadata {
+    static func readJPEG(_ bytes: UnsafeRawBufferPointer) -> EmbeddedMetadata {
         var metadata = EmbeddedMetadata()
         var offset = 2
         while offset + 4 <= bytes.count, bytes[offset] == 0xFF {
@@ -84,7 +84,8 @@ enum MetadataContainers {
 
     /// Calls `body` with each chunk's type and data range until it returns `false`, `IEND`
     /// or the end of valid chunks.
-    private static func pngChunks(_ bytes: [UInt8], _ body: (String, Range<Int>, Range<Int>) -> Bool) {
+    private static func pngChunks<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, _ body: (String, Range<Int>, Range<Int>) -> Bool)
+        where Bytes.Index == Int {
         var offset = 8
         while offset + 12 <= bytes.count {
             let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
@@ -96,7 +97,7 @@ enum MetadataContainers {
         }
     }
 
-    static func readPNG(_ bytes: [UInt8]) -> EmbeddedMetadata {
+    static func readPNG(_ bytes: UnsafeRawBufferPointer) -> EmbeddedMetadata {
         var metadata = EmbeddedMetadata()
         pngChunks(bytes) { type, data, _ in
             if type == "eXIf", metadata.exif == nil {
@@ -135,7 +136,7 @@ enum MetadataContainers {
 
     // MARK: WebP
 
-    static func readWebP(_ bytes: [UInt8]) -> EmbeddedMetadata {
+    static func readWebP(_ bytes: UnsafeRawBufferPointer) -> EmbeddedMetadata {
         var metadata = EmbeddedMetadata()
         guard bytes.count >= 12 else { return metadata }
         var offset = 12
