@@ -99,7 +99,8 @@ struct SVGCostEstimate: Equatable {
                 + canvasPixels * Double(filter.primitives) * Self.nanosecondsPerSurfacePixel
             largestFilter = max(largestFilter, filter.primitives)
         }
-        cpu = nanoseconds >= 1e18 ? .seconds(1_000_000_000) : .nanoseconds(Int64(nanoseconds))
+        // `!(x < 1e18)` also catches a NaN, which Int64(_:) would trap on.
+        cpu = !(nanoseconds < 1e18) ? .seconds(1_000_000_000) : .nanoseconds(Int64(max(0, nanoseconds)))
         let canvasBytes = canvas.width * canvas.height * 4
         let (memory, overflow) = canvasBytes.multipliedReportingOverflow(by: largestFilter == 0 ? 0 : largestFilter + 3)
         filterMemory = overflow ? Int.max : memory
