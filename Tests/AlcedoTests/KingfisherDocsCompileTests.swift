@@ -988,9 +988,10 @@ struct KingfisherDocsCompileTests {
             let imageView = DocImageView()
             cache16(imageView: imageView, url: h.server.url("/res.jpg"))
             #expect(await eventually { imageView.image != nil })
-            #expect(ImageCache.default.isCached(forKey: "my_cache_key"))
-            // Memory or disk: other suites clear the shared memory cache at any time.
-            #expect(cache28(cacheKey: "my_cache_key").0 && cache28(cacheKey: "my_cache_key").1 != .none)
+            // Memory or disk: other suites clear the shared memory cache at any time, and the
+            // disk copy is written after the image is shown, so both are waited for.
+            #expect(await eventually { ImageCache.default.isCached(forKey: "my_cache_key") })
+            #expect(await eventually { cache28(cacheKey: "my_cache_key").0 && cache28(cacheKey: "my_cache_key").1 != .none })
 
             // `retrieveImage(forKey:)` of a key that is not there: `.none` and no image.
             cache63(cache: h.cache)
