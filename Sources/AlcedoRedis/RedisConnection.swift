@@ -55,6 +55,10 @@ final class RedisConnection: Sendable {
         let channel: any Channel
         do {
             channel = try await bootstrap.connect(host: endpoint.host, port: endpoint.port).get()
+        } catch ChannelError.connectTimeout {
+            // Counted as a timeout like a command's: the node did not answer within its deadline.
+            throw .cacheError(reason: .sharedStorageError(reason: .timedOut(
+                node: node, command: "connect", timeout: configuration.connectTimeout)))
         } catch {
             throw .cacheError(reason: .sharedStorageError(reason: .connectionFailed(node: node, description: "\(error)")))
         }
