@@ -31,11 +31,11 @@ final class OriginServer: Sendable {
         process.standardError = try FileHandle(forWritingTo: log)
         try ProcessLaunch.run(process)
         self.process = Mutex(process)
-        // Until it listens (at most 5 s). A `for … where` loop here would go on connecting after
-        // the first success, filling the server's small accept backlog until connect() blocks.
-        var attempts = 0
-        while !RedisTestServer.accepts(port: port), attempts < 500 {
-            attempts += 1
+        // Until it listens (at most 120 s: Python starts slowly beside the whole suite). A
+        // `for … where` loop here would go on connecting after the first success, filling the
+        // server's small accept backlog until connect() blocks.
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !RedisTestServer.accepts(port: port), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
     }
@@ -71,8 +71,10 @@ final class ServeNode: Sendable {
         folder = try TempFolder()
         let process = Process()
         process.executableURL = executable
+        // Redis deadlines far above what a loaded machine stalls: the test counts origin requests,
+        // and a GET past its deadline would count as a miss and fetch the source again.
         process.arguments = ["serve", "--port", "0", "--cache-dir", folder.url.path, "--trusted-source-host", "127.0.0.1",
-                             "--redis", redis, "--redis-timeout", "1000", "--redis-lock-wait", "60000", "--concurrency", "4"]
+                             "--redis", redis, "--redis-timeout", "10000", "--redis-lock-wait", "60000", "--concurrency", "4"]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice

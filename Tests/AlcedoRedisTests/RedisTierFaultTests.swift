@@ -80,7 +80,10 @@ struct RedisTierThroughImageCacheTests {
         // Resumed: wait for the breaker's probe, then a store from one cache is a hit in another.
         let fresh = ImageCache(name: "fresh", cacheDirectoryURL: folder.url, sharedTier: tier)
         var resumed = false
-        for attempt in 0..<100 where !resumed {
+        let deadline = ContinuousClock.now + .seconds(120)
+        var attempt = 0
+        while !resumed, ContinuousClock.now < deadline {
+            attempt += 1
             try await writer.store(image, original: png, forKey: "after\(attempt)")
             resumed = try await fresh.retrieveImage(forKey: "after\(attempt)").cacheType == .disk
             if !resumed { try await Task.sleep(for: .milliseconds(50)) }

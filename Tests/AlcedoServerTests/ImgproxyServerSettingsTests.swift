@@ -202,7 +202,8 @@ struct ImgproxyServerSettingsTests {
         defer { Task { await server.stop() } }
         #expect(try await server.request("/metrics").status == 404)
         var metrics: ServerHarness.Reply?
-        for _ in 0..<50 where metrics == nil {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while metrics == nil, ContinuousClock.now < deadline {
             metrics = try? await server.request("http://127.0.0.1:\(port)/metrics")
             if metrics == nil { try await Task.sleep(for: .milliseconds(100)) }
         }

@@ -1108,7 +1108,8 @@ struct KingfisherDocsCompileTests {
             // The processed image is stored on disk as PNG.
             #expect(await eventually { ImageCache.default.imageCachedType(forKey: url.cacheKey, processorIdentifier: roundCorner.identifier) != .none })
             var stored: Data?
-            for _ in 0..<200 where stored == nil {
+            let deadline = ContinuousClock.now + .seconds(120)
+            while stored == nil, ContinuousClock.now < deadline {
                 stored = try await ImageCache.default.retrieveDataInDiskCache(forKey: url.cacheKey, processorIdentifier: roundCorner.identifier)?.data
                 if stored == nil { try await Task.sleep(for: .milliseconds(20)) }
             }

@@ -122,7 +122,9 @@ struct SharedCacheTierTests {
         // A bound far above any scheduling delay: this part checks the hand-over, not the bound.
         let other = makeCache("other", tier: SharedCacheTier(storage: storage, config: .init(lockWaitLimit: .seconds(60))))
         async let waited = other.coalesceWork(forKey: "v")
-        try await Task.sleep(for: .milliseconds(20))
+        // The entry is stored only once the other cache is waiting (a loaded machine may start
+        // the child task late; stored earlier, it would find the entry without waiting).
+        #expect(await eventually { other.sharedTier?.statistics.lockWaits == 1 }, "the other cache waits for the lock")
         try await cache.storeSerialized(Data("made once".utf8), forKey: "v")
         await cache.releaseWorkLock(forKey: "v")
         guard case .found(let entry) = await waited else {
