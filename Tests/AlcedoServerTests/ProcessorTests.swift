@@ -21,6 +21,33 @@ struct ProcessorTests {
         return result
     }
 
+    /// The copies made before the resize are reserved too: none for a plain resize, one for a
+    /// rotation, two alive at once for a rotation and a crop, at the decoded size.
+    @Test func copiesBeforeTheResizeAreCountedForTheBudget() throws {
+        let size = PixelSize(width: 4000, height: 3000)
+        let frame = 4000 * 3000 * 4
+        #expect(ImgproxyProcessor(options: try options("rs:fit:1300:1300")).intermediateBytes(for: size) == 0)
+        #expect(ImgproxyProcessor(options: try options("rot:90/rs:fit:1300:1300")).intermediateBytes(for: size) == frame)
+        #expect(ImgproxyProcessor(options: try options("rot:90/c:2000:1000/fl:1/rs:fit:1300:1300")).intermediateBytes(for: size) == 2 * frame)
+        // A 12 MP 8-bit 4:2:0 AVIF to AVIF at 1300 px (the soak's largest) fits what one job
+        // may take under the default budget (144 MiB), and a rotation adds one decoded copy.
+        var info = ImageInfo(format: .avif, width: 4000, height: 3000)
+        info.colorModel = "yuv420"
+        info.bitDepth = 8
+        func estimate(_ path: String) throws -> WorkingSetEstimate {
+            let processor = ImgproxyProcessor(options: try options(path))
+            var decoding = DecodingOptions()
+            decoding.processedSize = ProcessedSizeHint(processor)
+            return WorkingSetEstimate.estimate(info: info, sourceBytes: 5_630_826, options: decoding, outputFormat: .avif)
+        }
+        let plain = try estimate("rs:fit:1300:1300")
+        #expect(plain.total < 144 << 20, "\(plain)")
+        // The rotated result (975x1300) has as many pixels; the resampler's rows differ a little.
+        let rotated = try estimate("rot:90/rs:fit:1300:1300")
+        #expect(rotated.outputSize == PixelSize(width: 975, height: 1300))
+        #expect(abs(rotated.processing - frame - plain.processing) < 1 << 20, "\(rotated) against \(plain)")
+    }
+
     @Test(arguments: [
         // fit: inside the box, aspect kept, never enlarged without el.
         ("rs:fit:200:200", 200, 150, 150, 200),

@@ -9,20 +9,33 @@ public struct ProcessedSizeHint: Sendable, Hashable, CustomStringConvertible {
     /// Names the sizing, as the processor's ``ImageProcessor/identifier`` does.
     public let identifier: String
     private let size: @Sendable (PixelSize) -> PixelSize
+    private let intermediates: @Sendable (PixelSize) -> Int
 
     /// A hint that sizes results with `size`.
     /// - Parameters:
     ///   - identifier: names the sizing; equal identifiers must size alike.
+    ///   - intermediateBytes: the bytes the processing holds besides its input and result, for
+    ///     a decoded image of the given size (see ``ImageProcessor/intermediateBytes(for:)``;
+    ///     default: none).
     ///   - size: the result's size for a decoded image of the given size.
-    public init(identifier: String, size: @escaping @Sendable (PixelSize) -> PixelSize) {
+    public init(identifier: String, intermediateBytes: @escaping @Sendable (PixelSize) -> Int = { _ in 0 },
+                size: @escaping @Sendable (PixelSize) -> PixelSize) {
         self.identifier = identifier
         self.size = size
+        self.intermediates = intermediateBytes
     }
 
-    /// The hint of `processor`: its identifier and its ``ImageProcessor/outputSize(for:)``.
+    /// The hint of `processor`: its identifier, its ``ImageProcessor/outputSize(for:)`` and its
+    /// ``ImageProcessor/intermediateBytes(for:)``.
     public init(_ processor: any ImageProcessor) {
-        self.init(identifier: processor.identifier) { processor.outputSize(for: $0) }
+        self.init(identifier: processor.identifier, intermediateBytes: { processor.intermediateBytes(for: $0) }) {
+            processor.outputSize(for: $0)
+        }
     }
+
+    /// The bytes the processing holds besides its input and its result, for a decoded image of
+    /// `input` (one frame; at least 0).
+    public func intermediateBytes(for input: PixelSize) -> Int { max(0, intermediates(input)) }
 
     /// The result's size for a decoded image of `input` (each side at least 1).
     public func callAsFunction(_ input: PixelSize) -> PixelSize {

@@ -39,13 +39,15 @@ public struct WorkingSetEstimate: Sendable, Equatable, CustomStringConvertible {
     /// at once refused a 12 MP AVIF resized to 1300 px (planes 45 MB, resampling 70 MB) at the
     /// default budget, though its resident peak is about 90 MB.
     public var total: Int {
-        func sum(_ parts: [Int]) -> Int {
-            parts.reduce(0) { sum, part in
-                let (value, overflow) = sum.addingReportingOverflow(part)
-                return overflow ? Int.max : value
-            }
+        Self.saturatingSum([sourceBytes, decoded, max(decoderWorking, Self.saturatingSum([processing, encoding]))])
+    }
+
+    /// The sum of `parts`, `Int.max` when it does not fit.
+    static func saturatingSum(_ parts: [Int]) -> Int {
+        parts.reduce(0) { sum, part in
+            let (value, overflow) = sum.addingReportingOverflow(part)
+            return overflow ? Int.max : value
         }
-        return sum([sourceBytes, decoded, max(decoderWorking, sum([processing, encoding]))])
     }
 
     /// What is still needed once decoding and processing are done: the processed frames and
@@ -137,14 +139,16 @@ public struct WorkingSetEstimate: Sendable, Equatable, CustomStringConvertible {
         }
         let decoded = bytes(decodedSize, frames: frames)
         let output = processedSize(decoded: decodedSize, full: full, options: options)
-        // The resampler: a box pre-shrink to about twice the target, then a separable pass whose
-        // horizontal result (the output's width, the shrunk height) is kept in 32-bit floats.
+        // The processed frames, the resampler's rows (it streams: boxed rows are made and
+        // filtered as its bands need them, into a ring of filtered rows) and whatever the
+        // processor holds besides its input and result (a rotated or cropped copy).
         var processing = bytes(output, frames: frames)
         if output != decodedSize {
-            let shrunkHeight = min(decodedSize.height, 2 * output.height)
-            let shrunkWidth = min(decodedSize.width, 2 * output.width)
-            processing += shrunkWidth * shrunkHeight * 4 + output.width * shrunkHeight * 16
-                + ResamplerPlan.workingMemory(from: decodedSize, to: output)
+            processing = saturatingSum([processing, ResamplerPlan.workingMemory(from: decodedSize, to: output)])
+        }
+        if let hint = options.processedSize {
+            let (copies, overflow) = hint.intermediateBytes(for: decodedSize).multipliedReportingOverflow(by: frames)
+            processing = saturatingSum([processing, overflow ? Int.max : copies])
         }
         let encoding = bytes(output, frames: frames) + output.width * output.height * encoderBytesPerPixel(outputFormat) * min(frames, 2)
             + encoderOverhead(outputFormat)

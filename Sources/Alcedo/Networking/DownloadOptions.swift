@@ -51,7 +51,7 @@ public struct DownloadOptions: Sendable {
         }
         let processor = processor
         if options.processedSize == nil, case let identifier = processor.identifier, !identifier.isEmpty {
-            options.processedSize = ProcessedSizeHint(identifier: identifier) { processor.outputSize(for: $0) }
+            options.processedSize = ProcessedSizeHint(processor)
         }
         return options
     }

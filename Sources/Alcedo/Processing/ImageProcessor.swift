@@ -23,6 +23,15 @@ public protocol ImageProcessor: Sendable {
     /// target. A processor that enlarges, crops or extends says so here.
     func outputSize(for size: PixelSize) -> PixelSize
 
+    /// Bytes of the images this processor holds at once besides its input and its result, for
+    /// an input of `size` (one frame): a rotated, flipped, trimmed or cropped copy made before
+    /// the resize, for example. A memory budget reserves them too (``WorkingSetEstimate``,
+    /// through ``DecodingOptions/processedSize``). The resampler's own rows are counted
+    /// apart and belong not here.
+    ///
+    /// Default 0: the processor makes its result from its input directly.
+    func intermediateBytes(for size: PixelSize) -> Int
+
     /// Processes `image`. Failures are ``AlcedoError/processorError(reason:)``.
     ///
     /// Implement this or Kingfisher's ``process(item:options:)``; each has a default that
@@ -42,6 +51,8 @@ extension ImageProcessor {
         guard let target = decodingTarget, target.size.width > 0, target.size.height > 0 else { return size }
         return target.mode == .aspectFit ? size.fitting(in: target.size) : size.filling(target.size)
     }
+
+    public func intermediateBytes(for size: PixelSize) -> Int { 0 }
 
     /// A processor that runs `self` and then `next`, with the identifiers joined by `|>`.
     public func append(_ next: any ImageProcessor) -> any ImageProcessor {
@@ -82,6 +93,15 @@ struct ComposedImageProcessor: ImageProcessor {
     var decodingTarget: (size: PixelSize, mode: ContentMode)? { first.decodingTarget }
 
     func outputSize(for size: PixelSize) -> PixelSize { second.outputSize(for: first.outputSize(for: size)) }
+
+    /// The first one's intermediates while it runs; then its result, held while the second
+    /// one runs, with the second one's intermediates.
+    func intermediateBytes(for size: PixelSize) -> Int {
+        let middle = first.outputSize(for: size)
+        let whileSecondRuns = WorkingSetEstimate.saturatingSum([WorkingSetEstimate.bytes(middle, frames: 1),
+                                                                second.intermediateBytes(for: middle)])
+        return max(first.intermediateBytes(for: size), whileSecondRuns)
+    }
 
     func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
         try second.process(first.process(image))

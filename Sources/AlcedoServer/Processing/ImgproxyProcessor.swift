@@ -86,6 +86,21 @@ public struct ImgproxyProcessor: ImageProcessor {
         return PixelSize(width: min(result.width, maximumResultSide), height: min(result.height, maximumResultSide))
     }
 
+    /// The copies ``process(_:)`` makes before it resizes: the stored orientation undone
+    /// (without auto-rotation), the trim, the rotation, the flip and the crop each make one from
+    /// the previous, and two of them are alive at once (the step's input and its result), all
+    /// at most the decoded size. Those after the resize are the result's size, counted with it.
+    public func intermediateBytes(for size: PixelSize) -> Int {
+        let rotates = options.rotate == 90 || options.rotate == 180 || options.rotate == 270
+        let crops = options.crop.map { $0.width > 0 || $0.height > 0 } ?? false
+        let steps = [!options.autoRotate, options.trim != nil, rotates, options.flipHorizontal || options.flipVertical, crops]
+            .filter { $0 }.count
+        let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
+        guard !overflow else { return Int.max }
+        let (bytes, tooMany) = pixels.multipliedReportingOverflow(by: 4 * min(steps, 2))
+        return tooMany ? Int.max : bytes
+    }
+
     /// ``outputSize(for:)`` of an image already turned by `rotate`.
     private func resultSize(for source: PixelSize) -> PixelSize {
         let plan = ImgproxyGeometry(source: source, options: options, maxResultDimension: effectiveResultDimension)

@@ -283,6 +283,30 @@ struct WorkingSetEstimateTests {
         }
     }
 
+    /// The resampler streams (boxed rows made and filtered as its bands need them): a resize
+    /// is costed at its result and the resampler's rows, not at a whole intermediate picture;
+    /// a processor's own copies (``ImageProcessor/intermediateBytes(for:)``) add, and a chain
+    /// holds the first one's result while the second one runs.
+    @Test func aResizeCostsItsResultAndTheResamplersRowsAndAProcessorsCopiesAdd() {
+        let info = ImageInfo(format: .png, width: 4000, height: 3000)
+        let target = PixelSize(width: 1300, height: 1300)
+        let options = DownloadOptions(processor: ResizingImageProcessor(referenceSize: target, mode: .aspectFit)).effectiveDecodingOptions
+        let estimate = WorkingSetEstimate.estimate(info: info, options: options)
+        let output = PixelSize(width: 1300, height: 975)
+        #expect(estimate.outputSize == output)
+        #expect(estimate.processing == 1300 * 975 * 4 + ResamplerPlan.workingMemory(from: PixelSize(width: 4000, height: 3000), to: output))
+        struct Copying: ImageProcessor {
+            var identifier: String { "copying" }
+            func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage { image }
+            func intermediateBytes(for size: PixelSize) -> Int { size.width * size.height * 4 }
+        }
+        let copying = WorkingSetEstimate.estimate(
+            info: info, options: DownloadOptions(processor: Copying() |> ResizingImageProcessor(referenceSize: target, mode: .aspectFit))
+                .effectiveDecodingOptions)
+        // The chain: the copy of the first step, or its result (the full size) held while the resize runs.
+        #expect(copying.processing == estimate.processing + 4000 * 3000 * 4)
+    }
+
     /// The soak's animation (12 frames of 480x360) asked at 1300 px: a fit that never enlarges
     /// is costed at its own size, a resize that enlarges at the enlarged one.
     @Test func aFitIsNotCostedAsAnEnlargement() {
