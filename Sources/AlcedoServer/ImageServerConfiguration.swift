@@ -218,8 +218,27 @@ public struct ImageServerConfiguration: Sendable {
     /// `IMGPROXY_LAST_MODIFIED_BUSTER`.
     public var lastModifiedBuster: Date?
 
+    /// The image answered, processed with the request's options, when a source cannot be
+    /// fetched or is not an image (default `nil`: the error is answered), as imgproxy's
+    /// `IMGPROXY_FALLBACK_IMAGE_DATA`, `_PATH` and `_URL`. A source that loads but fails later
+    /// (over a limit, a processing error) is still answered with its error.
+    public var fallbackImage: Data?
+    /// The status of a fallback answer (default 200; 0: the status the error would have had),
+    /// as imgproxy's `IMGPROXY_FALLBACK_IMAGE_HTTP_CODE`.
+    public var fallbackImageStatus = 200
+    /// `Cache-Control: max-age` of a fallback answer in seconds (default `nil`: ``ttl``), as
+    /// imgproxy's `IMGPROXY_FALLBACK_IMAGE_TTL`. Fallback answers carry no `ETag` or `Last-Modified`.
+    public var fallbackImageTTL: Int?
+
     /// The defaults.
     public init() {}
+
+    /// The checks sources go through, made from ``allowPrivateNetworks``, ``allowedSources``,
+    /// ``trustedSourceHosts``, ``allowedAddressKinds``, ``s3`` and ``localRoot``.
+    public var sourceGuard: SourceGuard {
+        SourceGuard(allowPrivateNetworks: allowPrivateNetworks, allowedSources: allowedSources, trustedHosts: trustedSourceHosts,
+                    allowedAddressKinds: allowedAddressKinds, s3: s3, localRoot: localRoot)
+    }
 
     /// `/a/b` from `a/b/`, `/a/b/` or `/a/b`; empty stays empty.
     static func normalizedPrefix(_ text: String) -> String {

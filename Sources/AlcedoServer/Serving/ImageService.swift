@@ -29,6 +29,8 @@ public final class ImageService: Sendable {
     public let memoryBudget: MemoryBudget
     /// `Cache-Control` of every image response, made once.
     let cacheControl: String
+    /// The fallback image as a source, keyed by a hash of its bytes (``ImageServerConfiguration/fallbackImage``).
+    let fallbackSource: Source?
 
     /// Creates the service and its pipeline for `configuration`.
     public init(configuration: ImageServerConfiguration) {
@@ -44,6 +46,10 @@ public final class ImageService: Sendable {
         // production, loading or waiting, are bounded by the slots and the queue together.
         admission = AdmissionLimiter(limit: configuration.concurrency + configuration.queueLength, queueLength: 0)
         cacheControl = "public, max-age=\(configuration.ttl)"
+        fallbackSource = configuration.fallbackImage.map { data in
+            let digest = SHA256.hash(data: data).prefix(12).map { String(format: "%02x", $0) }.joined()
+            return .provider(RawImageDataProvider(data: data, cacheKey: "alcedo-fallback-image-" + digest))
+        }
     }
 
     /// Releases the pipeline's connections.
@@ -168,7 +174,8 @@ public final class ImageService: Sendable {
         }
         var known = conditional ? sources[parsed.sourceURL] : nil
         if conditional, known == nil { known = await sourceInfoFromDisk(parsed.sourceURL) }
-        if let info = known, let format = Self.predictedFormat(encoding, source: info, page: parsed.options.page) {
+        if let info = known, let format = Self.predictedFormat(encoding, source: info, page: parsed.options.page,
+                                                               stillOnly: parsed.options.security.maxAnimationFrames == 1) {
             let etag = etag(for: canonical, validator: info.validator, format: format)
             if notModified(request, etag: etag, lastModified: info.lastModified) {
                 metrics.recordHit(tier: "not-modified")
@@ -180,17 +187,50 @@ public final class ImageService: Sendable {
             try await produce(parsed, canonical: canonical, url: sourceURL, encoding: encoding)
         }
         metrics.recordHit(tier: joined ? "result" : result.tier)
-        if notModified(request, etag: result.etag, lastModified: result.lastModified) {
+        if result.fallbackStatus == nil, notModified(request, etag: result.etag, lastModified: result.lastModified) {
             return notModifiedResponse(etag: result.etag, lastModified: result.lastModified, negotiated: negotiated)
         }
         var headers = cachingHeaders(etag: result.etag, lastModified: result.lastModified, negotiated: negotiated)
+        if result.fallbackStatus != nil {
+            // A fallback answer lives for the fallback TTL and has no validators, as imgproxy's.
+            headers[.cacheControl] = "public, max-age=\(configuration.fallbackImageTTL ?? configuration.ttl)"
+            headers[.eTag] = nil
+            headers[.lastModified] = nil
+            if configuration.debugHeaders { headers[.init("Fallback-Image")!] = "1" }
+        }
         headers[.contentType] = result.format.mimeType
         if let debug = result.debug { debug.add(to: &headers) }
         headers[.contentLength] = String(result.body.readableBytes)
         headers[.contentDisposition] = Self.contentDisposition(source: parsed.sourceURL, filename: parsed.options.filename,
                                                                format: result.format, attachment: parsed.options.returnAttachment)
         let body: ResponseBody = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: result.body)
-        return Response(status: .ok, headers: headers, body: body)
+        return Response(status: result.fallbackStatus.map { HTTPResponse.Status(code: $0) } ?? .ok, headers: headers, body: body)
+    }
+
+    /// Whether `error` is one a fallback image answers: the source could not be fetched
+    /// (refused, missing, failed, too large, timed out) or is not an image.
+    static func callsForFallback(_ error: any Error) -> Bool {
+        if error is SourceRefusal { return true }
+        guard let error = error as? AlcedoError else { return false }
+        switch error {
+        case .requestError(let reason):
+            if case .taskCancelled = reason { return false }
+            return true
+        case .responseError:
+            return true
+        case .processorError(.decodingFailed(let reason)):
+            switch reason {
+            case .emptyData, .unsupportedFormat, .invalidHeader: return true
+            default: return false
+            }
+        case .processorError(.processingFailed(_, .data(let data))):
+            // Bytes no decoder took: not an image.
+            return ImageFormat.sniff(data) == .unknown
+        case .imageSettingError(.alternativeSourcesExhausted(let failures)):
+            return failures.last.map { callsForFallback($0.error) } ?? false
+        default:
+            return false
+        }
     }
 
     /// Loads, processes and encodes one variant (run once per variant in flight).
@@ -218,14 +258,31 @@ public final class ImageService: Sendable {
         // max_src_file_size: checked against Content-Length before the body is read and while
         // it streams (the download stops once it passes); a copy already on disk is checked below.
         if let limit = parsed.options.security.maxSourceFileSize, limit > 0 { options.append(.maximumBodySize(limit)) }
-        let retrieved = try await gate.run(parsed.sourceURL) {
-            try await pipeline.manager.retrieveImage(with: url, options: options)
+        let retrieved: RetrieveImageResult
+        var fallbackStatus: Int?
+        do {
+            retrieved = try await gate.run(parsed.sourceURL) {
+                try await pipeline.manager.retrieveImage(with: url, options: options)
+            }
+        } catch {
+            // --fallback-image: a source that cannot be fetched or is not an image is answered
+            // with the fallback image, processed with the same options, as imgproxy.
+            guard let fallback = fallbackSource, Self.callsForFallback(error) else { throw error }
+            let failure = ErrorStatus(error)
+            configuration.logger.warning("could not load \(parsed.sourceURL) (\(failure.reason)): answering the fallback image")
+            fallbackStatus = configuration.fallbackImageStatus == 0 ? failure.status : configuration.fallbackImageStatus
+            retrieved = try await pipeline.manager.retrieveImage(with: fallback, options: options)
         }
-        var info = await sourceInfo(for: parsed.sourceURL, result: retrieved)
-        // All frames loaded and kept: the result tells whether the source is animated; else
-        // what was learned before stays.
-        info.animated = parsed.options.page == nil && !firstFrameOnly ? retrieved.image.isAnimated : sources[parsed.sourceURL]?.animated
-        sources[parsed.sourceURL] = info
+        var info: SourceInfo
+        if fallbackStatus == nil {
+            info = await sourceInfo(for: parsed.sourceURL, result: retrieved)
+            // All frames loaded and kept: the result tells whether the source is animated; else
+            // what was learned before stays.
+            info.animated = parsed.options.page == nil && !firstFrameOnly ? retrieved.image.isAnimated : sources[parsed.sourceURL]?.animated
+            sources[parsed.sourceURL] = info
+        } else {
+            info = SourceInfo(validator: "fallback", lastModified: nil, format: retrieved.image.sourceFormat)
+        }
         if let data = retrieved.originalData, retrieved.originalCacheType == .none { metrics.sourceBytes.increment(by: Int64(data.count)) }
         if let limit = parsed.options.security.maxSourceFileSize, limit > 0, let data = retrieved.originalData, data.count > limit {
             throw ErrorStatus.Thrown(status: ErrorStatus(status: 422, reason: "the source is \(data.count) bytes, over the URL's max_src_file_size of \(limit)"))
@@ -265,7 +322,7 @@ public final class ImageService: Sendable {
         let debug = configuration.debugHeaders
             ? await debugFacts(source: parsed.sourceURL, original: retrieved.originalData, result: retrieved.image) : nil
         return EncodedResult(body: ByteBuffer(bytes: body), format: format, etag: etag(for: canonical, validator: info.validator, format: format),
-                             lastModified: info.lastModified, tier: tier, expires: .now + lifetime, debug: debug)
+                             lastModified: info.lastModified, tier: tier, expires: .now + lifetime, debug: debug, fallbackStatus: fallbackStatus)
     }
 
     /// imgproxy's debug headers for a result: the source's size in bytes and pixels (read
@@ -280,17 +337,12 @@ public final class ImageService: Sendable {
 
     /// The decoding limits a URL's security options set (`nil`: the server's).
     func decodingLimits(for security: ProcessingOptions.SecurityLimits) -> DecodingLimits? {
-        guard security.maxSourceResolution != nil || security.maxAnimationFrameResolution != nil else { return nil }
+        // max_animation_frame_resolution is checked on the decoded animation (``ImgproxyProcessor``):
+        // imgproxy holds only animations to it, not still images.
+        guard let megapixels = security.maxSourceResolution else { return nil }
         var limits = configuration.decodingLimits
-        if let megapixels = security.maxSourceResolution {
-            limits.maxPixelCount = max(1, Int(megapixels * 1_000_000))
-            limits.maxTotalBytes = limits.maxPixelCount * 4
-        }
-        if let megapixels = security.maxAnimationFrameResolution, megapixels > 0 {
-            // Each frame within the limit; all frames within it times the frame count.
-            limits.maxPixelCount = min(limits.maxPixelCount, max(1, Int(megapixels * 1_000_000)))
-            limits.maxTotalBytes = max(limits.maxTotalBytes, limits.maxPixelCount * 4 * limits.maxFrameCount)
-        }
+        limits.maxPixelCount = max(1, Int(megapixels * 1_000_000))
+        limits.maxTotalBytes = limits.maxPixelCount * 4
         return limits
     }
 
@@ -405,8 +457,8 @@ public final class ImageService: Sendable {
 
     /// The format a response will have, known before processing: `nil` when it depends on
     /// whether the source is animated and that is not known yet.
-    static func predictedFormat(_ encoding: ResponseEncoding, source: SourceInfo, page: Int?) -> ImageFormat? {
-        let animated = page != nil ? false : source.animated
+    static func predictedFormat(_ encoding: ResponseEncoding, source: SourceInfo, page: Int?, stillOnly: Bool = false) -> ImageFormat? {
+        let animated = page != nil || stillOnly ? false : source.animated
         if let requested = encoding.requested {
             if encoding.enforced.jxl, requested != .jxl {
                 guard let animated else { return nil }
