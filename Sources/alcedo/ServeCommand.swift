@@ -3,6 +3,7 @@ import AlcedoRedis
 import AlcedoServer
 import ArgumentParser
 import Foundation
+import Logging
 
 /// `alcedo serve`: wires flags (or `ALCEDO_<FLAG>` environment variables) to AlcedoServer.
 struct ServeCommand: AsyncParsableCommand {
@@ -58,6 +59,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long writing one response may take before the connection is closed, in seconds; 0: no limit (default 10).",
                                valueName: "seconds"))
     var writeResponseTimeout: Double?
+    @Option(help: ArgumentHelp("How long an image request may take before it is answered 503, in seconds (default: no limit; imgproxy: 10).",
+                               valueName: "seconds"))
+    var timeout: Double?
+    @Flag(inversion: .prefixedNo, help: "Answer with Content-Disposition: attachment unless the URL says att:0 (default off).")
+    var returnAttachment: Bool?
+    @Flag(inversion: .prefixedNo, help: "Send Link: <SOURCE>; rel=\"canonical\" with results of http(s) sources (default off).")
+    var setCanonicalHeader: Bool?
+    @Option(help: ArgumentHelp("The server's log level: debug, info, warn or error (default: warnings from the HTTP server, info from the rest).",
+                               valueName: "level"))
+    var logLevel: String?
+    @Flag(inversion: .prefixedNo, help: "Write JPEG results progressive (default off: baseline).")
+    var jpegProgressive: Bool?
     @Option(help: "Requests processed at once (default: the number of cores).")
     var concurrency: Int?
     @Option(help: "Requests waiting beyond --concurrency before 429 (default 256).")
@@ -443,6 +456,12 @@ struct ServeCommand: AsyncParsableCommand {
             }
             c.writeResponseTimeout = seconds > 0 ? .milliseconds(Int(seconds * 1000)) : nil
         }
+        if let seconds = try env.pick("TIMEOUT", flag: timeout, env.double("TIMEOUT")) {
+            guard seconds > 0 else {
+                throw ServerConfigurationError.invalidValue(env.origin(of: "TIMEOUT") ?? "--timeout", message: "must be positive, got \(seconds)")
+            }
+            c.requestTimeout = .milliseconds(Int(seconds * 1000))
+        }
         c.maxRedirects = try env.pick("MAX_REDIRECTS", flag: maxRedirects, env.int("MAX_REDIRECTS")) ?? c.maxRedirects
         if let agent = env.pick("USER_AGENT", flag: userAgent, env.string("USER_AGENT")) {
             c.userAgent = agent.replacingOccurrences(of: "%current_version", with: AlcedoCommand.version)
@@ -500,6 +519,20 @@ struct ServeCommand: AsyncParsableCommand {
         if let strip = try env.pick("STRIP_COLOR_PROFILE", flag: stripColorProfile, env.bool("STRIP_COLOR_PROFILE")) {
             c.defaultOptions.stripColorProfile = strip
         }
+        if let attachment = try env.pick("RETURN_ATTACHMENT", flag: returnAttachment, env.bool("RETURN_ATTACHMENT")) {
+            c.defaultOptions.returnAttachment = attachment
+        }
+        c.setCanonicalHeader = try env.pick("SET_CANONICAL_HEADER", flag: setCanonicalHeader, env.bool("SET_CANONICAL_HEADER"))
+            ?? c.setCanonicalHeader
+        if let text = env.pick("LOG_LEVEL", flag: logLevel, env.string("LOG_LEVEL")) {
+            let levels: [String: Logger.Level] = ["debug": .debug, "info": .info, "warn": .warning, "warning": .warning, "error": .error]
+            guard let level = levels[text.trimmingCharacters(in: .whitespaces).lowercased()] else {
+                throw ServerConfigurationError.invalidValue(env.origin(of: "LOG_LEVEL") ?? "--log-level",
+                                                            message: "\"\(text)\" is not debug, info, warn or error")
+            }
+            c.logLevel = level
+        }
+        c.progressiveJPEG = try env.pick("JPEG_PROGRESSIVE", flag: jpegProgressive, env.bool("JPEG_PROGRESSIVE")) ?? c.progressiveJPEG
         c.pathPrefix = env.pick("PATH_PREFIX", flag: pathPrefix, env.string("PATH_PREFIX")) ?? ""
         c.sourceURLRewriter.baseURL = env.pick("BASE_URL", flag: baseUrl, env.string("BASE_URL")) ?? ""
         if let text = env.pick("URL_REPLACEMENTS", flag: urlReplacements, env.string("URL_REPLACEMENTS")) {

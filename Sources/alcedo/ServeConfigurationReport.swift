@@ -65,6 +65,8 @@ struct ServeConfigurationReport {
             "DOWNLOAD_TIMEOUT": number(seconds) + " s",
             "WRITE_RESPONSE_TIMEOUT": c.writeResponseTimeout.map { number(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) + " s" }
                 ?? "0 (no limit)",
+            "TIMEOUT": c.requestTimeout.map { number(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) + " s" }
+                ?? "(no limit)",
             "MAX_REDIRECTS": String(c.maxRedirects),
             "USER_AGENT": c.userAgent,
             "CONCURRENCY": String(c.concurrency),
@@ -96,6 +98,10 @@ struct ServeConfigurationReport {
             "ENFORCE_THUMBNAIL": yes(c.defaultOptions.enforceThumbnail == true),
             "ALWAYS_RASTERIZE_SVG": yes(c.alwaysRasterizeSVG),
             "STRIP_COLOR_PROFILE": yes(c.defaultOptions.stripColorProfile != false),
+            "RETURN_ATTACHMENT": yes(c.defaultOptions.returnAttachment),
+            "SET_CANONICAL_HEADER": yes(c.setCanonicalHeader),
+            "LOG_LEVEL": c.logLevel.map { $0 == .warning ? "warn" : $0.rawValue } ?? "(warn from the HTTP server, info from the rest)",
+            "JPEG_PROGRESSIVE": yes(c.progressiveJPEG),
             "PATH_PREFIX": c.pathPrefix.isEmpty ? "(none)" : c.pathPrefix,
             "BASE_URL": c.sourceURLRewriter.baseURL.isEmpty ? "(none)" : c.sourceURLRewriter.baseURL,
             "URL_REPLACEMENTS": c.sourceURLRewriter.replacements.isEmpty ? "(none)"

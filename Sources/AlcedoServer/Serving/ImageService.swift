@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import Synchronization
 
 /// The image proxy's request handling, independent of how it is mounted: parses and verifies
 /// a path, answers conditional requests, produces (once per variant) and sends results.
@@ -84,12 +85,36 @@ public final class ImageService: Sendable {
     public func image(path: String, request: Request) async -> Response {
         let response: Response
         do {
-            response = try await imageResponse(path: path, request: request)
+            response = try await Self.within(configuration.requestTimeout) { [self] in
+                try await imageResponse(path: path, request: request)
+            }
         } catch {
             response = errorResponse(logged(naming(ErrorStatus(error), for: error)))
         }
         metrics.recordResponse(status: Int(response.status.code))
         return response
+    }
+
+    /// The value of `body`, or a 503 thrown once `limit` has passed (`nil`: no limit), as
+    /// imgproxy's `IMGPROXY_TIMEOUT` answers. The work goes on after the answer: a production is
+    /// shared with the other requests for the same variant, and its result is kept for them.
+    static func within<T: Sendable>(_ limit: Duration?, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        guard let limit else { return try await body() }
+        let answer = FirstAnswer<T>()
+        var timer: Task<Void, Never>?
+        defer { timer?.cancel() }
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            answer.waiting(continuation)
+            Task {
+                do { answer.give(.success(try await body())) } catch { answer.give(.failure(error)) }
+            }
+            timer = Task {
+                try? await Task.sleep(for: limit)
+                let seconds = ProcessingOptions.number(Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18)
+                answer.give(.failure(ErrorStatus.Thrown(status: ErrorStatus(status: 503,
+                                                                             reason: "timeout: the request took longer than \(seconds) s (--timeout)"))))
+            }
+        }
     }
 
     /// Logs what an error's answer leaves out (why an object store refused access).
@@ -159,6 +184,7 @@ public final class ImageService: Sendable {
         responseEncoding.rasterizeSVG = configuration.alwaysRasterizeSVG
         responseEncoding.stripMetadata = parsed.options.stripMetadata
         responseEncoding.keepCopyright = parsed.options.keepCopyright ?? true
+        responseEncoding.progressiveJPEG = configuration.progressiveJPEG
         let encoding = responseEncoding
         let variantKey = canonical.signedPart + "|" + encoding.identifier
 
@@ -203,8 +229,16 @@ public final class ImageService: Sendable {
         headers[.contentLength] = String(result.body.readableBytes)
         headers[.contentDisposition] = Self.contentDisposition(source: parsed.sourceURL, filename: parsed.options.filename,
                                                                format: result.format, attachment: parsed.options.returnAttachment)
+        addCanonicalLink(to: &headers, source: sourceURL)
         let body: ResponseBody = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: result.body)
         return Response(status: result.fallbackStatus.map { HTTPResponse.Status(code: $0) } ?? .ok, headers: headers, body: body)
+    }
+
+    /// `Link: <SOURCE>; rel="canonical"` for an http(s) source, with
+    /// ``ImageServerConfiguration/setCanonicalHeader``, as imgproxy's `IMGPROXY_SET_CANONICAL_HEADER`.
+    private func addCanonicalLink(to headers: inout HTTPFields, source: URL) {
+        guard configuration.setCanonicalHeader, source.scheme == "http" || source.scheme == "https" else { return }
+        headers[HTTPField.Name("Link")!] = "<\(source.absoluteString)>; rel=\"canonical\""
     }
 
     /// Whether `error` is one a fallback image answers: the source could not be fetched
@@ -391,6 +425,7 @@ public final class ImageService: Sendable {
         }
         if let length { headers[.contentLength] = String(length) }
         headers[.cacheControl] = cacheControl
+        addCanonicalLink(to: &headers, source: url)
         if (200..<300).contains(opened.status) {
             let format = ImageFormat.allCases.first { $0.mimeType == opened.headers["Content-Type"]?.split(separator: ";").first?.lowercased() }
             headers[.contentDisposition] = Self.contentDisposition(source: parsed.sourceURL, filename: parsed.options.filename,
@@ -431,6 +466,7 @@ public final class ImageService: Sendable {
         headers[.contentLength] = String(data.count)
         if let etag = downloaded.cacheInfo.etag { headers[.eTag] = etag }
         if let lastModified = downloaded.cacheInfo.lastModified { headers[.lastModified] = lastModified }
+        addCanonicalLink(to: &headers, source: url)
         headers[.contentDisposition] = Self.contentDisposition(source: parsed.sourceURL, filename: parsed.options.filename,
                                                                format: format == .unknown ? nil : format,
                                                                attachment: parsed.options.returnAttachment)
@@ -483,6 +519,7 @@ public final class ImageService: Sendable {
         func encode(_ quality: Int) throws(AlcedoError) -> Data {
             let options = EncodingOptions(quality: quality, writesMetadata: true)
             if format == .avif { return try AVIFEncoder(speed: encoding.avifSpeed).encode(image, options: options) }
+            if format == .jpeg, encoding.progressiveJPEG { return try JPEGEncoder(progressive: true).encode(image, options: options) }
             return try ImageCodecRegistry.shared.encode(image, as: format, options: options)
         }
         var data = try encode(quality)
@@ -668,5 +705,18 @@ public final class ImageService: Sendable {
         headers[.contentLength] = String(text.utf8.count)
         return Response(status: HTTPResponse.Status(code: error.status), headers: headers,
                         body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// A continuation resumed by the first of several racers; the others' answers are dropped.
+private final class FirstAnswer<T: Sendable>: Sendable {
+    private let continuation = Mutex<CheckedContinuation<T, any Error>?>(nil)
+
+    func waiting(_ waiter: CheckedContinuation<T, any Error>) {
+        continuation.withLock { $0 = waiter }
+    }
+
+    func give(_ result: Result<T, any Error>) {
+        continuation.withLock { $0.take() }?.resume(with: result)
     }
 }
