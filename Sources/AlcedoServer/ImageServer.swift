@@ -80,7 +80,7 @@ public struct ImageServer: Sendable {
     public func run(signals: [UnixSignal] = [.sigterm, .sigint],
                     onListening: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
         var logger = Logger(label: "alcedo.serve")
-        logger.logLevel = .warning
+        logger.logLevel = configuration.logLevel ?? .warning
         let host = configuration.host
         let app = Application(
             router: makeRouter(context: BasicRequestContext.self),

@@ -32,6 +32,10 @@ public struct ImageServerConfiguration: Sendable {
     /// system (default 10 s, as imgproxy's `IMGPROXY_WRITE_RESPONSE_TIMEOUT`); a client that
     /// reads slower has its connection closed. `nil` or zero: no limit.
     public var writeResponseTimeout: Duration? = .seconds(10)
+    /// How long an image request may take, from its arrival to its answer, before it is answered
+    /// 503 (default `nil`: no limit; the download is bounded by ``downloadTimeout``), as imgproxy's
+    /// `IMGPROXY_TIMEOUT`. The production goes on for the other requests of the same variant.
+    public var requestTimeout: Duration?
     /// Requests processed at the same time (default: the number of cores).
     public var concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
     /// Requests waiting for a processing slot beyond ``concurrency`` (default 256); more get 429.
@@ -89,6 +93,8 @@ public struct ImageServerConfiguration: Sendable {
     /// The AV1 encoder's speed for AVIF results, 0 (slowest, smallest) to 10 (fastest)
     /// (default 8, as imgproxy's `IMGPROXY_AVIF_SPEED`).
     public var avifSpeed = 8
+    /// Write JPEG results progressive (default `false`: baseline), as imgproxy's `IMGPROXY_JPEG_PROGRESSIVE`.
+    public var progressiveJPEG = false
     /// Encoded results kept in memory for repeated requests, in bytes (default 64 MiB).
     public var resultCacheBytes = 64 << 20
     /// Decoded images kept in Alcedo's memory cache, in bytes (default 0: none). Repeats are
@@ -218,8 +224,37 @@ public struct ImageServerConfiguration: Sendable {
     /// `IMGPROXY_LAST_MODIFIED_BUSTER`.
     public var lastModifiedBuster: Date?
 
+    /// The image answered, processed with the request's options, when a source cannot be
+    /// fetched or is not an image (default `nil`: the error is answered), as imgproxy's
+    /// `IMGPROXY_FALLBACK_IMAGE_DATA`, `_PATH` and `_URL`. A source that loads but fails later
+    /// (over a limit, a processing error) is still answered with its error.
+    public var fallbackImage: Data?
+    /// The status of a fallback answer (default 200; 0: the status the error would have had),
+    /// as imgproxy's `IMGPROXY_FALLBACK_IMAGE_HTTP_CODE`.
+    public var fallbackImageStatus = 200
+    /// `Cache-Control: max-age` of a fallback answer in seconds (default `nil`: ``ttl``), as
+    /// imgproxy's `IMGPROXY_FALLBACK_IMAGE_TTL`. Fallback answers carry no `ETag` or `Last-Modified`.
+    public var fallbackImageTTL: Int?
+
+    /// Send `Link: <SOURCE>; rel="canonical"` with results of http(s) sources (default `false`),
+    /// as imgproxy's `IMGPROXY_SET_CANONICAL_HEADER`.
+    public var setCanonicalHeader = false
+
+    /// The level of the HTTP server's log and ``logger`` (default `nil`: warnings and up from the
+    /// HTTP server, ``logger``'s own level for the rest), as imgproxy's `IMGPROXY_LOG_LEVEL`.
+    public var logLevel: Logger.Level? {
+        didSet { if let logLevel { logger.logLevel = logLevel } }
+    }
+
     /// The defaults.
     public init() {}
+
+    /// The checks sources go through, made from ``allowPrivateNetworks``, ``allowedSources``,
+    /// ``trustedSourceHosts``, ``allowedAddressKinds``, ``s3`` and ``localRoot``.
+    public var sourceGuard: SourceGuard {
+        SourceGuard(allowPrivateNetworks: allowPrivateNetworks, allowedSources: allowedSources, trustedHosts: trustedSourceHosts,
+                    allowedAddressKinds: allowedAddressKinds, s3: s3, localRoot: localRoot)
+    }
 
     /// `/a/b` from `a/b/`, `/a/b/` or `/a/b`; empty stays empty.
     static func normalizedPrefix(_ text: String) -> String {

@@ -19,11 +19,7 @@ public struct ImageServerPipeline: Sendable {
     /// Wires the pipeline for `configuration`; with `memoryBudget` (default `nil`: none) every
     /// decode reserves its working set from it first.
     public init(configuration: ImageServerConfiguration, memoryBudget: MemoryBudget? = nil) {
-        sourceGuard = SourceGuard(allowPrivateNetworks: configuration.allowPrivateNetworks,
-                                  allowedSources: configuration.allowedSources,
-                                  trustedHosts: configuration.trustedSourceHosts,
-                                  allowedAddressKinds: configuration.allowedAddressKinds,
-                                  s3: configuration.s3, localRoot: configuration.localRoot)
+        sourceGuard = configuration.sourceGuard
         // HTTP through the guard; S3 straight to its configured endpoint; local inside the root.
         var loaders: [any ImageDataLoading] = [GuardedImageLoader(sourceGuard: sourceGuard)]
         if let s3 = configuration.s3 {

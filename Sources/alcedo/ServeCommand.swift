@@ -3,6 +3,7 @@ import AlcedoRedis
 import AlcedoServer
 import ArgumentParser
 import Foundation
+import Logging
 
 /// `alcedo serve`: wires flags (or `ALCEDO_<FLAG>` environment variables) to AlcedoServer.
 struct ServeCommand: AsyncParsableCommand {
@@ -45,6 +46,12 @@ struct ServeCommand: AsyncParsableCommand {
     var maxSrcResolution: Double?
     @Option(help: ArgumentHelp("The largest source in bytes (default 33554432).", valueName: "N"))
     var maxSrcBytes: Int?
+    @Option(help: ArgumentHelp("The default of max_animation_frames: frames of an animated source processed; 1 makes it a still image, its first frame (default: every frame; imgproxy: 1).",
+                               valueName: "N"))
+    var maxAnimationFrames: Int?
+    @Option(help: ArgumentHelp("The default of max_animation_frame_resolution: an animation whose frames are larger is refused with 422 (default 0: no such limit).",
+                               valueName: "MP"))
+    var maxAnimationFrameResolution: Double?
     @Option(help: ArgumentHelp("The largest result side in pixels (default 8192).", valueName: "px"))
     var maxResultSide: Int?
     @Option(help: ArgumentHelp("How long a source download may take, in seconds (default 15).", valueName: "seconds"))
@@ -52,6 +59,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long writing one response may take before the connection is closed, in seconds; 0: no limit (default 10).",
                                valueName: "seconds"))
     var writeResponseTimeout: Double?
+    @Option(help: ArgumentHelp("How long an image request may take before it is answered 503, in seconds (default: no limit; imgproxy: 10).",
+                               valueName: "seconds"))
+    var timeout: Double?
+    @Flag(inversion: .prefixedNo, help: "Answer with Content-Disposition: attachment unless the URL says att:0 (default off).")
+    var returnAttachment: Bool?
+    @Flag(inversion: .prefixedNo, help: "Send Link: <SOURCE>; rel=\"canonical\" with results of http(s) sources (default off).")
+    var setCanonicalHeader: Bool?
+    @Option(help: ArgumentHelp("The server's log level: debug, info, warn or error (default: warnings from the HTTP server, info from the rest).",
+                               valueName: "level"))
+    var logLevel: String?
+    @Flag(inversion: .prefixedNo, help: "Write JPEG results progressive (default off: baseline).")
+    var jpegProgressive: Bool?
     @Option(help: "Requests processed at once (default: the number of cores).")
     var concurrency: Int?
     @Option(help: "Requests waiting beyond --concurrency before 429 (default 256).")
@@ -195,6 +214,17 @@ struct ServeCommand: AsyncParsableCommand {
     var watermarkData: String?
     @Option(help: ArgumentHelp("The base opacity every wm opacity multiplies, 0 to 1 (default 1).", valueName: "0-1"))
     var watermarkOpacity: Double?
+    @Option(help: ArgumentHelp("The image answered, processed with the URL's options, when a source cannot be fetched or is not an image: a file.",
+                               valueName: "path"))
+    var fallbackImagePath: String?
+    @Option(help: ArgumentHelp("The fallback image: an http(s) URL fetched once at start, through the source checks.", valueName: "url"))
+    var fallbackImageUrl: String?
+    @Option(help: ArgumentHelp("The fallback image: base64 of its bytes.", valueName: "base64"))
+    var fallbackImageData: String?
+    @Option(help: ArgumentHelp("The status of a fallback answer; 0: the status the error would have had (default 200).", valueName: "code"))
+    var fallbackImageHttpCode: Int?
+    @Option(help: ArgumentHelp("Cache-Control max-age of a fallback answer in seconds (default: --ttl).", valueName: "seconds"))
+    var fallbackImageTtl: Int?
     @Flag(help: "Also serve the bundled sample images on a loopback port (trusted) and print an example URL.")
     var samples = false
     @OptionGroup var redis: RedisOptions
@@ -210,6 +240,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             configuration = try makeConfiguration(environment)
             configuration.watermark = try await loadWatermark(environment)
+            configuration.fallbackImage = try await loadFallbackImage(environment, configuration)
             grace = try environment.pick("GRACEFUL_STOP_TIMEOUT", flag: gracefulStopTimeout, environment.int("GRACEFUL_STOP_TIMEOUT")) ?? 10
             guard grace >= 0 else { throw ServerConfigurationError.invalidValue("--graceful-stop-timeout", message: "must not be negative") }
         } catch {
@@ -285,42 +316,73 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...1).contains(opacity) else {
             throw ServerConfigurationError.invalidValue("--watermark-opacity", message: "must be in 0...1, got \(opacity)")
         }
-        let bytes: Data
-        if let text = watermarkData ?? env.string("WATERMARK_DATA") {
-            guard let data = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                throw ServerConfigurationError.invalidValue("--watermark-data", message: "is not base64")
-            }
-            bytes = data
-        } else if let path = watermarkPath ?? env.string("WATERMARK_PATH") {
-            do {
-                bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-            } catch {
-                throw ServerConfigurationError.invalidValue("--watermark-path", message: "cannot read \(path): \(error.localizedDescription)")
-            }
-        } else if let text = watermarkUrl ?? env.string("WATERMARK_URL") {
-            guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https" else {
-                throw ServerConfigurationError.invalidValue("--watermark-url", message: "\"\(text)\" is not an http(s) URL")
-            }
-            let downloader = ImageDownloader(name: "alcedo-watermark")
-            let fetched: Result<Data, AlcedoError>
-            do {
-                fetched = .success(try await downloader.downloadData(with: url).data)
-            } catch {
-                fetched = .failure(error)
-            }
-            await downloader.shutdown()
-            switch fetched {
-            case .success(let data): bytes = data
-            case .failure(let error):
-                throw ServerConfigurationError.invalidValue("--watermark-url", message: "cannot fetch \(text): \(error)")
-            }
-        } else {
-            return nil
-        }
+        guard let bytes = try await Self.auxiliaryImageBytes(
+            data: watermarkData ?? env.string("WATERMARK_DATA"), path: watermarkPath ?? env.string("WATERMARK_PATH"),
+            url: watermarkUrl ?? env.string("WATERMARK_URL"), flag: "--watermark", downloader: { ImageDownloader(name: "alcedo-watermark") })
+        else { return nil }
         do {
             return try WatermarkImage(data: bytes, opacity: opacity)
         } catch {
             throw ServerConfigurationError.invalidValue("watermark", message: "the image does not decode: \(error)")
+        }
+    }
+
+    /// The fallback image from `--fallback-image-data`, `--fallback-image-path` or
+    /// `--fallback-image-url` (the first given, in that order), read once and checked to decode;
+    /// a URL is fetched through the source guard of `configuration`, as sources are.
+    private func loadFallbackImage(_ env: ServeEnvironment, _ configuration: ImageServerConfiguration) async throws -> Data? {
+        let data = env.pick("FALLBACK_IMAGE_DATA", flag: fallbackImageData, env.string("FALLBACK_IMAGE_DATA"))
+        let path = env.pick("FALLBACK_IMAGE_PATH", flag: fallbackImagePath, env.string("FALLBACK_IMAGE_PATH"))
+        let url = env.pick("FALLBACK_IMAGE_URL", flag: fallbackImageUrl, env.string("FALLBACK_IMAGE_URL"))
+        guard data != nil || path != nil || url != nil else { return nil }
+        guard let bytes = try await Self.auxiliaryImageBytes(data: data, path: path, url: url, flag: "--fallback-image", downloader: {
+            ImageDownloader(name: "alcedo-fallback",
+                            configuration: ImageDownloader.Configuration(timeout: configuration.downloadTimeout,
+                                                                         maximumBodySize: configuration.maxSourceBytes,
+                                                                         maximumRedirects: configuration.maxRedirects),
+                            loader: GuardedImageLoader(sourceGuard: configuration.sourceGuard))
+        }) else { return nil }
+        do {
+            _ = try ImageCodecRegistry.shared.info(for: bytes, options: DecodingOptions())
+        } catch {
+            throw ServerConfigurationError.invalidValue("fallback image", message: "the image does not decode: \(error)")
+        }
+        return bytes
+    }
+
+    /// The bytes of an image given as base64 `data`, a file `path` or an http(s) `url` (the
+    /// first given), fetched once with the downloader `downloader` makes (shut down here);
+    /// `nil` when none is given. Errors name `flag` with `-data`, `-path` or `-url`.
+    private static func auxiliaryImageBytes(data: String?, path: String?, url text: String?, flag: String,
+                                            downloader: () -> ImageDownloader) async throws -> Data? {
+        if let data {
+            guard let bytes = Data(base64Encoded: data.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw ServerConfigurationError.invalidValue(flag + "-data", message: "is not base64")
+            }
+            return bytes
+        }
+        if let path {
+            do {
+                return try Data(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                throw ServerConfigurationError.invalidValue(flag + "-path", message: "cannot read \(path): \(error.localizedDescription)")
+            }
+        }
+        guard let text else { return nil }
+        guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https" else {
+            throw ServerConfigurationError.invalidValue(flag + "-url", message: "\"\(text)\" is not an http(s) URL")
+        }
+        let loader = downloader()
+        let fetched: Result<Data, AlcedoError>
+        do {
+            fetched = .success(try await loader.downloadData(with: url).data)
+        } catch {
+            fetched = .failure(error)
+        }
+        await loader.shutdown()
+        switch fetched {
+        case .success(let bytes): return bytes
+        case .failure(let error): throw ServerConfigurationError.invalidValue(flag + "-url", message: "cannot fetch \(text): \(error)")
         }
     }
 
@@ -364,6 +426,21 @@ struct ServeCommand: AsyncParsableCommand {
                                              env.list("TRUSTED_SOURCE_HOST").nonEmpty) ?? []).map { $0.lowercased() })
         c.maxSourceResolution = try env.pick("MAX_SRC_RESOLUTION", flag: maxSrcResolution, env.double("MAX_SRC_RESOLUTION"))
             ?? c.maxSourceResolution
+        if let frames = try env.pick("MAX_ANIMATION_FRAMES", flag: maxAnimationFrames, env.int("MAX_ANIMATION_FRAMES")) {
+            guard frames > 0 else {
+                throw ServerConfigurationError.invalidValue(env.origin(of: "MAX_ANIMATION_FRAMES") ?? "--max-animation-frames",
+                                                            message: "must be positive, got \(frames)")
+            }
+            c.defaultOptions.security.maxAnimationFrames = frames
+        }
+        if let megapixels = try env.pick("MAX_ANIMATION_FRAME_RESOLUTION", flag: maxAnimationFrameResolution,
+                                         env.double("MAX_ANIMATION_FRAME_RESOLUTION")) {
+            guard megapixels >= 0 else {
+                throw ServerConfigurationError.invalidValue(env.origin(of: "MAX_ANIMATION_FRAME_RESOLUTION") ?? "--max-animation-frame-resolution",
+                                                            message: "must not be negative, got \(megapixels)")
+            }
+            c.defaultOptions.security.maxAnimationFrameResolution = megapixels > 0 ? megapixels : nil
+        }
         // imgproxy's limits where 0 means "no check" keep Alcedo's bound instead: every request stays bounded.
         let imgproxyFileSize = try imgproxyLimit(env, "MAX_SRC_FILE_SIZE", for: "MAX_SRC_BYTES")
         c.maxSourceBytes = try env.pick("MAX_SRC_BYTES", flag: maxSrcBytes, env.int("MAX_SRC_BYTES") ?? imgproxyFileSize) ?? c.maxSourceBytes
@@ -378,6 +455,12 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ServerConfigurationError.invalidValue("--write-response-timeout", message: "must not be negative")
             }
             c.writeResponseTimeout = seconds > 0 ? .milliseconds(Int(seconds * 1000)) : nil
+        }
+        if let seconds = try env.pick("TIMEOUT", flag: timeout, env.double("TIMEOUT")) {
+            guard seconds > 0 else {
+                throw ServerConfigurationError.invalidValue(env.origin(of: "TIMEOUT") ?? "--timeout", message: "must be positive, got \(seconds)")
+            }
+            c.requestTimeout = .milliseconds(Int(seconds * 1000))
         }
         c.maxRedirects = try env.pick("MAX_REDIRECTS", flag: maxRedirects, env.int("MAX_REDIRECTS")) ?? c.maxRedirects
         if let agent = env.pick("USER_AGENT", flag: userAgent, env.string("USER_AGENT")) {
@@ -436,6 +519,20 @@ struct ServeCommand: AsyncParsableCommand {
         if let strip = try env.pick("STRIP_COLOR_PROFILE", flag: stripColorProfile, env.bool("STRIP_COLOR_PROFILE")) {
             c.defaultOptions.stripColorProfile = strip
         }
+        if let attachment = try env.pick("RETURN_ATTACHMENT", flag: returnAttachment, env.bool("RETURN_ATTACHMENT")) {
+            c.defaultOptions.returnAttachment = attachment
+        }
+        c.setCanonicalHeader = try env.pick("SET_CANONICAL_HEADER", flag: setCanonicalHeader, env.bool("SET_CANONICAL_HEADER"))
+            ?? c.setCanonicalHeader
+        if let text = env.pick("LOG_LEVEL", flag: logLevel, env.string("LOG_LEVEL")) {
+            let levels: [String: Logger.Level] = ["debug": .debug, "info": .info, "warn": .warning, "warning": .warning, "error": .error]
+            guard let level = levels[text.trimmingCharacters(in: .whitespaces).lowercased()] else {
+                throw ServerConfigurationError.invalidValue(env.origin(of: "LOG_LEVEL") ?? "--log-level",
+                                                            message: "\"\(text)\" is not debug, info, warn or error")
+            }
+            c.logLevel = level
+        }
+        c.progressiveJPEG = try env.pick("JPEG_PROGRESSIVE", flag: jpegProgressive, env.bool("JPEG_PROGRESSIVE")) ?? c.progressiveJPEG
         c.pathPrefix = env.pick("PATH_PREFIX", flag: pathPrefix, env.string("PATH_PREFIX")) ?? ""
         c.sourceURLRewriter.baseURL = env.pick("BASE_URL", flag: baseUrl, env.string("BASE_URL")) ?? ""
         if let text = env.pick("URL_REPLACEMENTS", flag: urlReplacements, env.string("URL_REPLACEMENTS")) {
@@ -495,6 +592,19 @@ struct ServeCommand: AsyncParsableCommand {
             ?? c.maxResultDimension
         guard c.maxResultDimension >= 0 else {
             throw ServerConfigurationError.invalidValue("--max-result-dimension", message: "must not be negative")
+        }
+        c.fallbackImageStatus = try env.pick("FALLBACK_IMAGE_HTTP_CODE", flag: fallbackImageHttpCode, env.int("FALLBACK_IMAGE_HTTP_CODE"))
+            ?? c.fallbackImageStatus
+        guard c.fallbackImageStatus == 0 || (100...599).contains(c.fallbackImageStatus) else {
+            throw ServerConfigurationError.invalidValue(env.origin(of: "FALLBACK_IMAGE_HTTP_CODE") ?? "--fallback-image-http-code",
+                                                        message: "must be 0 or an HTTP status in 100...599, got \(c.fallbackImageStatus)")
+        }
+        if let seconds = try env.pick("FALLBACK_IMAGE_TTL", flag: fallbackImageTtl, env.int("FALLBACK_IMAGE_TTL")) {
+            guard seconds >= 0 else {
+                throw ServerConfigurationError.invalidValue(env.origin(of: "FALLBACK_IMAGE_TTL") ?? "--fallback-image-ttl", message: "must not be negative")
+            }
+            // imgproxy's 0 means "the TTL".
+            c.fallbackImageTTL = seconds > 0 ? seconds : nil
         }
         if try s3.isEnabled(env) { c.s3 = try s3.configuration(env) }
         if let root = env.pick("LOCAL_FILESYSTEM_ROOT", flag: localRoot, env.string("LOCAL_FILESYSTEM_ROOT")) {

@@ -33,7 +33,8 @@ struct ImgproxyEnvironmentTests {
             "IMGPROXY_MAX_SRC_FILE_SIZE": "2000",
             "IMGPROXY_TTL": "123",
             "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
-            "IMGPROXY_LOG_LEVEL": "debug",
+            "IMGPROXY_LOG_LEVEL": "warn",
+            "IMGPROXY_LOG_FORMAT": "json",
             "IMGPROXY_NEW_RELIC_KEY": "x",
         ])
         defer { server.stop() }
@@ -77,9 +78,9 @@ struct ImgproxyEnvironmentTests {
         let warnings = server.stopAndReadStandardError()
         let lines = warnings.split(separator: "\n").filter { $0.contains("IMGPROXY_") }
         #expect(lines.count == 1, "one warning line: \(warnings)")
-        #expect(lines.first?.contains("IMGPROXY_LOG_LEVEL, IMGPROXY_NEW_RELIC_KEY") == true, "\(warnings)")
+        #expect(lines.first?.contains("IMGPROXY_LOG_FORMAT, IMGPROXY_NEW_RELIC_KEY") == true, "\(warnings)")
         for supported in ["IMGPROXY_BIND", "IMGPROXY_KEY", "IMGPROXY_SIGNATURE_SIZE", "IMGPROXY_PRESETS", "IMGPROXY_TTL",
-                          "IMGPROXY_MAX_SRC_FILE_SIZE", "IMGPROXY_BASE_URL", "IMGPROXY_PATH_PREFIX"] {
+                          "IMGPROXY_MAX_SRC_FILE_SIZE", "IMGPROXY_BASE_URL", "IMGPROXY_PATH_PREFIX", "IMGPROXY_LOG_LEVEL"] {
             #expect(!warnings.contains(supported), "\(supported) is supported: \(warnings)")
         }
     }
@@ -142,6 +143,213 @@ struct ImgproxyEnvironmentTests {
         #expect(row("BASE64_URL_INCLUDES_FILENAME") == ["BASE64_URL_INCLUDES_FILENAME", "true", "IMGPROXY_BASE64_URL_INCLUDES_FILENAME"])
         #expect(row("URL_REPLACEMENTS") == ["URL_REPLACEMENTS", "s3://=https://bucket.test/;local://*/=https://${1}.test/",
                                             "IMGPROXY_URL_REPLACEMENTS"])
+    }
+
+    /// An animated GIF of `count` frames, `side` pixels square.
+    static func animatedGIF(side: Int, count: Int) throws -> Data {
+        let frames = (0..<count).map { index in
+            AlcedoImage.Frame(pixels: (0..<side * side * 4).map { $0 % 4 == 3 ? 255 : UInt8(index * 80) }, duration: 0.1)
+        }
+        return try ImageCodecRegistry.shared.encode(AlcedoImage(width: side, height: side, frames: frames), as: .gif)
+    }
+
+    /// `IMGPROXY_MAX_ANIMATION_FRAMES=1` (imgproxy's default) serves an animated source as a
+    /// still image, its first frame, in the format a still source gets; more frames keep that
+    /// many; `IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION` refuses an animation with larger frames
+    /// (422) but not a still image.
+    @Test func maxAnimationFramesAndFrameResolutionFromTheEnvironment() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/big.gif", .ok(try Self.animatedGIF(side: 16, count: 3), contentType: "image/gif"))
+        origin.route("/small.gif", .ok(try Self.animatedGIF(side: 12, count: 3), contentType: "image/gif"))
+        origin.route("/still.jpg", .ok(TestImages.jpeg(width: 40, height: 30), contentType: "image/jpeg"))
+        let client = OneShotClient()
+        func url(_ server: ChildServe, _ path: String, _ options: String = "") -> String {
+            server.baseURL + "/insecure/" + options + "plain/" + origin.url(path).absoluteString
+        }
+
+        let still = try await ChildServe.start(environment: [
+            "IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true", "IMGPROXY_MAX_ANIMATION_FRAMES": "1",
+        ])
+        let first = try await client.get(url(still, "/big.gif"))
+        #expect(first.status == 200)
+        #expect(ImageFormat.sniff(first.body) == .gif, "a still GIF keeps its format among the preferred ones")
+        #expect(try ImageCodecRegistry.shared.decode(first.body).frames.count == 1)
+        let webp = try await client.get(url(still, "/big.gif") + "@webp")
+        #expect(webp.status == 200 && ImageFormat.sniff(webp.body) == .webp)
+        #expect(try ImageCodecRegistry.shared.decode(webp.body).frames.count == 1)
+        let stillWarnings = still.stopAndReadStandardError()
+        #expect(!stillWarnings.contains("IMGPROXY_MAX_ANIMATION_FRAMES"), "\(stillWarnings)")
+
+        let limited = try await ChildServe.start(environment: [
+            "IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true", "IMGPROXY_MAX_ANIMATION_FRAMES": "2",
+            "IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION": "0.0002",
+        ])
+        defer { limited.stop() }
+        // 12x12 = 144 pixels a frame: within 0.0002 MP; the first 2 of 3 frames kept.
+        let two = try await client.get(url(limited, "/small.gif"))
+        #expect(two.status == 200 && ImageFormat.sniff(two.body) == .gif)
+        #expect(try ImageCodecRegistry.shared.decode(two.body).frames.count == 2)
+        // 16x16 = 256 pixels a frame: over it.
+        #expect(try await client.get(url(limited, "/big.gif")).status == 422)
+        // A still image of 1,200 pixels is not held to the frame limit.
+        #expect(try await client.get(url(limited, "/still.jpg")).status == 200)
+
+        let (status, out, err) = try ChildServe.runToEnd(["serve", "--print-config"], environment: ["IMGPROXY_MAX_ANIMATION_FRAMES": "1"])
+        #expect(status == 0, "\(err)")
+        #expect(out.split(separator: "\n").contains {
+            $0.split(separator: " ", omittingEmptySubsequences: true) == ["MAX_ANIMATION_FRAMES", "1", "IMGPROXY_MAX_ANIMATION_FRAMES"]
+        }, "\(out)")
+        let (zeroStatus, _, zeroErr) = try ChildServe.runToEnd(["serve", "--print-config"], environment: ["IMGPROXY_MAX_ANIMATION_FRAMES": "0"])
+        #expect(zeroStatus != 0)
+        #expect(zeroErr.contains("IMGPROXY_MAX_ANIMATION_FRAMES"), "\(zeroErr)")
+    }
+
+    /// `IMGPROXY_FALLBACK_IMAGE_*`: a source that cannot be fetched or is not an image is
+    /// answered with the fallback image processed with the URL's options, with the fallback
+    /// status and TTL and no validators; a source that loads is answered as before; a fallback
+    /// URL is fetched once through the source checks, and a bad setting stops the start.
+    @Test func fallbackImageFromTheEnvironment() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        let fallback = TestImages.noisePNG(width: 40, height: 20)
+        origin.route("/fallback.png", .ok(fallback, contentType: "image/png"))
+        origin.route("/notes.txt", .ok(Data("not an image".utf8), contentType: "text/plain"))
+        origin.route("/ok.jpg", .ok(TestImages.jpeg(width: 40, height: 30), contentType: "image/jpeg"))
+        let client = OneShotClient()
+        func url(_ server: ChildServe, _ path: String) -> String {
+            server.baseURL + "/insecure/w:10/plain/" + origin.url(path).absoluteString + "@png"
+        }
+
+        let server = try await ChildServe.start(environment: [
+            "IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
+            "IMGPROXY_FALLBACK_IMAGE_DATA": fallback.base64EncodedString(), "IMGPROXY_FALLBACK_IMAGE_TTL": "30",
+            "IMGPROXY_TTL": "500", "IMGPROXY_ENABLE_DEBUG_HEADERS": "true",
+        ])
+        for path in ["/missing.png", "/notes.txt"] {
+            let reply = try await client.get(url(server, path))
+            #expect(reply.status == 200, "\(path)")
+            #expect(reply.headers["cache-control"] == "public, max-age=30", "\(path)")
+            #expect(reply.headers["etag"] == nil && reply.headers["last-modified"] == nil, "\(path)")
+            #expect(reply.headers["fallback-image"] == "1", "\(path)")
+            let image = try ImageCodecRegistry.shared.decode(reply.body)
+            #expect(image.width == 10 && image.height == 5, "the fallback processed with w:10: \(path)")
+        }
+        let ok = try await client.get(url(server, "/ok.jpg"))
+        #expect(ok.status == 200 && ok.headers["cache-control"] == "public, max-age=500" && ok.headers["fallback-image"] == nil)
+        let log = server.stopAndReadStandardError()
+        #expect(log.contains("answering the fallback image"), "\(log)")
+        #expect(!log.contains("IMGPROXY_FALLBACK"), "\(log)")
+
+        // From a URL, fetched once at start; status 0: the error's own status; TTL: the TTL.
+        let fetched = try await ChildServe.start(environment: [
+            "IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
+            "IMGPROXY_FALLBACK_IMAGE_URL": origin.url("/fallback.png").absoluteString, "IMGPROXY_FALLBACK_IMAGE_HTTP_CODE": "0",
+            "IMGPROXY_TTL": "500", "IMGPROXY_LOG_LEVEL": "error",
+        ])
+        let missing = try await client.get(url(fetched, "/missing.png"))
+        #expect(missing.status == 404)
+        #expect(missing.headers["cache-control"] == "public, max-age=500")
+        #expect(try ImageCodecRegistry.shared.decode(missing.body).width == 10)
+        // IMGPROXY_LOG_LEVEL=error: the fallback's warning is not logged.
+        let quiet = fetched.stopAndReadStandardError()
+        #expect(!quiet.contains("answering the fallback image"), "\(quiet)")
+
+        // The fallback URL goes through the source checks: loopback is refused by default.
+        let (guarded, _, guardedErr) = try ChildServe.runToEnd(["serve", "--print-config"], environment: [
+            "IMGPROXY_FALLBACK_IMAGE_URL": origin.url("/fallback.png").absoluteString,
+        ])
+        #expect(guarded != 0)
+        #expect(guardedErr.contains("--fallback-image-url"), "\(guardedErr)")
+        let (notBase64, _, notBase64Err) = try ChildServe.runToEnd(["serve", "--print-config"], environment: [
+            "IMGPROXY_FALLBACK_IMAGE_DATA": "not base64!",
+        ])
+        #expect(notBase64 != 0 && notBase64Err.contains("--fallback-image-data"), "\(notBase64Err)")
+        let (notImage, _, notImageErr) = try ChildServe.runToEnd(["serve", "--print-config"], environment: [
+            "IMGPROXY_FALLBACK_IMAGE_DATA": Data("text".utf8).base64EncodedString(),
+        ])
+        #expect(notImage != 0 && notImageErr.contains("fallback image"), "\(notImageErr)")
+        let (badCode, _, badCodeErr) = try ChildServe.runToEnd(["serve", "--print-config"], environment: [
+            "IMGPROXY_FALLBACK_IMAGE_HTTP_CODE": "99",
+        ])
+        #expect(badCode != 0 && badCodeErr.contains("IMGPROXY_FALLBACK_IMAGE_HTTP_CODE"), "\(badCodeErr)")
+    }
+
+    /// `IMGPROXY_TIMEOUT`: a request that takes longer is answered 503, as imgproxy.
+    @Test func requestTimeoutFromTheEnvironment() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        let png = TestImages.noisePNG(width: 60, height: 60)
+        // The body arrives over about 20 s, well past the 1 s limit.
+        origin.route("/slow.png", .ok(png, contentType: "image/png").chunked(max(1, png.count / 40), every: .milliseconds(500)))
+        let server = try await ChildServe.start(environment: [
+            "IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true", "IMGPROXY_TIMEOUT": "1",
+            "IMGPROXY_DOWNLOAD_TIMEOUT": "120",
+        ])
+        defer { server.stop() }
+        let client = OneShotClient()
+        let slow = try await client.get(server.baseURL + "/insecure/w:10/plain/" + origin.url("/slow.png").absoluteString)
+        #expect(slow.status == 503)
+        #expect(String(decoding: slow.body, as: UTF8.self).contains("timeout"))
+        let (status, out, _) = try ChildServe.runToEnd(["serve", "--print-config"], environment: ["IMGPROXY_TIMEOUT": "7"])
+        #expect(status == 0)
+        #expect(out.split(separator: "\n").contains { $0.split(separator: " ", omittingEmptySubsequences: true) == ["TIMEOUT", "7", "s", "IMGPROXY_TIMEOUT"] },
+                "\(out)")
+        let (badLevel, _, badLevelErr) = try ChildServe.runToEnd(["serve", "--print-config"], environment: ["IMGPROXY_LOG_LEVEL": "loud"])
+        #expect(badLevel != 0 && badLevelErr.contains("IMGPROXY_LOG_LEVEL"), "\(badLevelErr)")
+        let (zero, _, zeroErr) = try ChildServe.runToEnd(["serve", "--print-config"], environment: ["IMGPROXY_TIMEOUT": "0"])
+        #expect(zero != 0 && zeroErr.contains("IMGPROXY_TIMEOUT"), "\(zeroErr)")
+    }
+
+    /// `IMGPROXY_RETURN_ATTACHMENT` makes `attachment` the default of `att` (the URL's `att:0`
+    /// still wins); `IMGPROXY_SET_CANONICAL_HEADER` links an http(s) source as canonical.
+    @Test func attachmentAndCanonicalHeaderFromTheEnvironment() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/cat.jpg", .ok(TestImages.jpeg(width: 40, height: 30), contentType: "image/jpeg"))
+        let server = try await ChildServe.start(environment: [
+            "IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
+            "IMGPROXY_RETURN_ATTACHMENT": "true", "IMGPROXY_SET_CANONICAL_HEADER": "true", "IMGPROXY_JPEG_PROGRESSIVE": "true",
+        ])
+        defer { server.stop() }
+        let client = OneShotClient()
+        let source = origin.url("/cat.jpg").absoluteString
+        let reply = try await client.get(server.baseURL + "/insecure/w:10/plain/" + source + "@png")
+        #expect(reply.status == 200)
+        #expect(reply.headers["content-disposition"] == "attachment; filename=\"cat.png\"", "\(reply.headers)")
+        #expect(reply.headers["link"] == "<\(source)>; rel=\"canonical\"")
+        let inline = try await client.get(server.baseURL + "/insecure/w:10/att:0/plain/" + source + "@png")
+        #expect(inline.headers["content-disposition"]?.hasPrefix("inline") == true, "\(inline.headers)")
+        // IMGPROXY_JPEG_PROGRESSIVE: the JPEG is progressive (SOF2), as ImageMagick reads it too.
+        let jpeg = try await client.get(server.baseURL + "/insecure/w:10/plain/" + source + "@jpg")
+        #expect(jpeg.status == 200)
+        #expect(Self.jpegFrameMarker(jpeg.body) == 0xC2, "a progressive JPEG's frame is SOF2")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-progressive-\(UUID().uuidString).jpg")
+        try jpeg.body.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        if let identify = ["/usr/bin/identify", "/usr/local/bin/identify"].first(where: FileManager.default.isExecutableFile(atPath:)) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: identify)
+            process.arguments = ["-format", "%[interlace]", file.path]
+            let out = Pipe()
+            process.standardOutput = out
+            try ProcessLaunch.run(process)
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(text == "JPEG", "identify reads the interlace as \(text)")
+        }
+    }
+
+    /// The marker of a JPEG's frame header (0xC0 baseline, 0xC2 progressive), `nil` if none.
+    static func jpegFrameMarker(_ data: Data) -> UInt8? {
+        let bytes = [UInt8](data)
+        var index = 2
+        while index + 4 <= bytes.count, bytes[index] == 0xFF {
+            let marker = bytes[index + 1]
+            if (0xC0...0xCF).contains(marker), marker != 0xC4, marker != 0xC8, marker != 0xCC { return marker }
+            index += 2 + Int(bytes[index + 2]) << 8 + Int(bytes[index + 3])
+        }
+        return nil
     }
 
     /// A value that does not read is refused at start, naming the variable it came from.

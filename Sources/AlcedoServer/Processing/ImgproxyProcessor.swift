@@ -134,6 +134,15 @@ public struct ImgproxyProcessor: ImageProcessor {
                               loopCount: image.loopCount, sourceFormat: image.sourceFormat, orientation: image.orientation,
                               colorMetadata: image.colorMetadata)
         }
+        // max_animation_frame_resolution: an animation (after max_animation_frames) whose frames
+        // are larger is refused, as imgproxy's check; a still image is not held to it.
+        if let megapixels = options.security.maxAnimationFrameResolution, megapixels > 0, image.frames.count > 1 {
+            let limit = max(1, Int(megapixels * 1_000_000))
+            if image.width * image.height > limit {
+                throw .processorError(reason: .decodingFailed(.tooManyPixels(format: image.sourceFormat, width: image.width,
+                                                                             height: image.height, limit: limit)))
+            }
+        }
         if !options.autoRotate, image.orientation != .up {
             image = image.oriented(Self.inverse(image.orientation))
         }

@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import Synchronization
 
 /// The image proxy's request handling, independent of how it is mounted: parses and verifies
 /// a path, answers conditional requests, produces (once per variant) and sends results.
@@ -29,6 +30,8 @@ public final class ImageService: Sendable {
     public let memoryBudget: MemoryBudget
     /// `Cache-Control` of every image response, made once.
     let cacheControl: String
+    /// The fallback image as a source, keyed by a hash of its bytes (``ImageServerConfiguration/fallbackImage``).
+    let fallbackSource: Source?
 
     /// Creates the service and its pipeline for `configuration`.
     public init(configuration: ImageServerConfiguration) {
@@ -44,6 +47,10 @@ public final class ImageService: Sendable {
         // production, loading or waiting, are bounded by the slots and the queue together.
         admission = AdmissionLimiter(limit: configuration.concurrency + configuration.queueLength, queueLength: 0)
         cacheControl = "public, max-age=\(configuration.ttl)"
+        fallbackSource = configuration.fallbackImage.map { data in
+            let digest = SHA256.hash(data: data).prefix(12).map { String(format: "%02x", $0) }.joined()
+            return .provider(RawImageDataProvider(data: data, cacheKey: "alcedo-fallback-image-" + digest))
+        }
     }
 
     /// Releases the pipeline's connections.
@@ -78,12 +85,36 @@ public final class ImageService: Sendable {
     public func image(path: String, request: Request) async -> Response {
         let response: Response
         do {
-            response = try await imageResponse(path: path, request: request)
+            response = try await Self.within(configuration.requestTimeout) { [self] in
+                try await imageResponse(path: path, request: request)
+            }
         } catch {
             response = errorResponse(logged(naming(ErrorStatus(error), for: error)))
         }
         metrics.recordResponse(status: Int(response.status.code))
         return response
+    }
+
+    /// The value of `body`, or a 503 thrown once `limit` has passed (`nil`: no limit), as
+    /// imgproxy's `IMGPROXY_TIMEOUT` answers. The work goes on after the answer: a production is
+    /// shared with the other requests for the same variant, and its result is kept for them.
+    static func within<T: Sendable>(_ limit: Duration?, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        guard let limit else { return try await body() }
+        let answer = FirstAnswer<T>()
+        var timer: Task<Void, Never>?
+        defer { timer?.cancel() }
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            answer.waiting(continuation)
+            Task {
+                do { answer.give(.success(try await body())) } catch { answer.give(.failure(error)) }
+            }
+            timer = Task {
+                try? await Task.sleep(for: limit)
+                let seconds = ProcessingOptions.number(Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18)
+                answer.give(.failure(ErrorStatus.Thrown(status: ErrorStatus(status: 503,
+                                                                             reason: "timeout: the request took longer than \(seconds) s (--timeout)"))))
+            }
+        }
     }
 
     /// Logs what an error's answer leaves out (why an object store refused access).
@@ -153,6 +184,7 @@ public final class ImageService: Sendable {
         responseEncoding.rasterizeSVG = configuration.alwaysRasterizeSVG
         responseEncoding.stripMetadata = parsed.options.stripMetadata
         responseEncoding.keepCopyright = parsed.options.keepCopyright ?? true
+        responseEncoding.progressiveJPEG = configuration.progressiveJPEG
         let encoding = responseEncoding
         let variantKey = canonical.signedPart + "|" + encoding.identifier
 
@@ -168,7 +200,8 @@ public final class ImageService: Sendable {
         }
         var known = conditional ? sources[parsed.sourceURL] : nil
         if conditional, known == nil { known = await sourceInfoFromDisk(parsed.sourceURL) }
-        if let info = known, let format = Self.predictedFormat(encoding, source: info, page: parsed.options.page) {
+        if let info = known, let format = Self.predictedFormat(encoding, source: info, page: parsed.options.page,
+                                                               stillOnly: parsed.options.security.maxAnimationFrames == 1) {
             let etag = etag(for: canonical, validator: info.validator, format: format)
             if notModified(request, etag: etag, lastModified: info.lastModified) {
                 metrics.recordHit(tier: "not-modified")
@@ -180,17 +213,58 @@ public final class ImageService: Sendable {
             try await produce(parsed, canonical: canonical, url: sourceURL, encoding: encoding)
         }
         metrics.recordHit(tier: joined ? "result" : result.tier)
-        if notModified(request, etag: result.etag, lastModified: result.lastModified) {
+        if result.fallbackStatus == nil, notModified(request, etag: result.etag, lastModified: result.lastModified) {
             return notModifiedResponse(etag: result.etag, lastModified: result.lastModified, negotiated: negotiated)
         }
         var headers = cachingHeaders(etag: result.etag, lastModified: result.lastModified, negotiated: negotiated)
+        if result.fallbackStatus != nil {
+            // A fallback answer lives for the fallback TTL and has no validators, as imgproxy's.
+            headers[.cacheControl] = "public, max-age=\(configuration.fallbackImageTTL ?? configuration.ttl)"
+            headers[.eTag] = nil
+            headers[.lastModified] = nil
+            if configuration.debugHeaders { headers[.init("Fallback-Image")!] = "1" }
+        }
         headers[.contentType] = result.format.mimeType
         if let debug = result.debug { debug.add(to: &headers) }
         headers[.contentLength] = String(result.body.readableBytes)
         headers[.contentDisposition] = Self.contentDisposition(source: parsed.sourceURL, filename: parsed.options.filename,
                                                                format: result.format, attachment: parsed.options.returnAttachment)
+        addCanonicalLink(to: &headers, source: sourceURL)
         let body: ResponseBody = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: result.body)
-        return Response(status: .ok, headers: headers, body: body)
+        return Response(status: result.fallbackStatus.map { HTTPResponse.Status(code: $0) } ?? .ok, headers: headers, body: body)
+    }
+
+    /// `Link: <SOURCE>; rel="canonical"` for an http(s) source, with
+    /// ``ImageServerConfiguration/setCanonicalHeader``, as imgproxy's `IMGPROXY_SET_CANONICAL_HEADER`.
+    private func addCanonicalLink(to headers: inout HTTPFields, source: URL) {
+        guard configuration.setCanonicalHeader, source.scheme == "http" || source.scheme == "https" else { return }
+        headers[HTTPField.Name("Link")!] = "<\(source.absoluteString)>; rel=\"canonical\""
+    }
+
+    /// Whether `error` is one a fallback image answers: the source could not be fetched
+    /// (refused, missing, failed, too large, timed out) or is not an image.
+    static func callsForFallback(_ error: any Error) -> Bool {
+        if error is SourceRefusal { return true }
+        guard let error = error as? AlcedoError else { return false }
+        switch error {
+        case .requestError(let reason):
+            if case .taskCancelled = reason { return false }
+            return true
+        case .responseError:
+            return true
+        case .processorError(.decodingFailed(let reason)):
+            switch reason {
+            case .emptyData, .unsupportedFormat, .invalidHeader: return true
+            default: return false
+            }
+        case .processorError(.processingFailed(_, .data(let data))):
+            // Bytes no decoder took: not an image.
+            return ImageFormat.sniff(data) == .unknown
+        case .imageSettingError(.alternativeSourcesExhausted(let failures)):
+            return failures.last.map { callsForFallback($0.error) } ?? false
+        default:
+            return false
+        }
     }
 
     /// Loads, processes and encodes one variant (run once per variant in flight).
@@ -218,14 +292,31 @@ public final class ImageService: Sendable {
         // max_src_file_size: checked against Content-Length before the body is read and while
         // it streams (the download stops once it passes); a copy already on disk is checked below.
         if let limit = parsed.options.security.maxSourceFileSize, limit > 0 { options.append(.maximumBodySize(limit)) }
-        let retrieved = try await gate.run(parsed.sourceURL) {
-            try await pipeline.manager.retrieveImage(with: url, options: options)
+        let retrieved: RetrieveImageResult
+        var fallbackStatus: Int?
+        do {
+            retrieved = try await gate.run(parsed.sourceURL) {
+                try await pipeline.manager.retrieveImage(with: url, options: options)
+            }
+        } catch {
+            // --fallback-image: a source that cannot be fetched or is not an image is answered
+            // with the fallback image, processed with the same options, as imgproxy.
+            guard let fallback = fallbackSource, Self.callsForFallback(error) else { throw error }
+            let failure = ErrorStatus(error)
+            configuration.logger.warning("could not load \(parsed.sourceURL) (\(failure.reason)): answering the fallback image")
+            fallbackStatus = configuration.fallbackImageStatus == 0 ? failure.status : configuration.fallbackImageStatus
+            retrieved = try await pipeline.manager.retrieveImage(with: fallback, options: options)
         }
-        var info = await sourceInfo(for: parsed.sourceURL, result: retrieved)
-        // All frames loaded and kept: the result tells whether the source is animated; else
-        // what was learned before stays.
-        info.animated = parsed.options.page == nil && !firstFrameOnly ? retrieved.image.isAnimated : sources[parsed.sourceURL]?.animated
-        sources[parsed.sourceURL] = info
+        var info: SourceInfo
+        if fallbackStatus == nil {
+            info = await sourceInfo(for: parsed.sourceURL, result: retrieved)
+            // All frames loaded and kept: the result tells whether the source is animated; else
+            // what was learned before stays.
+            info.animated = parsed.options.page == nil && !firstFrameOnly ? retrieved.image.isAnimated : sources[parsed.sourceURL]?.animated
+            sources[parsed.sourceURL] = info
+        } else {
+            info = SourceInfo(validator: "fallback", lastModified: nil, format: retrieved.image.sourceFormat)
+        }
         if let data = retrieved.originalData, retrieved.originalCacheType == .none { metrics.sourceBytes.increment(by: Int64(data.count)) }
         if let limit = parsed.options.security.maxSourceFileSize, limit > 0, let data = retrieved.originalData, data.count > limit {
             throw ErrorStatus.Thrown(status: ErrorStatus(status: 422, reason: "the source is \(data.count) bytes, over the URL's max_src_file_size of \(limit)"))
@@ -265,7 +356,7 @@ public final class ImageService: Sendable {
         let debug = configuration.debugHeaders
             ? await debugFacts(source: parsed.sourceURL, original: retrieved.originalData, result: retrieved.image) : nil
         return EncodedResult(body: ByteBuffer(bytes: body), format: format, etag: etag(for: canonical, validator: info.validator, format: format),
-                             lastModified: info.lastModified, tier: tier, expires: .now + lifetime, debug: debug)
+                             lastModified: info.lastModified, tier: tier, expires: .now + lifetime, debug: debug, fallbackStatus: fallbackStatus)
     }
 
     /// imgproxy's debug headers for a result: the source's size in bytes and pixels (read
@@ -280,17 +371,12 @@ public final class ImageService: Sendable {
 
     /// The decoding limits a URL's security options set (`nil`: the server's).
     func decodingLimits(for security: ProcessingOptions.SecurityLimits) -> DecodingLimits? {
-        guard security.maxSourceResolution != nil || security.maxAnimationFrameResolution != nil else { return nil }
+        // max_animation_frame_resolution is checked on the decoded animation (``ImgproxyProcessor``):
+        // imgproxy holds only animations to it, not still images.
+        guard let megapixels = security.maxSourceResolution else { return nil }
         var limits = configuration.decodingLimits
-        if let megapixels = security.maxSourceResolution {
-            limits.maxPixelCount = max(1, Int(megapixels * 1_000_000))
-            limits.maxTotalBytes = limits.maxPixelCount * 4
-        }
-        if let megapixels = security.maxAnimationFrameResolution, megapixels > 0 {
-            // Each frame within the limit; all frames within it times the frame count.
-            limits.maxPixelCount = min(limits.maxPixelCount, max(1, Int(megapixels * 1_000_000)))
-            limits.maxTotalBytes = max(limits.maxTotalBytes, limits.maxPixelCount * 4 * limits.maxFrameCount)
-        }
+        limits.maxPixelCount = max(1, Int(megapixels * 1_000_000))
+        limits.maxTotalBytes = limits.maxPixelCount * 4
         return limits
     }
 
@@ -339,6 +425,7 @@ public final class ImageService: Sendable {
         }
         if let length { headers[.contentLength] = String(length) }
         headers[.cacheControl] = cacheControl
+        addCanonicalLink(to: &headers, source: url)
         if (200..<300).contains(opened.status) {
             let format = ImageFormat.allCases.first { $0.mimeType == opened.headers["Content-Type"]?.split(separator: ";").first?.lowercased() }
             headers[.contentDisposition] = Self.contentDisposition(source: parsed.sourceURL, filename: parsed.options.filename,
@@ -379,6 +466,7 @@ public final class ImageService: Sendable {
         headers[.contentLength] = String(data.count)
         if let etag = downloaded.cacheInfo.etag { headers[.eTag] = etag }
         if let lastModified = downloaded.cacheInfo.lastModified { headers[.lastModified] = lastModified }
+        addCanonicalLink(to: &headers, source: url)
         headers[.contentDisposition] = Self.contentDisposition(source: parsed.sourceURL, filename: parsed.options.filename,
                                                                format: format == .unknown ? nil : format,
                                                                attachment: parsed.options.returnAttachment)
@@ -405,8 +493,8 @@ public final class ImageService: Sendable {
 
     /// The format a response will have, known before processing: `nil` when it depends on
     /// whether the source is animated and that is not known yet.
-    static func predictedFormat(_ encoding: ResponseEncoding, source: SourceInfo, page: Int?) -> ImageFormat? {
-        let animated = page != nil ? false : source.animated
+    static func predictedFormat(_ encoding: ResponseEncoding, source: SourceInfo, page: Int?, stillOnly: Bool = false) -> ImageFormat? {
+        let animated = page != nil || stillOnly ? false : source.animated
         if let requested = encoding.requested {
             if encoding.enforced.jxl, requested != .jxl {
                 guard let animated else { return nil }
@@ -431,6 +519,7 @@ public final class ImageService: Sendable {
         func encode(_ quality: Int) throws(AlcedoError) -> Data {
             let options = EncodingOptions(quality: quality, writesMetadata: true)
             if format == .avif { return try AVIFEncoder(speed: encoding.avifSpeed).encode(image, options: options) }
+            if format == .jpeg, encoding.progressiveJPEG { return try JPEGEncoder(progressive: true).encode(image, options: options) }
             return try ImageCodecRegistry.shared.encode(image, as: format, options: options)
         }
         var data = try encode(quality)
@@ -616,5 +705,18 @@ public final class ImageService: Sendable {
         headers[.contentLength] = String(text.utf8.count)
         return Response(status: HTTPResponse.Status(code: error.status), headers: headers,
                         body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// A continuation resumed by the first of several racers; the others' answers are dropped.
+private final class FirstAnswer<T: Sendable>: Sendable {
+    private let continuation = Mutex<CheckedContinuation<T, any Error>?>(nil)
+
+    func waiting(_ waiter: CheckedContinuation<T, any Error>) {
+        continuation.withLock { $0 = waiter }
+    }
+
+    func give(_ result: Result<T, any Error>) {
+        continuation.withLock { $0.take() }?.resume(with: result)
     }
 }

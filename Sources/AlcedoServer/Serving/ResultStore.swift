@@ -16,6 +16,9 @@ struct EncodedResult: Sendable {
     let expires: ContinuousClock.Instant
     /// imgproxy's debug headers, when ``ImageServerConfiguration/debugHeaders`` is on.
     var debug: DebugFacts? = nil
+    /// The status of a fallback answer (``ImageServerConfiguration/fallbackImage``); `nil` for
+    /// the source's own result. Fallback answers are not kept.
+    var fallbackStatus: Int? = nil
 }
 
 /// Encoded results by variant, in memory up to a byte budget (least recently used out
@@ -89,7 +92,7 @@ final class ResultStore: Sendable {
 
     private func store(_ result: EncodedResult, for key: String) {
         let cost = Self.cost(result)
-        guard cost <= capacity / 4 else { return }
+        guard cost <= capacity / 4, result.fallbackStatus == nil else { return }
         let bytes = state.withLock { state -> Int in
             if let old = state.entries[key] { state.bytes -= Self.cost(old.result) }
             state.tick += 1

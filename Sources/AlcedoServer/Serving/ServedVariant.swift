@@ -27,6 +27,8 @@ struct ResponseEncoding: Sendable, Hashable {
     var stripMetadata = true
     /// imgproxy's `keep_copyright`: when stripping, keep the copyright notices.
     var keepCopyright = true
+    /// Write JPEG results progressive (``ImageServerConfiguration/progressiveJPEG``).
+    var progressiveJPEG = false
 
     /// Whether the result carries any of the source's metadata (so the source's is read).
     var keepsMetadata: Bool { !stripMetadata || keepCopyright }
@@ -97,7 +99,8 @@ struct ResponseEncoding: Sendable, Hashable {
         if enforced.webP { format += "!webp" }
         let speed = requested == .avif || accepted.avif || enforced.avif ? ",s\(avifSpeed)" : ""
         let metadata = !stripMetadata ? ",meta" : keepCopyright ? "" : ",nometa"
-        return "\(format),\(qualityText),bg\(background),mb\(maxBytes)\(speed)\(metadata)"
+        let progressive = progressiveJPEG ? ",prog" : ""
+        return "\(format),\(qualityText),bg\(background),mb\(maxBytes)\(speed)\(metadata)\(progressive)"
     }
 }
 

@@ -145,7 +145,9 @@ public struct ProcessingOptions: Sendable, Hashable {
         /// `max_animation_frames`/`maf`: the first frames kept, as imgproxy loads only those
         /// (at least 1; 1 makes a still image). Not a refusal.
         public var maxAnimationFrames: Int?
-        /// `max_animation_frame_resolution`/`mafr`: megapixels per frame (0: only the whole-image limit).
+        /// `max_animation_frame_resolution`/`mafr`: megapixels per frame of an animation (after
+        /// `max_animation_frames`); a larger one is refused, a still image is not held to it (0:
+        /// only the whole-image limit).
         public var maxAnimationFrameResolution: Double?
         /// `max_result_dimension`/`mrd`: the longest side of a result, which is scaled down to fit (0: none).
         public var maxResultDimension: Int?
