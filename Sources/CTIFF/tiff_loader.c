@@ -290,6 +290,27 @@ int alcedo_tiff_set_extra_samples(TIFF *tiff, uint16_t count, const uint16_t *va
     return variadic.TIFFSetField(tiff, TIFFTAG_EXTRASAMPLES, (int)count, values);
 }
 
+/* libtiff types RichTIFFIPTC as LONG: its count is in 32-bit words. */
+static uint32_t tag_unit(TIFF *tiff, uint32_t tag) {
+    const TIFFField *field = table.TIFFFindField(tiff, tag, TIFF_ANY);
+    return field != NULL && table.TIFFFieldDataType(field) == TIFF_LONG ? 4 : 1;
+}
+
+int alcedo_tiff_get_bytes(TIFF *tiff, uint32_t tag, uint32_t *count, const void **bytes) {
+    void *data = NULL;
+    uint32_t n = 0;
+    if (!variadic.TIFFGetField(tiff, tag, &n, &data) || data == NULL || n == 0) return 0;
+    uint32_t unit = tag_unit(tiff, tag);
+    if (n > UINT32_MAX / unit) return 0;
+    *count = n * unit;
+    *bytes = data;
+    return 1;
+}
+
+int alcedo_tiff_set_bytes(TIFF *tiff, uint32_t tag, uint32_t count, const void *bytes) {
+    return variadic.TIFFSetField(tiff, tag, count / tag_unit(tiff, tag), bytes);
+}
+
 int alcedo_tiff_set_string(TIFF *tiff, uint32_t tag, const char *value) {
     return variadic.TIFFSetField(tiff, tag, value);
 }

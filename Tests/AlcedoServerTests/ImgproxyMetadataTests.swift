@@ -1,10 +1,11 @@
 @testable import Alcedo
 @testable import AlcedoServer
+import AlcedoTestSupport
 import Foundation
 import Testing
 
 /// `strip_metadata`, `keep_copyright` and their server defaults on the real server, with
-/// sources made by Pillow (`Fixtures/metadata/make.py`).
+/// sources made by Pillow, heif-enc, avifenc and cjxl (`Fixtures/metadata/make.py`).
 @Suite("imgproxy metadata: strip_metadata, keep_copyright")
 struct ImgproxyMetadataTests {
     static func fixture(_ name: String) throws -> Data {
@@ -32,7 +33,9 @@ struct ImgproxyMetadataTests {
                            _ body: (ServerHarness, TestHTTPServer) async throws -> Void) async throws {
         let origin = try await TestHTTPServer.start()
         defer { origin.stop() }
-        for (name, type) in [("photo.jpg", "image/jpeg"), ("photo.png", "image/png"), ("photo.webp", "image/webp")] {
+        for (name, type) in [("photo.jpg", "image/jpeg"), ("photo.png", "image/png"), ("photo.webp", "image/webp"),
+                             ("photo.heic", "image/heic"), ("photo.avif", "image/avif"), ("photo.jxl", "image/jxl"),
+                             ("photo.tif", "image/tiff")] {
             origin.route("/" + name, .ok(try fixture(name), contentType: type))
         }
         let harness = try await ServerHarness.start(configure)
@@ -131,6 +134,112 @@ struct ImgproxyMetadataTests {
         }
     }
 
+    /// What `tiffinfo` (libtiff's own tool) prints for the TIFF file `data`.
+    static func tiffinfo(_ data: Data) async throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-metadata-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("result.tif"), output = folder.appendingPathComponent("tiffinfo.txt")
+        try data.write(to: file)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["tiffinfo", file.path]
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            process.terminationHandler = { _ in done.resume() }
+            do { try ProcessLaunch.run(process) } catch { done.resume(throwing: error) }
+        }
+        return try String(contentsOf: output, encoding: .utf8)
+    }
+
+    @Test("HEIC, AVIF and JPEG XL sources give their EXIF and XMP, TIFF sources their XMP and IPTC",
+          arguments: ["photo.heic", "photo.avif", "photo.jxl", "photo.tif"])
+    func readsNewSources(_ name: String) throws {
+        let data = try Self.fixture(name)
+        let metadata = EmbeddedMetadata.read(from: data)
+        #expect(Self.contains(metadata.xmp, "photoshop:City=\"Lisbon\"") && Self.contains(metadata.xmp, "dc:rights"))
+        if name == "photo.tif" {
+            #expect(metadata.exif == nil, "a TIFF's EXIF is part of the file, not a block")
+            let iptc = try #require(metadata.iptc)
+            #expect(iptc.starts(with: [0x1C, 1, 90]) && iptc.count == 71, "the word padding is left out")
+            #expect(Self.contains(iptc, "Lisbon") && Self.contains(iptc, "(c) Alcedo Fixtures"))
+        } else {
+            // The HEIF and JPEG XL offset field is gone: the block starts at the TIFF header.
+            let exif = try #require(metadata.exif)
+            #expect(exif.starts(with: [0x49, 0x49, 42, 0]) || exif.starts(with: [0x4D, 0x4D, 0, 42]))
+            #expect(Self.contains(exif, "AlcedoCam") && Self.contains(exif, "(c) Alcedo Fixtures"))
+            #expect(metadata.iptc == nil)
+        }
+        // The decoders read the same blocks while decoding, and only when asked.
+        var options = DecodingOptions()
+        options.readsMetadata = true
+        let format = ImageFormat.sniff(data)
+        let decoder = try #require(ImageCodecRegistry.shared.decoder(for: format))
+        #expect(try decoder.decode(data, options: options).metadata == metadata, "\(format)")
+        #expect(try decoder.decode(data, options: DecodingOptions()).metadata == nil, "\(format)")
+        // Cut files never trap; they keep what was whole.
+        for length in [16, data.count / 2, data.count - 1] {
+            _ = EmbeddedMetadata.read(from: data.prefix(length))
+        }
+    }
+
+    @Test("sm:0 and keep_copyright carry HEIC, AVIF, JPEG XL and TIFF sources' metadata into a JPEG")
+    func newSourcesIntoJPEG() async throws {
+        try await Self.withServer { server, origin in
+            for source in ["photo.heic", "photo.avif", "photo.jxl", "photo.tif"] {
+                let reply = try await server.request(server.path(origin.url("/" + source), "sm:0/w:24", ext: "jpg"))
+                #expect(reply.status == 200 && reply.format == .jpeg, "\(source)")
+                let kept = EmbeddedMetadata.read(from: reply.body)
+                #expect(Self.contains(kept.xmp, "Lisbon"), "\(source)")
+                #expect(Self.contains(kept.exif, "AlcedoCam") == (source != "photo.tif"), "\(source)")
+                #expect(Self.contains(kept.iptc, "Lisbon") == (source == "photo.tif"), "\(source)")
+
+                let copyright = EmbeddedMetadata.read(from: try await server.request(server.path(origin.url("/" + source), "w:24", ext: "jpg")).body)
+                #expect(Self.contains(copyright.xmp, "(c) Alcedo Fixtures") && !Self.contains(copyright.xmp, "Lisbon"), "\(source)")
+                #expect(Self.contains(copyright.exif, "(c) Alcedo Fixtures") == (source != "photo.tif"), "\(source)")
+                #expect(!Self.contains(copyright.exif, "AlcedoCam") && !Self.contains(copyright.iptc, "Lisbon"), "\(source)")
+                #expect(Self.contains(copyright.iptc, "(c) Alcedo Fixtures") == (source == "photo.tif"), "\(source)")
+            }
+        }
+    }
+
+    @Test("HEIC, JPEG XL and TIFF results carry the metadata; the EXIF orientation says upright")
+    func newResults() async throws {
+        try await Self.withServer { server, origin in
+            for format in [ImageFormat.heic, .jxl, .tiff] {
+                let reply = try await server.request(server.path(origin.url("/photo.jpg"), "sm:0/w:16", ext: format.preferredFileExtension))
+                #expect(reply.status == 200 && reply.format == format, "\(format)")
+                let kept = EmbeddedMetadata.read(from: reply.body)
+                #expect(Self.contains(kept.xmp, "photoshop:City=\"Lisbon\""), "\(format)")
+                if format == .tiff {
+                    #expect(kept.exif == nil && Self.contains(kept.iptc, "Lisbon") && Self.contains(kept.iptc, "Ada Photographer"))
+                    // libtiff's own reader finds both tags.
+                    let info = try await Self.tiffinfo(reply.body)
+                    #expect(info.contains("XMLPacket") && info.contains("photoshop:City=\"Lisbon\""), "\(info)")
+                    #expect(info.contains("RichTIFFIPTC"), "\(info)")
+                } else {
+                    #expect(Self.contains(kept.exif, "AlcedoCam") && kept.iptc == nil, "\(format)")
+                    // Turned upright by the server: the tag says 1, so no reader turns it again.
+                    #expect(kept.exif.flatMap(ExifOrientationReader.orientation(in:)) == .up, "\(format)")
+                    #expect(Self.exifDimensions(kept.exif) == [16, 24], "\(format)")
+                }
+                let image = try reply.image()
+                #expect(image.size == PixelSize(width: 16, height: 24) && image.orientation == .up, "\(format): \(image.size)")
+
+                let copyright = try await server.request(server.path(origin.url("/photo.jpg"), "w:16", ext: format.preferredFileExtension))
+                let notices = EmbeddedMetadata.read(from: copyright.body)
+                #expect(Self.contains(notices.xmp, "(c) Alcedo Fixtures") && !Self.contains(notices.xmp, "Lisbon"), "\(format)")
+                #expect(Self.contains(notices.exif, "(c) Alcedo Fixtures") == (format != .tiff), "\(format)")
+                #expect(!Self.contains(copyright.body, "AlcedoCam") && !Self.contains(copyright.body, "Lisbon"), "\(format)")
+
+                let bare = try await server.request(server.path(origin.url("/photo.jpg"), "w:16/kcr:0", ext: format.preferredFileExtension))
+                #expect(EmbeddedMetadata.read(from: bare.body).isEmpty && !Self.contains(bare.body, "Alcedo Fixtures"), "\(format)")
+            }
+        }
+    }
+
     @Test("the metadata blocks: copyright filter, orientation reset, containers round trip")
     func blocks() throws {
         let source = EmbeddedMetadata.read(from: try Self.fixture("photo.jpg"))
@@ -163,6 +272,18 @@ struct ImgproxyMetadataTests {
             }())
             #expect(back.metadata?.exif == source.exif && back.metadata?.xmp == source.xmp, "\(format)")
             #expect(back.metadata?.iptc == (format == .jpeg ? source.iptc : nil), "\(format)")
+        }
+        // The encoders that write the blocks themselves: EXIF and XMP, or XMP and IPTC (TIFF).
+        var larger = AlcedoImage(width: 16, height: 16, pixels: [UInt8](repeating: 200, count: 16 * 16 * 4))
+        larger.metadata = source
+        for format in [ImageFormat.heic, .avif, .jxl, .tiff] {
+            let plain = try ImageCodecRegistry.shared.encode(larger, as: format)
+            #expect(EmbeddedMetadata.read(from: plain).isEmpty, "not written unless asked: \(format)")
+            let written = try ImageCodecRegistry.shared.encode(larger, as: format, options: EncodingOptions(writesMetadata: true))
+            let back = EmbeddedMetadata.read(from: written)
+            #expect(back.xmp == source.xmp, "\(format)")
+            #expect(back.exif == (format == .tiff ? nil : source.exif), "\(format)")
+            #expect(back.iptc == (format == .tiff ? source.iptc : nil), "\(format)")
         }
     }
 }

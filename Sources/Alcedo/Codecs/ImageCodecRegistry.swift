@@ -55,7 +55,8 @@ public final class ImageCodecRegistry: Sendable {
     public var encodableFormats: Set<ImageFormat> { state.withLock { Set($0.encoders.keys) } }
 
     /// Sniffs the format of `data` and decodes it with the registered decoder; with
-    /// ``DecodingOptions/readsMetadata`` the file's EXIF, XMP and IPTC go to ``AlcedoImage/metadata``.
+    /// ``DecodingOptions/readsMetadata`` the file's EXIF, XMP and IPTC go to ``AlcedoImage/metadata``
+    /// (from the decoder, or ``EmbeddedMetadata/read(from:)`` when the decoder gave none).
     /// - Throws: `.decodingError(.emptyData)`, `.decodingError(.unsupportedFormat)` when no
     ///   decoder reads the sniffed format, or the decoder's own error.
     public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
@@ -71,7 +72,8 @@ public final class ImageCodecRegistry: Sendable {
 
     /// Encodes `image` as `format` with the registered encoder; with
     /// ``EncodingOptions/writesMetadata`` the image's ``AlcedoImage/metadata`` is written into
-    /// JPEG, PNG and WebP files (see ``EmbeddedMetadata/embedded(in:format:width:height:hasAlpha:)``).
+    /// JPEG, PNG and WebP files (see ``EmbeddedMetadata/embedded(in:format:width:height:hasAlpha:)``);
+    /// the AVIF, HEIC, JPEG XL and TIFF encoders write it themselves.
     /// - Throws: `.encodingError(.unsupportedFormat)` when no encoder writes `format`.
     public func encode(_ image: AlcedoImage, as format: ImageFormat, options: EncodingOptions = .default) throws(AlcedoError) -> Data {
         guard let encoder = encoder(for: format == .apng ? .png : format) else {

@@ -142,7 +142,8 @@ public struct DecodingOptions: Sendable, Hashable {
     /// largest entry). Other formats ignore it.
     public var preferredIconSize: PixelSize? = nil
     /// Read the file's EXIF, XMP and IPTC blocks into ``AlcedoImage/metadata`` (default
-    /// `false`: not read, `metadata` is `nil`). JPEG, PNG and WebP files carry them.
+    /// `false`: not read, `metadata` is `nil`). JPEG, PNG, WebP, HEIC, HEIF, AVIF and JPEG XL
+    /// files carry them (EXIF and XMP in the last four), TIFF files their XMP and IPTC.
     public var readsMetadata = false
     /// Decode the thumbnail a HEIC or AVIF file embeds instead of its main image, when it has
     /// one (default `false`; imgproxy's `enforce_thumbnail`). Other formats ignore it.

@@ -21,7 +21,8 @@ public struct EncodingOptions: Sendable, Hashable {
     public var lossless: Bool
     /// Write the image's ``AlcedoImage/metadata`` (EXIF, XMP, IPTC) into the file, as
     /// ``EmbeddedMetadata/embedded(in:format:width:height:hasAlpha:)`` does for JPEG, PNG and
-    /// WebP (default `false`: results carry no metadata).
+    /// WebP and the AVIF, HEIC, JPEG XL and TIFF encoders do themselves (default `false`:
+    /// results carry no metadata).
     public var writesMetadata = false
 
     /// - Parameters:

@@ -2,11 +2,15 @@ import Foundation
 
 /// The EXIF, XMP and IPTC metadata an image file carried, as raw blocks.
 ///
-/// Read from JPEG (`APP1` EXIF and XMP segments, the IPTC block of an `APP13` Photoshop
-/// segment), PNG (`eXIf`, an uncompressed `iTXt` `XML:com.adobe.xmp`) and WebP (`EXIF`,
-/// `XMP `) files when ``DecodingOptions/readsMetadata`` is set; written back into JPEG (all
-/// three), PNG, WebP and AVIF (EXIF and XMP; AVIF by ``AVIFEncoder``) results when
-/// ``EncodingOptions/writesMetadata`` is set, as libvips writes them.
+/// Read when ``DecodingOptions/readsMetadata`` is set from JPEG (`APP1` EXIF and XMP
+/// segments, the IPTC block of an `APP13` Photoshop segment), PNG (`eXIf`, an uncompressed
+/// `iTXt` `XML:com.adobe.xmp`), WebP (`EXIF`, `XMP `), HEIC, HEIF and AVIF (the `Exif` item and
+/// the `application/rdf+xml` `mime` item), JPEG XL (`Exif` and `xml ` boxes, Brotli-compressed
+/// `brob` ones too) and TIFF (XMP tag 700, IPTC tag 33723; not EXIF) files. Written back when
+/// ``EncodingOptions/writesMetadata`` is set, as libvips writes them: into JPEG (all three),
+/// PNG, WebP, AVIF, HEIC and JPEG XL (EXIF and XMP) and TIFF (XMP and IPTC) results; the
+/// HEIC, AVIF, JPEG XL and TIFF encoders write them themselves. A block is read only when
+/// it is at most ``maxBlockBytes`` long.
 public struct EmbeddedMetadata: Sendable, Hashable {
     /// The EXIF block: a TIFF structure starting with `II` or `MM` (no `Exif\0\0` prefix), or `nil`.
     public var exif: Data?
@@ -25,8 +29,12 @@ public struct EmbeddedMetadata: Sendable, Hashable {
     /// `true` when no block is present.
     public var isEmpty: Bool { exif == nil && xmp == nil && iptc == nil }
 
-    /// The metadata of an encoded JPEG, PNG or WebP file (empty for other formats and for
-    /// malformed containers: what reads before the damage is kept).
+    /// The longest block read from a HEIF, AVIF, JPEG XL or TIFF file (16 MiB, as an ICC profile).
+    public static let maxBlockBytes = EmbeddedProfileReader.maxProfileBytes
+
+    /// The metadata of an encoded JPEG, PNG, WebP, HEIC, HEIF, AVIF, JPEG XL or TIFF file
+    /// (empty for other formats and for malformed containers: what reads before the damage
+    /// is kept). Only the containers' headers are read, never the pixels.
     public static func read(from data: Data) -> EmbeddedMetadata {
         // The headers are walked in place: no copy of the source's bytes.
         let read: (UnsafeRawBufferPointer) -> EmbeddedMetadata
@@ -34,13 +42,60 @@ public struct EmbeddedMetadata: Sendable, Hashable {
         case .jpeg: read = MetadataContainers.readJPEG
         case .png, .apng: read = MetadataContainers.readPNG
         case .webp: read = MetadataContainers.readWebP
+        case .heic: return HEIFSession.metadata(data, format: .heic)
+        case .heif: return HEIFSession.metadata(data, format: .heif)
+        case .avif: return AVIFSession.metadata(data)
+        case .jxl: return JXLMetadata.read(data)
+        case .tiff: return TIFFReadSession.metadata(data)
         default: return EmbeddedMetadata()
         }
         return data.withUnsafeBytes(read)
     }
 
+    /// An EXIF block as HEIF and JPEG XL store it: a big-endian 32-bit offset, then the TIFF
+    /// header that many bytes further (`nil` when the offset points past the block or not at
+    /// a TIFF header).
+    static func exif(afterHeaderOffset bytes: UnsafeRawBufferPointer) -> Data? {
+        guard bytes.count >= 4 else { return nil }
+        let offset = bytes.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+        guard offset <= bytes.count - 4 else { return nil }
+        return exif(startingAt: UnsafeRawBufferPointer(rebasing: bytes[(4 + offset)...]))
+    }
+
+    /// `bytes` as a stored EXIF block: from its TIFF header, an `Exif\0\0` prefix dropped
+    /// (`nil` without a TIFF header).
+    static func exif(startingAt bytes: UnsafeRawBufferPointer) -> Data? {
+        let tiff = bytes.starts(with: MetadataContainers.exifIdentifier) ? bytes.dropFirst(MetadataContainers.exifIdentifier.count) : bytes[...]
+        guard tiff.starts(with: [0x49, 0x49, 42, 0]) || tiff.starts(with: [0x4D, 0x4D, 0, 42]) else { return nil }
+        return Data(tiff)
+    }
+
+    /// The whole IPTC-IIM datasets at the start of `bytes` (a TIFF's block is padded to a
+    /// 32-bit word), or `nil` when there are none.
+    static func iptcDatasets(_ bytes: UnsafeRawBufferPointer) -> Data? {
+        let end = walkIPTC(bytes) { _, _, _ in }
+        return end > 0 ? Data(bytes[..<end]) : nil
+    }
+
+    /// Calls `body` with the record, dataset number and byte range (header included) of each
+    /// whole dataset at the start of `bytes`; returns where the last one ends.
+    @discardableResult
+    static func walkIPTC<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, _ body: (UInt8, UInt8, Range<Int>) -> Void) -> Int
+        where Bytes.Index == Int {
+        var offset = 0
+        while offset + 5 <= bytes.count, bytes[offset] == 0x1C {
+            let length = Int(bytes[offset + 3]) << 8 | Int(bytes[offset + 4])
+            // An extended length (high bit set) is not written by the tools this reads: stop.
+            guard length & 0x8000 == 0, offset + 5 + length <= bytes.count else { break }
+            body(bytes[offset + 1], bytes[offset + 2], offset..<(offset + 5 + length))
+            offset += 5 + length
+        }
+        return offset
+    }
+
     /// `data`, an encoded `format` file, with these blocks written in (JPEG: EXIF, XMP and
-    /// IPTC; PNG and WebP: EXIF and XMP, as libvips; other formats unchanged).
+    /// IPTC; PNG and WebP: EXIF and XMP, as libvips; other formats unchanged: their encoders
+    /// write the blocks themselves).
     /// - Parameter hasAlpha: whether the image has alpha (a simple WebP made extended needs the flag).
     public func embedded(in data: Data, format: ImageFormat, width: Int, height: Int, hasAlpha: Bool) -> Data {
         guard !isEmpty else { return data }
@@ -91,15 +146,8 @@ public struct EmbeddedMetadata: Sendable, Hashable {
     static func copyrightIPTC(_ iptc: Data) -> Data? {
         let bytes = [UInt8](iptc)
         var kept: [UInt8] = []
-        var offset = 0
-        while offset + 5 <= bytes.count, bytes[offset] == 0x1C {
-            let record = bytes[offset + 1], dataset = bytes[offset + 2]
-            let length = Int(bytes[offset + 3]) << 8 | Int(bytes[offset + 4])
-            // An extended length (high bit set) is not written by the tools this reads: stop.
-            guard length & 0x8000 == 0, offset + 5 + length <= bytes.count else { break }
-            let end = offset + 5 + length
-            if record != 2 || [80, 110, 116].contains(dataset) { kept += bytes[offset..<end] }
-            offset = end
+        walkIPTC(bytes) { record, dataset, range in
+            if record != 2 || [80, 110, 116].contains(dataset) { kept += bytes[range] }
         }
         return kept.isEmpty ? nil : Data(kept)
     }

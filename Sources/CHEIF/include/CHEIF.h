@@ -28,6 +28,12 @@
     X(heif_image_handle_get_number_of_thumbnails) \
     X(heif_image_handle_get_list_of_thumbnail_IDs) \
     X(heif_image_handle_get_thumbnail) \
+    X(heif_image_handle_get_number_of_metadata_blocks) \
+    X(heif_image_handle_get_list_of_metadata_block_IDs) \
+    X(heif_image_handle_get_metadata_type) \
+    X(heif_image_handle_get_metadata_content_type) \
+    X(heif_image_handle_get_metadata_size) \
+    X(heif_image_handle_get_metadata) \
     X(heif_decoding_options_alloc) \
     X(heif_decoding_options_free) \
     X(heif_decode_image) \
@@ -49,6 +55,8 @@
     X(heif_encoding_options_free) \
     X(heif_context_encode_image) \
     X(heif_context_encode_thumbnail) \
+    X(heif_context_add_exif_metadata) \
+    X(heif_context_add_XMP_metadata) \
     X(heif_context_write)
 
 /// The libheif functions Alcedo calls, each non-NULL in a table alcedo_heif_load() returns.

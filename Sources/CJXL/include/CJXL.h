@@ -36,6 +36,11 @@
     X(JxlDecoderGetIntendedDownsamplingRatio) \
     X(JxlDecoderSkipCurrentFrame) \
     X(JxlDecoderSetCoalescing) \
+    X(JxlDecoderSetDecompressBoxes) \
+    X(JxlDecoderGetBoxType) \
+    X(JxlDecoderGetBoxSizeRaw) \
+    X(JxlDecoderSetBoxBuffer) \
+    X(JxlDecoderReleaseBoxBuffer) \
     X(JxlEncoderVersion) \
     X(JxlEncoderCreate) \
     X(JxlEncoderDestroy) \
@@ -55,7 +60,10 @@
     X(JxlEncoderProcessOutput) \
     X(JxlEncoderSetParallelRunner) \
     X(JxlEncoderGetError) \
-    X(JxlEncoderUseContainer)
+    X(JxlEncoderUseContainer) \
+    X(JxlEncoderUseBoxes) \
+    X(JxlEncoderAddBox) \
+    X(JxlEncoderCloseBoxes)
 
 /// The libjxl functions Alcedo calls, each non-NULL in a table alcedo_jxl_load() returns.
 typedef struct alcedo_jxl_api {

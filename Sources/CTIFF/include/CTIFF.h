@@ -46,7 +46,9 @@
     X(TIFFRGBAImageGet) \
     X(TIFFRGBAImageEnd) \
     X(TIFFWriteEncodedStrip) \
-    X(TIFFWriteDirectory)
+    X(TIFFWriteDirectory) \
+    X(TIFFFindField) \
+    X(TIFFFieldDataType)
 
 /// libtiff's variadic functions: Swift cannot call them, so only the C functions below do.
 #define ALCEDO_TIFF_VARIADIC_FUNCTIONS(X) \
@@ -129,6 +131,12 @@ int alcedo_tiff_set_u32(TIFF *tiff, uint32_t tag, uint32_t value);
 int alcedo_tiff_set_icc(TIFF *tiff, uint32_t count, const void *bytes);
 /// TIFFSetField for ExtraSamples.
 int alcedo_tiff_set_extra_samples(TIFF *tiff, uint16_t count, const uint16_t *values);
+/// The bytes of a tag holding an array (the XMP packet, 700; the IPTC block, 33723, whose
+/// count libtiff keeps in 32-bit words: turned into bytes here), owned by libtiff.
+int alcedo_tiff_get_bytes(TIFF *tiff, uint32_t tag, uint32_t *count, const void **bytes);
+/// TIFFSetField for a tag holding an array of bytes (the IPTC block is written as 32-bit
+/// words when libtiff types it so: `count` must then be a multiple of 4).
+int alcedo_tiff_set_bytes(TIFF *tiff, uint32_t tag, uint32_t count, const void *bytes);
 /// TIFFSetField for an ASCII tag.
 int alcedo_tiff_set_string(TIFF *tiff, uint32_t tag, const char *value);
 

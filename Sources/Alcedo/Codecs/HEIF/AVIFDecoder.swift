@@ -13,6 +13,8 @@ import Foundation
 ///   `clli` are ignored.
 /// - **Colour**: an ICC profile in `colr` goes through ``DecodingOptions/colorManagement``.
 ///   `nclx` colour information other than sRGB/BT.709 is not converted.
+/// - **Metadata**: with ``DecodingOptions/readsMetadata``, the `Exif` and XMP items go to
+///   ``AlcedoImage/metadata`` (libavif reads them while parsing; otherwise it skips them).
 /// - **Animation**: every frame of an image sequence, each with its duration; libavif 0.11
 ///   does not read the repetition count, so ``AlcedoImage/loopCount`` is 0 (forever).
 /// - **Limits**: size and frame count are checked from the container before any frame is
@@ -49,7 +51,7 @@ public struct AVIFDecoder: ImageDecoding {
         if options.prefersEmbeddedThumbnail, let thumbnail = HEIFDecoder.embeddedThumbnail(data, format: .avif, options: options) {
             return thumbnail
         }
-        return try AVIFSession.with(data, limits: options.limits) { session throws(AlcedoError) in
+        return try AVIFSession.with(data, limits: options.limits, readsMetadata: options.readsMetadata) { session throws(AlcedoError) in
             let header = session.header(options: options)
             try options.limits.check(width: header.storedWidth, height: header.storedHeight, format: .avif)
             let frameCount = options.firstFrameOnly ? 1 : header.frameCount
@@ -65,8 +67,10 @@ public struct AVIFDecoder: ImageDecoding {
                 }
                 frames.append(AlcedoImage.Frame(pixels: pixels, duration: frameCount > 1 ? header.durations[index] : 0))
             }
-            return AlcedoImage(width: header.width, height: header.height, frames: frames, loopCount: 0,
-                               sourceFormat: .avif, orientation: header.orientation, colorMetadata: plan.metadata)
+            var image = AlcedoImage(width: header.width, height: header.height, frames: frames, loopCount: 0,
+                                    sourceFormat: .avif, orientation: header.orientation, colorMetadata: plan.metadata)
+            if options.readsMetadata { image.metadata = session.metadata }
+            return image
         }
     }
 }
@@ -114,7 +118,9 @@ struct AVIFSession {
         let planeLayout: String?
     }
 
-    static func with<T>(_ data: Data, limits: DecodingLimits,
+    /// Runs `body` over the parsed file; libavif reads the `Exif` and XMP items only when
+    /// `readsMetadata` is set (default `false`).
+    static func with<T>(_ data: Data, limits: DecodingLimits, readsMetadata: Bool = false,
                         _ body: (AVIFSession) throws(AlcedoError) -> T) throws(AlcedoError) -> T {
         guard !data.isEmpty else { throw .decodingError(reason: .emptyData) }
         let lib = try AVIFLibrary.functions { .decodingError(reason: .unsupportedFeature(format: .avif, message: $0)) }
@@ -124,7 +130,8 @@ struct AVIFSession {
         defer { lib.avifDecoderDestroy!(decoder) }
         decoder.pointee.maxThreads = 1
         decoder.pointee.strictFlags = avifStrictFlags(AVIF_STRICT_DISABLED.rawValue)
-        decoder.pointee.ignoreXMP = 1
+        decoder.pointee.ignoreExif = readsMetadata ? 0 : 1
+        decoder.pointee.ignoreXMP = readsMetadata ? 0 : 1
         // libavif's own limits stay at their defaults (or above Alcedo's): Alcedo's are checked
         // after parsing, so that going over them is `.tooManyPixels` / `.tooManyFrames`.
         decoder.pointee.imageSizeLimit = max(decoder.pointee.imageSizeLimit, UInt32(clamping: limits.maxPixelCount))
@@ -177,6 +184,24 @@ struct AVIFSession {
         return Header(storedWidth: width, storedHeight: height, width: swaps ? height : width, height: swaps ? width : height,
                       frameCount: count, durations: durations, hasAlpha: decoder.pointee.alphaPresent != 0, icc: icc,
                       orientation: orientation, depth: Int(image.depth), planeLayout: Self.planeLayout(image.yuvFormat))
+    }
+
+    /// The `Exif` item (libavif drops its offset field; an `Exif\0\0` prefix is dropped here)
+    /// and the XMP item, each up to ``EmbeddedMetadata/maxBlockBytes``; empty unless the
+    /// session reads metadata.
+    var metadata: EmbeddedMetadata {
+        let image = decoder.pointee.image!.pointee
+        func block(_ data: avifRWData) -> UnsafeRawBufferPointer? {
+            guard let bytes = data.data, data.size > 0, data.size <= EmbeddedMetadata.maxBlockBytes else { return nil }
+            return UnsafeRawBufferPointer(start: bytes, count: data.size)
+        }
+        return EmbeddedMetadata(exif: block(image.exif).flatMap(EmbeddedMetadata.exif(startingAt:)),
+                                xmp: block(image.xmp).map { Data($0) })
+    }
+
+    /// The metadata of the AVIF file `data` (empty when libavif cannot parse it).
+    static func metadata(_ data: Data) -> EmbeddedMetadata {
+        (try? with(data, limits: .default, readsMetadata: true) { $0.metadata }) ?? EmbeddedMetadata()
     }
 
     /// The name of a libavif pixel format (``ImageInfo/colorModel``'s words for AVIF).

@@ -18,6 +18,9 @@ import Foundation
 /// - **Colour**: an image in its source's space (``ColorManagement/preserve``) carries its ICC
 ///   profile in `colr`; otherwise libheif states its default `nclx` (sRGB primaries and
 ///   transfer).
+/// - **Metadata**: with ``EncodingOptions/writesMetadata``, the image's EXIF and XMP
+///   (``AlcedoImage/metadata``) are stored as the primary image's `Exif` and `mime` XMP items,
+///   as libvips' `heifsave` does; IPTC has no place in HEIF.
 public struct HEICEncoder: ImageEncoding {
     /// Always ``ImageFormat/heic``.
     public var format: ImageFormat { .heic }
@@ -105,6 +108,9 @@ public struct HEICEncoder: ImageEncoding {
         var primary: OpaquePointer?
         try check(lib.heif_context_encode_image!(context, heifImage, encoder, encodingOptions, &primary), "encoding")
         defer { if let primary { lib.heif_image_handle_release!(primary) } }
+        if options.writesMetadata, let metadata = image.metadata, let primary {
+            HEIFSession.add(metadata, to: context, image: primary, lib: lib)
+        }
         if thumbnailSize > 0, let primary {
             try check(lib.heif_context_encode_thumbnail!(context, heifImage, primary, encoder, encodingOptions,
                                                          Int32(thumbnailSize), nil), "encoding the thumbnail")

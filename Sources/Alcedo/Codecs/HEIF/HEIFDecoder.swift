@@ -23,6 +23,9 @@ import Foundation
 ///   size and decode the other): ``info(for:options:)`` refuses them with the same error.
 ///   libheif decodes into its own buffer, which is copied once.
 ///   ``DecodingOptions/targetSize`` is ignored (no scaled decode).
+/// - **Metadata**: with ``DecodingOptions/readsMetadata``, the primary image's `Exif` item and
+///   XMP (`mime` item typed `application/rdf+xml`) go to ``AlcedoImage/metadata``, read from
+///   the container libheif already parsed for decoding.
 /// - **Thumbnails**: with ``DecodingOptions/prefersEmbeddedThumbnail`` the first thumbnail the
 ///   file stores for its primary image (`thmb`) is decoded instead, as libvips' `heifload`
 ///   with `thumbnail` does; a file without one decodes its primary image.
@@ -96,8 +99,13 @@ public struct HEIFDecoder: ImageDecoding {
                 initialized = buffer.count
             }
             plan.apply(to: &pixels)
-            return AlcedoImage(width: outWidth, height: outHeight, pixels: pixels, sourceFormat: format,
-                               colorMetadata: plan.metadata)
+            var decoded = AlcedoImage(width: outWidth, height: outHeight, pixels: pixels, sourceFormat: format,
+                                      colorMetadata: plan.metadata)
+            // A thumbnail's handle has no metadata of its own: the registry reads the primary's.
+            if options.readsMetadata && !options.prefersEmbeddedThumbnail {
+                decoded.metadata = HEIFSession.metadata(of: handle, lib: lib)
+            }
+            return decoded
         }
     }
 }

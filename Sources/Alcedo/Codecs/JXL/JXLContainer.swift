@@ -8,29 +8,38 @@ enum JXLContainer {
     /// The four-character types of the top-level boxes, in order, stopping at the first box
     /// whose size runs past the data; empty for a bare codestream.
     static func boxTypes(_ data: Data) -> [String] {
-        data.withUnsafeBytes { raw -> [String] in
-            let bytes = UnsafeRawBufferPointer(raw)
-            guard bytes.count >= signature.count, bytes.prefix(signature.count).elementsEqual(signature) else { return [] }
-            var types: [String] = []
-            var offset = 0
-            while offset + 8 <= bytes.count && types.count < 1_000 {
-                var size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-                let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
-                types.append(type)
-                if size == 1 {
-                    guard offset + 16 <= bytes.count else { break }
-                    size = bytes[offset + 8..<offset + 16].reduce(0) { ($0 << 8) | Int($1) }
-                    guard size >= 16 else { break }
-                } else if size == 0 {
-                    break  // the last box runs to the end of the file
-                } else if size < 8 {
+        data.withUnsafeBytes { raw in boxes(raw).map(\.type) }
+    }
+
+    /// The top-level boxes: each one's type and the range of its contents (a box whose size
+    /// runs past the data is listed, its contents cut at the end, and ends the walk); at most
+    /// 1,000; empty for a bare codestream.
+    static func boxes(_ bytes: UnsafeRawBufferPointer) -> [(type: String, contents: Range<Int>)] {
+        guard bytes.count >= signature.count, bytes.prefix(signature.count).elementsEqual(signature) else { return [] }
+        var boxes: [(type: String, contents: Range<Int>)] = []
+        var offset = 0
+        while offset + 8 <= bytes.count && boxes.count < 1_000 {
+            var size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
+            var header = 8
+            if size == 1 {
+                guard offset + 16 <= bytes.count else {
+                    boxes.append((type, bytes.count..<bytes.count))
                     break
                 }
-                guard size <= bytes.count - offset else { break }
-                offset += size
+                size = bytes[offset + 8..<offset + 16].reduce(0) { ($0 << 8) | Int($1) }
+                header = 16
+            } else if size == 0 {
+                size = bytes.count - offset  // the last box runs to the end of the file
             }
-            return types
+            guard size >= header, size <= bytes.count - offset else {
+                boxes.append((type, min(offset + header, bytes.count)..<bytes.count))
+                break
+            }
+            boxes.append((type, (offset + header)..<(offset + size)))
+            offset += size
         }
+        return boxes
     }
 
     /// `true` when the file carries a `jbrd` box: it was made from a JPEG, losslessly.

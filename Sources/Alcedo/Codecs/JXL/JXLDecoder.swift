@@ -28,6 +28,9 @@ import Foundation
 ///   never filled), so the output keeps the file's size and memory; measured on a 12 MP file
 ///   (Benchmarks/Codecs), a 400x300 thumbnail costs about 0.8x the CPU of a full decode. Lossless
 ///   (modular) files, files with alpha, animations and larger targets decode in full.
+/// - **Metadata**: with ``DecodingOptions/readsMetadata``, the container's `Exif` and `xml `
+///   boxes (compressed `brob` ones too) go to ``AlcedoImage/metadata`` (see `JXLMetadata`).
+///   The EXIF orientation is not applied: the codestream's orientation rules, as libjxl says.
 /// - **Truncation**: a file that ends early is `.truncated`; with
 ///   ``DecodingOptions/allowTruncated`` an animation returns the frames that were whole (a
 ///   still has none to return).
@@ -55,10 +58,11 @@ public struct JXLDecoder: ImageDecoding {
     /// - Throws: `.decodingError` with `.emptyData`, `.invalidHeader`, `.corrupt`, `.truncated`,
     ///   `.tooManyPixels`, `.tooManyFrames`, `.animationTooLarge`, `.workingMemoryTooLarge` or `.timedOut`.
     public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
-        let image = try JXLDecodeSession.decode(data, options: options)
-        guard let image else {
+        let decoded = try JXLDecodeSession.decode(data, options: options)
+        guard var image = decoded else {
             throw .decodingError(reason: .truncated(format: .jxl, message: "the file ends before its first frame"))
         }
+        if options.readsMetadata { image.metadata = JXLMetadata.read(data) }
         return image
     }
 }

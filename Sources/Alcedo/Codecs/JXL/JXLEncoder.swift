@@ -14,6 +14,9 @@ import Foundation
 /// - **Animation**: every frame with its duration (millisecond ticks) and the image's loop count.
 /// - **Colour**: an image in its source's space (``ColorManagement/preserve``) carries its ICC
 ///   profile; otherwise the file states sRGB in its colour encoding.
+/// - **Metadata**: with ``EncodingOptions/writesMetadata``, the image's EXIF and XMP
+///   (``AlcedoImage/metadata``) are written as `Exif` and `xml ` boxes (the file is then a
+///   container), as libvips' `jxlsave` does; IPTC has no place in JPEG XL.
 /// - Runs on the calling thread (libjxl's tasks one after the other).
 public struct JXLEncoder: ImageEncoding {
     /// Always ``ImageFormat/jxl``.
@@ -74,6 +77,9 @@ public struct JXLEncoder: ImageEncoding {
             var srgb = JxlColorEncoding()
             lib.JxlColorEncodingSetToSRGB!(&srgb, 0)
             try check(lib.JxlEncoderSetColorEncoding!(encoder, &srgb), encoder, lib, "the colour encoding")
+        }
+        if options.writesMetadata, let metadata = image.metadata, metadata.exif != nil || metadata.xmp != nil {
+            try addBoxes(metadata, encoder, lib)
         }
         guard let settings = lib.JxlEncoderFrameSettingsCreate!(encoder, nil) else { throw Self.failure("libjxl could not create frame settings") }
         try check(lib.JxlEncoderFrameSettingsSetOption!(settings, JXL_ENC_FRAME_SETTING_EFFORT, Int64(effort)), encoder, lib, "the effort")
@@ -138,6 +144,20 @@ public struct JXLEncoder: ImageEncoding {
         default: reason = "error \(code.rawValue)"
         }
         throw Self.failure("libjxl refused \(what): \(reason)")
+    }
+
+    /// The `Exif` (after a zero offset to its TIFF header) and `xml ` boxes, uncompressed,
+    /// before the codestream; the file becomes a container.
+    private func addBoxes(_ metadata: EmbeddedMetadata, _ encoder: OpaquePointer, _ lib: alcedo_jxl_api) throws(AlcedoError) {
+        try check(lib.JxlEncoderUseBoxes!(encoder), encoder, lib, "the metadata boxes")
+        let boxes = [("Exif", metadata.exif.map { Data(count: 4) + $0 }), ("xml ", metadata.xmp)]
+        for case let (type, contents?) in boxes {
+            let status = contents.withUnsafeBytes {
+                lib.JxlEncoderAddBox!(encoder, type, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count, 0)
+            }
+            try check(status, encoder, lib, "the \(type.trimmingCharacters(in: .whitespaces)) box")
+        }
+        lib.JxlEncoderCloseBoxes!(encoder)
     }
 
     /// RGB8 rows from RGBA8 ones.

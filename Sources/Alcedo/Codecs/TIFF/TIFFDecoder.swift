@@ -19,6 +19,9 @@ import Foundation
 ///   CMYK goes through its CMYK profile or, without one, through the generic CMYK profile
 ///   JPEG uses (under ``ColorManagement/ignore``: the naive formula).
 /// - **Orientation**: the Orientation tag is applied like EXIF's (recorded either way).
+/// - **Metadata**: with ``DecodingOptions/readsMetadata``, the page's XMP (tag 700) and IPTC
+///   (RichTIFFIPTC, 33723) go to ``AlcedoImage/metadata``, as libvips reads them; its EXIF
+///   sub-IFD is not read.
 /// - **Pages**: the directory ``DecodingOptions/page`` (default the first); ``info(for:options:)``
 ///   counts them in ``ImageInfo/pageCount``.
 ///
@@ -77,7 +80,9 @@ public struct TIFFDecoder: ImageDecoding {
             Result { () throws(AlcedoError) -> AlcedoImage in
                 try TIFFReadSession.with(raw, maxSingleAllocation: options.limits.maxWorkingMemory) { session throws(AlcedoError) in
                     try session.select(page: options.page)
-                    return try Self.decodePage(session, options: options)
+                    var image = try Self.decodePage(session, options: options)
+                    if options.readsMetadata { image.metadata = session.metadata }
+                    return image
                 }
             }
         }

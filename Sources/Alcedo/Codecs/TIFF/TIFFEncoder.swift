@@ -7,7 +7,9 @@ import Foundation
 /// strips of about 256 KiB, compressed with ``compression`` and the horizontal predictor.
 /// An image whose pixels are in another profile (``ColorManagement/preserve``) carries that
 /// ICC profile. Output past 4 GiB would need BigTIFF: such images are written as BigTIFF.
-/// ``EncodingOptions/quality`` is ignored: the output is lossless.
+/// ``EncodingOptions/quality`` is ignored: the output is lossless. With
+/// ``EncodingOptions/writesMetadata`` the image's XMP (tag 700) and IPTC (RichTIFFIPTC, 33723)
+/// are written, as libvips' `tiffsave` does; its EXIF is not (see `TIFFMetadata.swift`).
 public struct TIFFEncoder: ImageEncoding {
     /// The lossless compressions the encoder writes.
     public enum Compression: String, Sendable, Hashable, CaseIterable {
@@ -72,6 +74,7 @@ public struct TIFFEncoder: ImageEncoding {
             ok = ok && profile.data.withUnsafeBytes { alcedo_tiff_set_icc(tif, UInt32($0.count), $0.baseAddress) } != 0
         }
         ok = ok && alcedo_tiff_set_string(tif, UInt32(TIFFTAG_SOFTWARE), "Alcedo") != 0
+        if options.writesMetadata, let metadata = image.metadata { ok = ok && Self.setMetadata(metadata, on: tif) }
         guard ok else { throw failure("libtiff refused a tag") }
 
         // Each strip is packed into its own buffer: the predictor works in place on it.

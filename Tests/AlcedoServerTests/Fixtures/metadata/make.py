@@ -53,3 +53,16 @@ info = PngImagePlugin.PngInfo()
 info.add_itxt("XML:com.adobe.xmp", XMP.decode("utf-8"))
 stored.save("photo.png", exif=exif(1), pnginfo=info)
 stored.save("photo.webp", quality=95, exif=exif(1), xmp=XMP)
+
+# HEIC, AVIF, JPEG XL and TIFF sources, made by the formats' reference tools from the files
+# above: heif-enc (libheif-examples) and avifenc (libavif-bin) copy the PNG's EXIF and XMP into
+# `Exif` and XMP items; cjxl (libjxl-tools) keeps the JPEG's EXIF and XMP in Brotli-compressed
+# `brob` boxes. The TIFF (Pillow) has the XMP packet (tag 700) and the IPTC block (tag 33723).
+import subprocess
+subprocess.run(["heif-enc", "-q", "90", "photo.png", "-o", "photo.heic"], check=True, capture_output=True)
+subprocess.run(["avifenc", "photo.png", "photo.avif"], check=True, capture_output=True)
+subprocess.run(["cjxl", "--lossless_jpeg=1", "photo.jpg", "photo.jxl"], check=True, capture_output=True)
+iptc_block = iptc_app13()[4 + len(b"Photoshop 3.0\x00") + 12:]
+iptc_block = iptc_block[:iptc_block.rindex(b"(c) Alcedo Fixtures") + len(b"(c) Alcedo Fixtures")]
+iptc_block += b"\x00" * (-len(iptc_block) % 4)
+stored.save("photo.tif", tiffinfo={700: XMP, 33723: iptc_block})
