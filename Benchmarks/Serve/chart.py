@@ -15,7 +15,9 @@ figure, axes = plt.subplots(figsize=(10, 5))
 for run in data["runs"]:
     times = [t / 60 for t, _ in run["samples"]]
     rss = [value / 1e6 for _, value in run["samples"]]
-    axes.plot(times, rss, label=f"{LABELS.get(run['server'], run['server'])}, {run['connections']} conn.")
+    extra = " ".join(run.get("alcedo_args", [])) if run["server"] == "alcedo" else ""
+    name = LABELS.get(run["server"], run["server"]) + (f" {extra}" if extra else "")
+    axes.plot(times, rss, label=f"{name}, {run['connections']} conn.")
     axes.axvline(run["load_seconds"] / 60, color="grey", linewidth=0.5, linestyle=":")
 axes.set_xlabel("minutes")
 axes.set_ylabel("RSS of the serving processes (MB)")

@@ -219,6 +219,8 @@ def main():
                 print(f"soak: {name}, {connections} connections, {duration:.0f} s", file=sys.stderr)
                 run = soak(server, names, connections, duration)
                 run.update(server=name, connections=connections, **figures(run))
+                if name == "alcedo" and extra_args:
+                    run["alcedo_args"] = extra_args
                 results["runs"].append(run)
                 print(json.dumps({k: v for k, v in run.items() if k not in ("samples", "metrics")}), file=sys.stderr)
                 # Written after every run: a long soak that stops half-way keeps what it measured.
