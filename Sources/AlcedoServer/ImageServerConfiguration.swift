@@ -236,6 +236,10 @@ public struct ImageServerConfiguration: Sendable {
     /// imgproxy's `IMGPROXY_FALLBACK_IMAGE_TTL`. Fallback answers carry no `ETag` or `Last-Modified`.
     public var fallbackImageTTL: Int?
 
+    /// The processing option names URLs may use, as written (`w` and `width` are two names;
+    /// presets' options are not checked); another answers 404 (default `nil`: every option), as
+    /// imgproxy's `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`.
+    public var allowedProcessingOptions: Set<String>?
     /// Send `Link: <SOURCE>; rel="canonical"` with results of http(s) sources (default `false`),
     /// as imgproxy's `IMGPROXY_SET_CANONICAL_HEADER`.
     public var setCanonicalHeader = false
@@ -316,6 +320,7 @@ public struct ImageServerConfiguration: Sendable {
                                          defaults: defaultOptions)
         rules.argumentsSeparator = argumentsSeparator.isEmpty ? ":" : argumentsSeparator
         rules.base64URLIncludesFilename = base64URLIncludesFilename
+        rules.allowedOptions = allowedProcessingOptions
         return rules
     }
 

@@ -71,6 +71,9 @@ struct ServeCommand: AsyncParsableCommand {
     var logLevel: String?
     @Flag(inversion: .prefixedNo, help: "Write JPEG results progressive (default off: baseline).")
     var jpegProgressive: Bool?
+    @Option(help: ArgumentHelp("The only processing option names URLs may use, comma-separated, as written (w and width are two names); others get 404 (default: all).",
+                               valueName: "list"))
+    var allowedProcessingOptions: String?
     @Option(help: "Requests processed at once (default: the number of cores).")
     var concurrency: Int?
     @Option(help: "Requests waiting beyond --concurrency before 429 (default 256).")
@@ -533,6 +536,10 @@ struct ServeCommand: AsyncParsableCommand {
             c.logLevel = level
         }
         c.progressiveJPEG = try env.pick("JPEG_PROGRESSIVE", flag: jpegProgressive, env.bool("JPEG_PROGRESSIVE")) ?? c.progressiveJPEG
+        if let text = env.pick("ALLOWED_PROCESSING_OPTIONS", flag: allowedProcessingOptions, env.string("ALLOWED_PROCESSING_OPTIONS")) {
+            let names = ServeEnvironment.split(text, separator: ",")
+            if !names.isEmpty { c.allowedProcessingOptions = Set(names) }
+        }
         c.pathPrefix = env.pick("PATH_PREFIX", flag: pathPrefix, env.string("PATH_PREFIX")) ?? ""
         c.sourceURLRewriter.baseURL = env.pick("BASE_URL", flag: baseUrl, env.string("BASE_URL")) ?? ""
         if let text = env.pick("URL_REPLACEMENTS", flag: urlReplacements, env.string("URL_REPLACEMENTS")) {

@@ -302,7 +302,9 @@ struct ImgproxyEnvironmentTests {
     }
 
     /// `IMGPROXY_RETURN_ATTACHMENT` makes `attachment` the default of `att` (the URL's `att:0`
-    /// still wins); `IMGPROXY_SET_CANONICAL_HEADER` links an http(s) source as canonical.
+    /// still wins); `IMGPROXY_SET_CANONICAL_HEADER` links an http(s) source as canonical;
+    /// `IMGPROXY_ALLOWED_PROCESSING_OPTIONS` refuses other options (404); `IMGPROXY_JPEG_PROGRESSIVE`
+    /// writes progressive JPEGs.
     @Test func attachmentAndCanonicalHeaderFromTheEnvironment() async throws {
         let origin = try await TestHTTPServer.start()
         defer { origin.stop() }
@@ -310,6 +312,7 @@ struct ImgproxyEnvironmentTests {
         let server = try await ChildServe.start(environment: [
             "IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
             "IMGPROXY_RETURN_ATTACHMENT": "true", "IMGPROXY_SET_CANONICAL_HEADER": "true", "IMGPROXY_JPEG_PROGRESSIVE": "true",
+            "IMGPROXY_ALLOWED_PROCESSING_OPTIONS": "w,att,pr", "IMGPROXY_PRESETS": "blurry=blur:2",
         ])
         defer { server.stop() }
         let client = OneShotClient()
@@ -320,6 +323,13 @@ struct ImgproxyEnvironmentTests {
         #expect(reply.headers["link"] == "<\(source)>; rel=\"canonical\"")
         let inline = try await client.get(server.baseURL + "/insecure/w:10/att:0/plain/" + source + "@png")
         #expect(inline.headers["content-disposition"]?.hasPrefix("inline") == true, "\(inline.headers)")
+        // IMGPROXY_ALLOWED_PROCESSING_OPTIONS: another name, even an alias of an allowed one, is 404;
+        // a preset's own options are not checked.
+        let width = try await client.get(server.baseURL + "/insecure/width:10/plain/" + source + "@png")
+        #expect(width.status == 404)
+        #expect(String(decoding: width.body, as: UTF8.self).contains("\"width\" is not allowed"))
+        #expect(try await client.get(server.baseURL + "/insecure/h:10/plain/" + source + "@png").status == 404)
+        #expect(try await client.get(server.baseURL + "/insecure/w:10/pr:blurry/plain/" + source + "@png").status == 200)
         // IMGPROXY_JPEG_PROGRESSIVE: the JPEG is progressive (SOF2), as ImageMagick reads it too.
         let jpeg = try await client.get(server.baseURL + "/insecure/w:10/plain/" + source + "@jpg")
         #expect(jpeg.status == 200)

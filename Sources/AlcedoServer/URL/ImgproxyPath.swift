@@ -84,6 +84,10 @@ public struct ImgproxyPath: Sendable, Hashable {
             }
         } else {
             while let segment = segments.first, segment.contains(rules.argumentsSeparator), segment != "plain" {
+                if let allowed = rules.allowedOptions, let cut = segment.firstRange(of: rules.argumentsSeparator) {
+                    let name = String(segment[..<cut.lowerBound])
+                    guard allowed.contains(name) else { throw .optionNotAllowed(name) }
+                }
                 try options.apply(segment: segment, rules: rules, usedPresets: [], warnings: &warnings)
                 segments = segments.dropFirst()
             }

@@ -28,6 +28,8 @@ public enum ImgproxyURLError: Error, Sendable, Hashable, CustomStringConvertible
     case expired
     /// An option in a URL of a server that takes presets only (`--only-presets`).
     case presetsOnly(String)
+    /// An option outside the server's allowed list (`--allowed-processing-options`; 404, as imgproxy).
+    case optionNotAllowed(String)
 
     public var description: String {
         switch self {
@@ -44,6 +46,7 @@ public enum ImgproxyURLError: Error, Sendable, Hashable, CustomStringConvertible
             return "option \"\(name)\": security options are not allowed (start the server with --allow-security-options)"
         case .expired: return "the URL has expired (option \"expires\")"
         case .presetsOnly(let name): return "\"\(name)\" is not a preset: this server takes preset names only in URLs"
+        case .optionNotAllowed(let name): return "option \"\(name)\" is not allowed on this server (--allowed-processing-options)"
         }
     }
 
@@ -53,11 +56,12 @@ public enum ImgproxyURLError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     /// The HTTP status Alcedo answers: 403 for signatures and refused security options, 404
-    /// for an expired URL (as imgproxy), 400 for the other bad options.
+    /// for an expired URL and an option the server does not allow (as imgproxy), 400 for the
+    /// other bad options.
     public var status: Int {
         switch self {
         case .invalidSignature, .signatureRequired, .malformedSignature, .securityOptionsNotAllowed: return 403
-        case .expired: return 404
+        case .expired, .optionNotAllowed: return 404
         default: return 400
         }
     }
@@ -89,6 +93,10 @@ public struct ImgproxyParsingRules: Sendable {
     /// A base64 source is followed by a file name segment, which is ignored (default `false`;
     /// imgproxy's `IMGPROXY_BASE64_URL_INCLUDES_FILENAME`).
     public var base64URLIncludesFilename = false
+    /// The option names a URL may use, as written (`w` and `width` are two names); presets'
+    /// own options are not checked (default `nil`: every option; imgproxy's
+    /// `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`).
+    public var allowedOptions: Set<String>?
 
     /// Creates rules (defaults: no presets, no security options, options in the URL, imgproxy's
     /// default options).
