@@ -199,6 +199,9 @@ struct ServeCommand: AsyncParsableCommand {
     var maxMemory: Int?
     @Flag(inversion: .prefixedNo, help: "Give freed memory back to the system after bursts and bound malloc's arenas (default on).")
     var returnFreedMemory: Bool?
+    @Option(help: ArgumentHelp("With freed memory given back: allocations of this many KiB or more get pages of their own, "
+                               + "returned to the system when freed (128-32768; default 1024).", valueName: "KiB"))
+    var largeAllocationThreshold: Int?
     @Flag(help: "Accept the security options msr, msfs, maf, mafr and mrd in URLs (default off: 403).")
     var allowSecurityOptions = false
     @Flag(help: "URLs name presets instead of options: /SIGNATURE/PRESET[:PRESET...]/SOURCE.")
@@ -573,6 +576,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         c.returnsFreedMemory = try env.pick("RETURN_FREED_MEMORY", flag: returnFreedMemory, env.bool("RETURN_FREED_MEMORY"))
             ?? c.returnsFreedMemory
+        if let kib = try env.pick("LARGE_ALLOCATION_THRESHOLD", flag: largeAllocationThreshold, env.int("LARGE_ALLOCATION_THRESHOLD")) {
+            // glibc takes 32 MiB at most (half its heap size) and ignores larger values.
+            guard (128...(32 << 10)).contains(kib) else {
+                throw ServerConfigurationError.invalidValue("--large-allocation-threshold", message: "must be 128 to 32768 KiB, got \(kib)")
+            }
+            c.largeAllocationThreshold = kib << 10
+        }
         let setAside = c.processMemoryShare + c.resultCacheBytes + c.memoryCacheBytes
         guard setAside < c.maxMemory else {
             throw ServerConfigurationError.invalidValue("--max-memory", message: "\(c.maxMemory >> 20) MiB leaves nothing for requests "

@@ -115,6 +115,7 @@ struct ServeConfigurationReport {
             "LAST_MODIFIED_BUSTER": c.lastModifiedBuster.map { HTTPDate.string(from: $0) } ?? "(none)",
             "RESULT_CACHE_BYTES": String(c.resultCacheBytes),
             "MEMORY_CACHE_BYTES": String(c.memoryCacheBytes),
+            "LARGE_ALLOCATION_THRESHOLD": String(c.largeAllocationThreshold >> 10),
             "PRESET": c.presets.isEmpty ? "(none)" : c.presets.keys.sorted().joined(separator: ","),
             "PRESETS_PATH": environment.origin(of: "PRESETS_PATH").flatMap { environment.values[$0] } ?? "(none)",
             "PRESETS_SEPARATOR": environment.origin(of: "PRESETS_SEPARATOR").flatMap { environment.values[$0] } ?? ",",

@@ -205,6 +205,19 @@ struct ImgproxyEnvironmentTests {
         #expect(zeroErr.contains("IMGPROXY_MAX_ANIMATION_FRAMES"), "\(zeroErr)")
     }
 
+    /// `--large-allocation-threshold` (`ALCEDO_LARGE_ALLOCATION_THRESHOLD`) in KiB, within what
+    /// glibc takes; outside it the start fails naming the flag.
+    @Test func largeAllocationThresholdIsReadAndBounded() throws {
+        let (status, out, err) = try ChildServe.runToEnd(["serve", "--print-config"], environment: ["ALCEDO_LARGE_ALLOCATION_THRESHOLD": "4096"])
+        #expect(status == 0, "\(err)")
+        #expect(out.split(separator: "\n").contains {
+            $0.split(separator: " ", omittingEmptySubsequences: true) == ["LARGE_ALLOCATION_THRESHOLD", "4096", "ALCEDO_LARGE_ALLOCATION_THRESHOLD"]
+        }, "\(out)")
+        let (tooSmall, _, tooSmallErr) = try ChildServe.runToEnd(["serve", "--print-config", "--large-allocation-threshold", "64"], environment: [:])
+        #expect(tooSmall != 0)
+        #expect(tooSmallErr.contains("--large-allocation-threshold"), "\(tooSmallErr)")
+    }
+
     /// `IMGPROXY_FALLBACK_IMAGE_*`: a source that cannot be fetched or is not an image is
     /// answered with the fallback image processed with the URL's options, with the fallback
     /// status and TTL and no validators; a source that loads is answered as before; a fallback
