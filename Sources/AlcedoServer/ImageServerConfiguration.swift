@@ -95,6 +95,9 @@ public struct ImageServerConfiguration: Sendable {
     public var avifSpeed = 8
     /// Write JPEG results progressive (default `false`: baseline), as imgproxy's `IMGPROXY_JPEG_PROGRESSIVE`.
     public var progressiveJPEG = false
+    /// libwebp's effort for WebP results, 1 (fastest) to 6 (smallest files) (default 4, as
+    /// imgproxy's `IMGPROXY_WEBP_EFFORT`).
+    public var webpEffort = 4
     /// Encoded results kept in memory for repeated requests, in bytes (default 64 MiB).
     public var resultCacheBytes = 64 << 20
     /// Decoded images kept in Alcedo's memory cache, in bytes (default 0: none). Repeats are

@@ -71,6 +71,8 @@ struct ServeCommand: AsyncParsableCommand {
     var logLevel: String?
     @Flag(inversion: .prefixedNo, help: "Write JPEG results progressive (default off: baseline).")
     var jpegProgressive: Bool?
+    @Option(help: ArgumentHelp("libwebp's effort for WebP results, 1 (fastest) to 6 (smallest files) (default 4).", valueName: "1-6"))
+    var webpEffort: Int?
     @Option(help: ArgumentHelp("The only processing option names URLs may use, comma-separated, as written (w and width are two names); others get 404 (default: all).",
                                valueName: "list"))
     var allowedProcessingOptions: String?
@@ -539,6 +541,12 @@ struct ServeCommand: AsyncParsableCommand {
             c.logLevel = level
         }
         c.progressiveJPEG = try env.pick("JPEG_PROGRESSIVE", flag: jpegProgressive, env.bool("JPEG_PROGRESSIVE")) ?? c.progressiveJPEG
+        if let effort = try env.pick("WEBP_EFFORT", flag: webpEffort, env.int("WEBP_EFFORT")) {
+            guard (1...6).contains(effort) else {
+                throw ServerConfigurationError.invalidValue(env.origin(of: "WEBP_EFFORT") ?? "--webp-effort", message: "must be 1 to 6, got \(effort)")
+            }
+            c.webpEffort = effort
+        }
         if let text = env.pick("ALLOWED_PROCESSING_OPTIONS", flag: allowedProcessingOptions, env.string("ALLOWED_PROCESSING_OPTIONS")) {
             let names = ServeEnvironment.split(text, separator: ",")
             if !names.isEmpty { c.allowedProcessingOptions = Set(names) }

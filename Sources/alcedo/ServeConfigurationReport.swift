@@ -102,6 +102,7 @@ struct ServeConfigurationReport {
             "SET_CANONICAL_HEADER": yes(c.setCanonicalHeader),
             "LOG_LEVEL": c.logLevel.map { $0 == .warning ? "warn" : $0.rawValue } ?? "(warn from the HTTP server, info from the rest)",
             "JPEG_PROGRESSIVE": yes(c.progressiveJPEG),
+            "WEBP_EFFORT": String(c.webpEffort),
             "ALLOWED_PROCESSING_OPTIONS": c.allowedProcessingOptions.map { $0.sorted().joined(separator: ",") } ?? "(all)",
             "PATH_PREFIX": c.pathPrefix.isEmpty ? "(none)" : c.pathPrefix,
             "BASE_URL": c.sourceURLRewriter.baseURL.isEmpty ? "(none)" : c.sourceURLRewriter.baseURL,

@@ -205,6 +205,31 @@ struct ImgproxyEnvironmentTests {
         #expect(zeroErr.contains("IMGPROXY_MAX_ANIMATION_FRAMES"), "\(zeroErr)")
     }
 
+    /// `IMGPROXY_WEBP_EFFORT`: libwebp's method for WebP results; 1 and 6 write different files
+    /// of the same picture, and a value outside 1-6 stops the start naming the variable.
+    @Test func webpEffortFromTheEnvironment() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/cat.jpg", .ok(TestImages.jpeg(width: 240, height: 180), contentType: "image/jpeg"))
+        let source = origin.url("/cat.jpg").absoluteString
+        var bodies: [Data] = []
+        for effort in ["1", "6"] {
+            let server = try await ChildServe.start(environment: [
+                "IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true", "IMGPROXY_WEBP_EFFORT": effort,
+            ])
+            defer { server.stop() }
+            let reply = try await OneShotClient().get(server.baseURL + "/insecure/w:200/plain/" + source + "@webp")
+            #expect(reply.status == 200)
+            #expect(ImageFormat.sniff(reply.body) == .webp)
+            #expect(try ImageCodecRegistry.shared.decode(reply.body).size == PixelSize(width: 200, height: 150))
+            bodies.append(reply.body)
+        }
+        #expect(bodies[0] != bodies[1], "efforts 1 and 6 encode differently")
+        let (status, _, err) = try ChildServe.runToEnd(["serve", "--print-config"], environment: ["IMGPROXY_WEBP_EFFORT": "7"])
+        #expect(status != 0)
+        #expect(err.contains("IMGPROXY_WEBP_EFFORT"), "\(err)")
+    }
+
     /// `--large-allocation-threshold` (`ALCEDO_LARGE_ALLOCATION_THRESHOLD`) in KiB, within what
     /// glibc takes; outside it the start fails naming the flag.
     @Test func largeAllocationThresholdIsReadAndBounded() throws {

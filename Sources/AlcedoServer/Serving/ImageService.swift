@@ -185,6 +185,7 @@ public final class ImageService: Sendable {
         responseEncoding.stripMetadata = parsed.options.stripMetadata
         responseEncoding.keepCopyright = parsed.options.keepCopyright ?? true
         responseEncoding.progressiveJPEG = configuration.progressiveJPEG
+        responseEncoding.webpEffort = configuration.webpEffort
         let encoding = responseEncoding
         let variantKey = canonical.signedPart + "|" + encoding.identifier
 
@@ -520,6 +521,7 @@ public final class ImageService: Sendable {
             let options = EncodingOptions(quality: quality, writesMetadata: true)
             if format == .avif { return try AVIFEncoder(speed: encoding.avifSpeed).encode(image, options: options) }
             if format == .jpeg, encoding.progressiveJPEG { return try JPEGEncoder(progressive: true).encode(image, options: options) }
+            if format == .webp, encoding.webpEffort != 4 { return try WebPEncoder(method: encoding.webpEffort).encode(image, options: options) }
             return try ImageCodecRegistry.shared.encode(image, as: format, options: options)
         }
         var data = try encode(quality)

@@ -29,6 +29,8 @@ struct ResponseEncoding: Sendable, Hashable {
     var keepCopyright = true
     /// Write JPEG results progressive (``ImageServerConfiguration/progressiveJPEG``).
     var progressiveJPEG = false
+    /// libwebp's effort for WebP results (``ImageServerConfiguration/webpEffort``).
+    var webpEffort = 4
 
     /// Whether the result carries any of the source's metadata (so the source's is read).
     var keepsMetadata: Bool { !stripMetadata || keepCopyright }
@@ -100,7 +102,8 @@ struct ResponseEncoding: Sendable, Hashable {
         let speed = requested == .avif || accepted.avif || enforced.avif ? ",s\(avifSpeed)" : ""
         let metadata = !stripMetadata ? ",meta" : keepCopyright ? "" : ",nometa"
         let progressive = progressiveJPEG ? ",prog" : ""
-        return "\(format),\(qualityText),bg\(background),mb\(maxBytes)\(speed)\(metadata)\(progressive)"
+        let effort = webpEffort != 4 ? ",e\(webpEffort)" : ""
+        return "\(format),\(qualityText),bg\(background),mb\(maxBytes)\(speed)\(metadata)\(progressive)\(effort)"
     }
 }
 
