@@ -30,7 +30,9 @@ final class SVGRenderJob: Sendable {
     static var abandonedCount: Int { abandoned.withLock { $0 } }
 
     private struct State {
-        var thread: pthread_t?
+        /// The render thread's CPU clock, read by the thread itself (its `pthread_t` is not
+        /// valid once the thread ends, which a short render does before the caller looks).
+        var clock: clockid_t?
         var result: Result<[UInt8], AlcedoError>?
         var isAbandoned = false
         /// Gives back what an abandoned render holds in a ``MemoryBudget``.
@@ -68,7 +70,9 @@ final class SVGRenderJob: Sendable {
         // (Passed as its address: the pointer is used by that thread alone from here on.)
         let handle = UInt(bitPattern: lib.g_object_ref(UnsafeMutableRawPointer(document.handle)))
         let thread = Thread {
-            job.state.withLock { $0.thread = pthread_self() }
+            var clock = clockid_t()
+            let hasClock = pthread_getcpuclockid(pthread_self(), &clock) == 0
+            job.state.withLock { $0.clock = hasClock ? clock : nil }
             job.started.signal()
             let pointer = UnsafeMutableRawPointer(bitPattern: handle)!
             let owned = SVGDocument(lib: lib, handle: OpaquePointer(pointer))
@@ -91,9 +95,7 @@ final class SVGRenderJob: Sendable {
         thread.start()
         job.started.wait()
         let limit = deadline.limit - deadline.elapsed
-        let renderThread = job.state.withLock { $0.thread }!
-        var threadClock = clockid_t()
-        let hasThreadClock = pthread_getcpuclockid(renderThread, &threadClock) == 0
+        let threadClock = job.state.withLock { $0.clock }
         let processStart = Self.cpuTime(CLOCK_PROCESS_CPUTIME_ID)
         let cores = Double(max(1, ProcessInfo.processInfo.activeProcessorCount))
         while true {
@@ -101,7 +103,7 @@ final class SVGRenderJob: Sendable {
             // The render thread's CPU time; and, for librsvg's filters that run on its own worker
             // threads, the process's CPU time since the start spread over the cores (never more
             // than the wall time: other work in the process cannot make it run out early).
-            let thread = hasThreadClock ? Self.cpuTime(threadClock) : .zero
+            let thread = threadClock.map(Self.cpuTime) ?? .zero
             let spread = (Self.cpuTime(CLOCK_PROCESS_CPUTIME_ID) - processStart) / cores
             if max(thread, spread) > limit {
                 let gaveUp = job.state.withLock { state -> Bool in
@@ -124,7 +126,8 @@ final class SVGRenderJob: Sendable {
 
     private static func cpuTime(_ clock: clockid_t) -> Duration {
         var now = timespec()
-        clock_gettime(clock, &now)
+        // A thread's clock fails once the thread has ended: nothing more to count.
+        guard clock_gettime(clock, &now) == 0 else { return .zero }
         return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
     }
 }
