@@ -1,11 +1,13 @@
 #include "CTIFF.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static alcedo_tiff_api table;
 static struct {
@@ -92,6 +94,17 @@ static tmsize_t memory_read(thandle_t handle, void *buffer, tmsize_t count) {
     if (count <= 0 || file->position >= file->size) return 0;
     uint64_t available = file->size - file->position;
     uint64_t n = (uint64_t)count < available ? (uint64_t)count : available;
+    if (file->descriptor >= 0) {
+        uint64_t done = 0;
+        while (done < n) {
+            ssize_t got = pread(file->descriptor, (uint8_t *)buffer + done, (size_t)(n - done), (off_t)(file->position + done));
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) break;
+            done += (uint64_t)got;
+        }
+        file->position += done;
+        return (tmsize_t)done;
+    }
     const uint8_t *source = file->writing ? file->output : file->data;
     memcpy(buffer, source + file->position, (size_t)n);
     file->position += n;
@@ -145,7 +158,7 @@ static toff_t memory_size(thandle_t handle) {
 
 static int memory_map(thandle_t handle, void **base, toff_t *size) {
     alcedo_tiff_file *file = handle;
-    if (file->writing) return 0;
+    if (file->writing || file->descriptor >= 0) return 0;
     /* libtiff only reads through a mapping opened read-only. */
     *base = (void *)file->data;
     *size = file->size;
@@ -189,14 +202,24 @@ static int open_with(alcedo_tiff_file *file, const char *mode, int64_t max_singl
 
 int alcedo_tiff_open_memory(alcedo_tiff_file *file, const void *data, uint64_t size, int64_t max_single_allocation) {
     memset(file, 0, sizeof *file);
+    file->descriptor = -1;
     file->data = data;
     file->size = size;
     /* "r": read; "m" is not given, so the mapping above is used (no copy of the data). */
     return open_with(file, "r", max_single_allocation);
 }
 
+int alcedo_tiff_open_descriptor(alcedo_tiff_file *file, int descriptor, uint64_t size, int64_t max_single_allocation) {
+    memset(file, 0, sizeof *file);
+    file->descriptor = descriptor;
+    file->size = size;
+    /* "r": read; no mapping is offered, so each strip or tile is read into libtiff's buffer. */
+    return open_with(file, "r", max_single_allocation);
+}
+
 int alcedo_tiff_open_writer(alcedo_tiff_file *file, const char *mode) {
     memset(file, 0, sizeof *file);
+    file->descriptor = -1;
     file->writing = 1;
     return open_with(file, mode, 0);
 }

@@ -77,7 +77,9 @@ struct ConvertCommand: ParsableCommand {
             if file.sniff() == .jpeg {
                 // A JPEG is read from the file through a small buffer, never held whole.
                 let jpeg = JPEGDecoder()
-                if case .pam = target, bounds == nil, frameIndex == 0, try streamPAM(file, jpeg, options: options) { return }
+                if case .pam = target, bounds == nil, frameIndex == 0, try streamPAM(file, options: options, decodeRows: { start, rows throws(AlcedoError) in
+                    try jpeg.decodeRows(fileDescriptor: file.fd, options: options, start: start, rows: rows)
+                }) { return }
                 if let bounds {
                     try file.rewind()
                     let info = try jpeg.info(fileDescriptor: file.fd, options: options)
@@ -85,6 +87,12 @@ struct ConvertCommand: ParsableCommand {
                 }
                 try file.rewind()
                 image = try jpeg.decode(fileDescriptor: file.fd, options: options)
+            } else if case .pam = target, bounds == nil, frameIndex == 0, file.sniff() == .tiff,
+                      try streamPAM(file, options: options, decodeRows: { start, rows throws(AlcedoError) in
+                          // The strips or tiles are read from the file as they are needed.
+                          try TIFFDecoder().decodeRows(fileDescriptor: file.fd, options: options, start: start, rows: rows)
+                      }) {
+                return
             } else {
                 let data = try readFile(input)
                 if let bounds {
@@ -124,13 +132,18 @@ struct ConvertCommand: ParsableCommand {
         }
     }
 
-    /// A JPEG written as PAM without a whole-picture buffer: the header, then each strip of
-    /// rows as it is decoded. `false` when the picture must be turned (its rows cannot come
-    /// in order), leaving the ordinary decode to do it.
-    private func streamPAM(_ file: InputFile, _ decoder: JPEGDecoder, options: DecodingOptions) throws -> Bool {
+    /// A JPEG or a TIFF written as PAM without a whole-picture buffer: the header, then each
+    /// strip of rows as it is decoded. `false` when the rows cannot come in order (a picture to
+    /// turn, a TIFF read through libtiff's whole-picture interface), leaving the ordinary decode
+    /// to do it.
+    private func streamPAM(
+        _ file: InputFile, options: DecodingOptions,
+        decodeRows: (_ start: (PixelSize) -> Void,
+                     _ rows: (UnsafeBufferPointer<UInt8>, Int, Int) -> Bool) throws(AlcedoError) -> Bool
+    ) throws -> Bool {
         var writer: AtomicFileWriter?
         var openFailure: CLIFailure?
-        let streamed = try decoder.decodeRows(fileDescriptor: file.fd, options: options, start: { size in
+        let streamed = try decodeRows({ size in
             do throws(CLIFailure) {
                 let opened = try AtomicFileWriter(path: output)
                 PAMWriter.header(width: size.width, height: size.height).withUnsafeBytes { opened.write($0) }
@@ -138,7 +151,7 @@ struct ConvertCommand: ParsableCommand {
             } catch {
                 openFailure = error
             }
-        }, rows: { strip, _, _ in
+        }, { strip, _, _ in
             guard let writer else { return false }
             writer.write(UnsafeRawBufferPointer(strip))
             return true

@@ -79,9 +79,11 @@ typedef struct alcedo_tiff_messages {
     int warnings;
 } alcedo_tiff_messages;
 
-/// A TIFF opened over bytes in memory (read) or a growing memory buffer (write).
+/// A TIFF opened over bytes in memory or an open file (read), or a growing memory buffer (write).
 typedef struct alcedo_tiff_file {
     TIFF *tiff;
+    /* Reading from a file: its descriptor (read with pread, never mapped), else -1. */
+    int descriptor;
     /* Reading: the caller's bytes, never copied or written. Writing: a malloc'd buffer. */
     const uint8_t *data;
     uint8_t *output;
@@ -98,6 +100,12 @@ typedef struct alcedo_tiff_file {
 /// libtiff makes may exceed `max_single_allocation` bytes (0: libtiff's default). Returns
 /// 0 on success; on failure the messages say why and `file->tiff` is NULL.
 int alcedo_tiff_open_memory(alcedo_tiff_file *file, const void *data, uint64_t size, int64_t max_single_allocation);
+
+/// Opens the file at `descriptor` for reading (it must stay open until the file is closed):
+/// libtiff reads the directories and each strip or tile with pread, into buffers of its own, so
+/// the file is never held whole. `size` is the file's size. Otherwise as
+/// alcedo_tiff_open_memory.
+int alcedo_tiff_open_descriptor(alcedo_tiff_file *file, int descriptor, uint64_t size, int64_t max_single_allocation);
 
 /// Opens a TIFF for writing into a growing memory buffer ("w", or "w8" for BigTIFF).
 int alcedo_tiff_open_writer(alcedo_tiff_file *file, const char *mode);

@@ -104,6 +104,32 @@ struct InfoAndConvertCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path) == ["out.pam"])
     }
 
+    @Test("convert TIFF to pam (read from the file and written strip by strip) equals the library's whole decode",
+          arguments: ["lzw-strips-rgb8.tif", "tiled-rgb8.tif", "planar-rgb8.tif", "cmyk8.tif", "orientation6.tif", "rgba-associated.tif", "pages2.tif"])
+    func convertTIFFToPAM(_ name: String) async throws {
+        let dir = try TemporaryDirectory()
+        let input = Fixtures.url("tiff-bmp-ico-generated/\(name)")
+        let output = dir.url.appendingPathComponent("out.pam")
+        let result = try await AlcedoProcess.runDetached(["convert", input.path, output.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Data(contentsOf: output) == PAMWriter.encode(ImageCodecRegistry.shared.decode(Data(contentsOf: input))))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path) == ["out.pam"])
+    }
+
+    @Test("convert of a TIFF with a broken strip to pam: exit 1, and neither the output nor a temporary file is left")
+    func convertTruncatedTIFFToPAM() async throws {
+        let dir = try TemporaryDirectory()
+        var broken = try Data(contentsOf: Fixtures.url("tiff-bmp-ico-generated/lzw-strips-rgb8.tif"))
+        let input = dir.url.appendingPathComponent("cut.tif")
+        // The fourth of six strips (bytes 1502-1996) made garbage: three bands are written first.
+        broken.replaceSubrange(1502..<1997, with: Data(repeating: 0xFF, count: 495))
+        try broken.write(to: input)
+        let result = try await AlcedoProcess.runDetached(["convert", input.path, dir.url.appendingPathComponent("out.pam").path])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("cut.tif"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path) == ["cut.tif"])
+    }
+
     @Test("convert of a truncated JPEG to pam: exit 1, and neither the output nor a temporary file is left")
     func convertTruncatedJPEGToPAM() async throws {
         let dir = try TemporaryDirectory()

@@ -1,7 +1,8 @@
 import CTIFF
 import Foundation
 
-/// Decodes TIFF files (classic and BigTIFF, either byte order) with libtiff, read from memory.
+/// Decodes TIFF files (classic and BigTIFF, either byte order) with libtiff, read from memory
+/// or, band by band, from an open file (``decodeRows(fileDescriptor:options:start:rows:)``).
 ///
 /// - **Layouts**: strips and tiles; samples interleaved or in separate planes; every
 ///   compression the system's libtiff offers (none, LZW and Deflate with or without the
@@ -90,8 +91,63 @@ public struct TIFFDecoder: ImageDecoding {
         return options.appliesOrientation ? image.applyingOrientation(image.orientation) : image
     }
 
+    /// Decodes page ``DecodingOptions/page`` of the TIFF file open at `fileDescriptor` in
+    /// bands of rows, from the top, without holding the file or the picture whole: libtiff
+    /// reads each strip or tile from the file as it is needed (`pread`, from offset 0 whatever
+    /// the descriptor's offset; it is left open), and each band (a strip, or a row of tiles)
+    /// is converted to RGBA8 and its colour as ``decode(_:options:)`` converts it. At full size:
+    /// ``DecodingOptions/targetSize`` is not applied. The limits and the decoding deadline
+    /// apply as in ``decode(_:options:)``, one band counted with the strip or tile.
+    ///
+    /// - Parameters:
+    ///   - start: called once, before the first band, with the size of the rows to come.
+    ///   - rows: called with each band (`rowCount` rows of `width * 4` bytes) and the index of
+    ///     its first row; return `false` to stop decoding there.
+    /// - Returns: `false`, having called neither closure, when the rows cannot come this way:
+    ///   the page states an orientation other than top-left and
+    ///   ``DecodingOptions/appliesOrientation`` is set, or its colour model goes through
+    ///   libtiff's whole-picture RGBA interface. Use ``decode(_:options:)`` then. `true`
+    ///   otherwise, also when `rows` stopped the decode.
+    /// - Throws: what ``decode(_:options:)`` throws; a file that cannot be read counts as
+    ///   truncated.
+    public func decodeRows(
+        fileDescriptor: Int32, options: DecodingOptions = .default,
+        start: (PixelSize) -> Void,
+        rows: (_ band: UnsafeBufferPointer<UInt8>, _ firstRow: Int, _ rowCount: Int) -> Bool
+    ) throws(AlcedoError) -> Bool {
+        var status = stat()
+        guard fstat(fileDescriptor, &status) == 0 else {
+            throw .decodingError(reason: .invalidHeader(format: .tiff, message: "the file's size cannot be read: \(String(cString: strerror(errno)))"))
+        }
+        return try TIFFReadSession.with(fileDescriptor: fileDescriptor, size: Int(status.st_size),
+                                        maxSingleAllocation: options.limits.maxWorkingMemory) { session throws(AlcedoError) -> Bool in
+            try session.select(page: options.page)
+            let page = try Self.preparePage(session, options: options)
+            guard page.model != .other, !options.appliesOrientation || page.orientation == .up else { return false }
+            let reader = TIFFRasterReader(session: session, page: page, options: options,
+                                          deadline: options.limits.startDeadline(format: .tiff))
+            try reader.decodeRows(start: start, rows: rows)
+            return true
+        }
+    }
+
     /// Decodes the current page as stored (orientation recorded, not applied).
     private static func decodePage(_ session: TIFFReadSession, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
+        let page = try preparePage(session, options: options)
+        let deadline = options.limits.startDeadline(format: .tiff)
+        var image: AlcedoImage
+        if page.model == .other {
+            image = try decodeThroughRGBA(session, page: page, options: options)
+        } else {
+            image = try TIFFRasterReader(session: session, page: page, options: options, deadline: deadline).decode()
+        }
+        image = image.recordingOrientation(page.orientation)
+        return image
+    }
+
+    /// The current page's directory, checked against the limits and what this libtiff and
+    /// Alcedo can read; its model is `.other` when it goes through libtiff's RGBA interface.
+    private static func preparePage(_ session: TIFFReadSession, options: DecodingOptions) throws(AlcedoError) -> TIFFPage {
         var page = try TIFFPage(session)
         try options.limits.check(width: page.width, height: page.height, format: .tiff)
         guard session.lib.TIFFIsCODECConfigured!(page.compression) != 0 else {
@@ -107,15 +163,7 @@ public struct TIFFDecoder: ImageDecoding {
             _ = alcedo_tiff_set_u16(session.handle, UInt32(TIFFTAG_JPEGCOLORMODE), UInt16(JPEGCOLORMODE_RGB))
         }
         if !page.convertsSamples { page.model = .other }
-        let deadline = options.limits.startDeadline(format: .tiff)
-        var image: AlcedoImage
-        if page.model == .other {
-            image = try decodeThroughRGBA(session, page: page, options: options)
-        } else {
-            image = try TIFFRasterReader(session: session, page: page, options: options, deadline: deadline).decode()
-        }
-        image = image.recordingOrientation(page.orientation)
-        return image
+        return page
     }
 
     /// libtiff's RGBA interface (associated alpha out, un-premultiplied here), at full size.

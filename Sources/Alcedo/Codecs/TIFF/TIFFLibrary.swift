@@ -23,8 +23,8 @@ enum TIFFLibrary {
     }
 }
 
-/// One TIFF opened by libtiff over bytes in memory, its errors and warnings captured (never
-/// printed), alive for the duration of ``with(_:maxSingleAllocation:_:)``.
+/// One TIFF opened by libtiff over bytes in memory or an open file, its errors and warnings
+/// captured (never printed), alive for the duration of ``with(_:maxSingleAllocation:_:)``.
 struct TIFFReadSession {
     let lib: alcedo_tiff_api
     let file: UnsafeMutablePointer<alcedo_tiff_file>
@@ -37,16 +37,34 @@ struct TIFFReadSession {
     static func with<T>(_ bytes: UnsafeRawBufferPointer, maxSingleAllocation: Int,
                         _ body: (TIFFReadSession) throws(AlcedoError) -> T) throws(AlcedoError) -> T {
         guard !bytes.isEmpty else { throw .decodingError(reason: .emptyData) }
+        return try open(size: bytes.count, body) { file in
+            alcedo_tiff_open_memory(file, bytes.baseAddress, UInt64(bytes.count), Int64(maxSingleAllocation))
+        }
+    }
+
+    /// Opens the file at `fileDescriptor`, `size` bytes long (it must stay open during the
+    /// call), and runs `body` with the session. Strips and tiles are read from the file as they
+    /// are needed: the file is never held whole.
+    static func with<T>(fileDescriptor: Int32, size: Int, maxSingleAllocation: Int,
+                        _ body: (TIFFReadSession) throws(AlcedoError) -> T) throws(AlcedoError) -> T {
+        guard size > 0 else { throw .decodingError(reason: .emptyData) }
+        return try open(size: size, body) { file in
+            alcedo_tiff_open_descriptor(file, fileDescriptor, UInt64(size), Int64(maxSingleAllocation))
+        }
+    }
+
+    private static func open<T>(size: Int, _ body: (TIFFReadSession) throws(AlcedoError) -> T,
+                                opener: (UnsafeMutablePointer<alcedo_tiff_file>) -> Int32) throws(AlcedoError) -> T {
         let lib = try TIFFLibrary.decodingFunctions()
         let file = UnsafeMutablePointer<alcedo_tiff_file>.allocate(capacity: 1)
         defer { file.deallocate() }
-        guard alcedo_tiff_open_memory(file, bytes.baseAddress, UInt64(bytes.count), Int64(maxSingleAllocation)) == 0 else {
+        guard opener(file) == 0 else {
             let message = Self.firstError(file) ?? "libtiff could not read the header"
             throw .decodingError(reason: Self.looksTruncated(message) ? .truncated(format: .tiff, message: message)
                                                                          : .invalidHeader(format: .tiff, message: message))
         }
         defer { _ = alcedo_tiff_close(file, nil, nil) }
-        return try body(TIFFReadSession(lib: lib, file: file, dataSize: bytes.count))
+        return try body(TIFFReadSession(lib: lib, file: file, dataSize: size))
     }
 
     /// The first error libtiff reported, if any.

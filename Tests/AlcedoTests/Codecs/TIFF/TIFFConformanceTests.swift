@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import Alcedo
 
@@ -16,7 +19,7 @@ struct TIFFConformanceTests {
         ("packbits-rgb8.tif", 0), ("jpeg-rgb8.tif", 4), ("jpeg-ycbcr.tif", 4), ("rgba-unassociated.tif", 0),
         ("rgba-associated.tif", 1), ("gray8.tif", 0), ("gray16.tif", 1), ("gray-alpha.tif", 0), ("palette4.tif", 1),
         ("palette8.tif", 1), ("ccitt-g3.tif", 0), ("ccitt-g4.tif", 0), ("tiled-rgb8.tif", 0), ("planar-rgb8.tif", 0),
-        ("bigendian-rgb8.tif", 0), ("bigtiff-rgb8.tif", 0), ("cmyk8.tif", 3), ("orientation6.tif", 0), ("pages2.tif", 0),
+        ("bigendian-rgb8.tif", 0), ("bigtiff-rgb8.tif", 0), ("lzw-strips-rgb8.tif", 0), ("cmyk8.tif", 3), ("orientation6.tif", 0), ("pages2.tif", 0),
         ("float32-rgba.tif", 1), ("float16-gray.tif", 1), ("uint32-rgb.tif", 1),
         ("lab16.tif", 4),
     ]
@@ -104,5 +107,74 @@ struct TIFFConformanceTests {
             }
         }
         #expect(ConformanceFixture.maxDifference(image.pixels, expected) <= 1)
+    }
+
+    /// The bands of `name` read from an open file with ``TIFFDecoder/decodeRows(fileDescriptor:options:start:rows:)``,
+    /// or `nil` when it answered that the rows cannot come that way.
+    static func bands(_ name: String, options: DecodingOptions = .default) throws -> (size: PixelSize, pixels: [UInt8], bands: [(Int, Int)])? {
+        let path = Fixtures.url("\(ConformanceFixture.folder)/\(name)").path
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw CocoaError(.fileReadNoSuchFile) }
+        defer { close(fd) }
+        var size = PixelSize(width: 0, height: 0), pixels: [UInt8] = [], bands: [(Int, Int)] = []
+        let streamed = try TIFFDecoder().decodeRows(fileDescriptor: fd, options: options, start: { size = $0 }) { band, first, count in
+            #expect(band.count == count * size.width * 4)
+            #expect(first == (bands.last.map { $0.0 + $0.1 } ?? 0), "bands come in order, without gaps")
+            pixels += band
+            bands.append((first, count))
+            return true
+        }
+        return streamed ? (size, pixels, bands) : nil
+    }
+
+    @Test("read from a file band by band, equal to the whole decode", arguments: cases.map(\.0).filter { $0 != "orientation6.tif" })
+    func bandsFromAFileEqualTheWholeDecode(name: String) throws {
+        let whole = try TIFFDecoder().decode(ConformanceFixture.data(name))
+        guard let read = try Self.bands(name) else {
+            // Only models read through libtiff's whole-picture RGBA interface may decline; none here.
+            Issue.record("\(name): declined"); return
+        }
+        #expect(read.size == whole.size, "\(name)")
+        #expect(read.pixels == whole.pixels, "\(name)")
+        #expect(read.bands.last.map { $0.0 + $0.1 } == whole.height)
+    }
+
+    @Test func bandsAreStripsOrTileRowsAndStopWhenAsked() throws {
+        let strips = try #require(try Self.bands("lzw-strips-rgb8.tif"))
+        #expect(strips.bands.map(\.1) == [4, 4, 4, 4, 4, 3], "one band a strip")
+        let tiled = try #require(try Self.bands("tiled-rgb8.tif"))
+        #expect(tiled.bands.count > 1 && tiled.bands.dropLast().allSatisfy { $0.1 == tiled.bands[0].1 }, "one band a row of tiles")
+        // A page to turn declines, having called nothing; without applying orientation it streams as stored.
+        #expect(try Self.bands("orientation6.tif") == nil)
+        let stored = try #require(try Self.bands("orientation6.tif", options: DecodingOptions(appliesOrientation: false)))
+        #expect(stored.size == PixelSize(width: 37, height: 23))
+        // `rows` returning false stops the decode.
+        let fd = open(Fixtures.url("\(ConformanceFixture.folder)/lzw-strips-rgb8.tif").path, O_RDONLY)
+        defer { close(fd) }
+        var calls = 0
+        #expect(try TIFFDecoder().decodeRows(fileDescriptor: fd, start: { _ in }) { _, _, _ in calls += 1; return false })
+        #expect(calls == 1)
+    }
+
+    @Test func bandsFromAFileKeepTheLimitsAndCheckStripOffsets() throws {
+        let folder = try TemporaryDirectory()
+        func streamed(_ data: Data, options: DecodingOptions = .default) throws -> [UInt8] {
+            let url = folder.url.appendingPathComponent("\(UUID().uuidString).tif")
+            try data.write(to: url)
+            let fd = open(url.path, O_RDONLY)
+            defer { close(fd) }
+            var pixels: [UInt8] = []
+            _ = try TIFFDecoder().decodeRows(fileDescriptor: fd, options: options, start: { _ in }) { band, _, _ in pixels += band; return true }
+            return pixels
+        }
+        let pixels = [UInt8](repeating: 200, count: 4 * 4 * 3)
+        #expect(try streamed(TIFFBuilder.rgb(width: 4, height: 4, pixels: pixels)) == [UInt8]((0..<16).flatMap { _ in [200, 200, 200, 255] }))
+        #expect(throws: AlcedoError.self) { try streamed(TIFFBuilder.rgb(width: 4, height: 4, pixels: pixels, stripOffset: 1_000_000)) }
+        let cut = TIFFBuilder.rgb(width: 4, height: 4, pixels: Array(pixels.prefix(20)), stripByteCount: 48)
+        #expect(throws: AlcedoError.self) { try streamed(cut) }
+        #expect(try streamed(cut, options: DecodingOptions(allowTruncated: true)) == [UInt8](repeating: 0, count: 64))
+        var small = DecodingOptions()
+        small.limits.maxPixelCount = 10
+        #expect(throws: AlcedoError.self) { try streamed(TIFFBuilder.rgb(width: 4, height: 4, pixels: pixels), options: small) }
     }
 }

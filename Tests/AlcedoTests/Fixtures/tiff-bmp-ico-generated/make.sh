@@ -33,6 +33,7 @@ $C "$work/rgb8.png" -define tiff:tile-geometry=16x16 -compress LZW tiled-rgb8.ti
 $C "$work/rgb8.png" -interlace plane -compress LZW planar-rgb8.tif
 $C "$work/rgb8.png" -endian MSB -compress LZW bigendian-rgb8.tif
 tiffcp -8 lzw-rgb8.tif bigtiff-rgb8.tif
+tiffcp -r 4 lzw-rgb8.tif lzw-strips-rgb8.tif
 $C "$work/rgb8.png" -colorspace cmyk -depth 8 cmyk8.tif
 $C "$work/rgb8.png" -orient RightTop orientation6.tif
 $C "$work/rgb8.png" "$work/page2.png" -compress LZW pages2.tif
