@@ -10,8 +10,10 @@ to each peer and writes it, with the raw figures as JSON, to the results folder.
 Usage: bench.py --inputs DIR --results DIR [--alcedo PATH]
 Environment: BENCH_DURATION (seconds, default 20), BENCH_CONNECTIONS (default "2 8"),
 BENCH_THREADS (wrk threads, default 2), BENCH_SERVERS (default "alcedo thumbor thumbor-close
-vips"), BENCH_WORKLOADS (default "resize hits revalidate")."""
+vips"), BENCH_WORKLOADS (default "resize hits revalidate"), ALCEDO_ARGS (more `alcedo serve` arguments,
+shell-quoted)."""
 import argparse
+import shlex
 import concurrent.futures
 import datetime
 import json
@@ -80,15 +82,17 @@ def wait_until(predicate, timeout, what):
 # ---- /proc ---------------------------------------------------------------------------------
 
 def proc_stat(pid):
-    """(ppid, utime+stime+cutime+cstime in ticks, rss bytes) of a live process, else None."""
+    """(ppid, utime+stime+cutime+cstime in ticks, rss bytes, minor page faults) of a live process,
+    else None."""
     try:
         with open(f"/proc/{pid}/stat") as handle:
             fields = handle.read().rsplit(")", 1)[1].split()
     except (FileNotFoundError, ProcessLookupError, IndexError):
         return None
-    # fields[0] is field 3 (state): ppid is field 4, utime..cstime 14..17, rss 24.
+    # fields[0] is field 3 (state): ppid is field 4, minflt and cminflt 10 and 11, utime..cstime
+    # 14..17, rss 24.
     ticks = int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
-    return int(fields[1]), ticks, int(fields[21]) * PAGE
+    return int(fields[1]), ticks, int(fields[21]) * PAGE, int(fields[7]) + int(fields[8])
 
 
 def process_tree(root):
@@ -111,6 +115,11 @@ def process_tree(root):
 def cpu_ticks(tree):
     # A live child's time is not yet in its parent's cutime, a reaped one's is: no double count.
     return sum(stat[1] for stat in tree.values())
+
+
+def minor_faults(tree):
+    # Minor page faults: fresh pages the kernel mapped (and zeroed) for the process.
+    return sum(stat[3] for stat in tree.values())
 
 
 def rss_of(tree, root):
@@ -384,13 +393,15 @@ def run_one(server, workload, connections, duration, threads, folder):
         command += [server.base, "--", mode, str(paths), str(min(threads, connections))]
         load_before = os.getloadavg()[0]
         root = server.process.pid
-        before = cpu_ticks(process_tree(root))
+        tree = process_tree(root)
+        before, faults_before = cpu_ticks(tree), minor_faults(tree)
         sampler = RSSSampler(root)
         sampler.start()
         output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
         sampler.stop.set()
         sampler.join()
-        after = cpu_ticks(process_tree(root))
+        tree = process_tree(root)
+        after, faults_after = cpu_ticks(tree), minor_faults(tree)
         summary = json.loads([line for line in output.splitlines() if line.startswith("{")][-1])
     finally:
         server.stop()
@@ -405,6 +416,7 @@ def run_one(server, workload, connections, duration, threads, folder):
         "p50_ms": summary["latency_us"]["p50"] / 1000, "p99_ms": summary["latency_us"]["p99"] / 1000,
         "max_ms": summary["latency_us"]["max"] / 1000,
         "cpu_ms_per_request": (after - before) / CLOCK_TICKS * 1000 / requests if requests else None,
+        "faults_per_request": (faults_after - faults_before) / requests if requests else None,
         "peak_rss_mb": sampler.peak / 2**20, "peak_rss_total_mb": sampler.peak_total / 2**20,
         "errors": errors, "error_detail": summary["errors"], "statuses": summary["statuses"],
         "bytes_per_request": summary["bytes"] / requests if requests else 0,
@@ -533,7 +545,7 @@ def main():
     origin = Origin(args.inputs.resolve(), work)
     results = []
     try:
-        made = {"alcedo": lambda: Alcedo(origin, work, args.alcedo), "thumbor": lambda: Thumbor(origin, work),
+        made = {"alcedo": lambda: Alcedo(origin, work, args.alcedo, shlex.split(os.environ.get("ALCEDO_ARGS", ""))), "thumbor": lambda: Thumbor(origin, work),
                 "thumbor-close": lambda: ThumborClose(origin, work), "vips": lambda: VipsStandIn(origin, work)}
         for workload in workloads:
             for connections in connection_counts:
@@ -549,14 +561,15 @@ def main():
                     if result["note"]:
                         notes.append(f"{LABELS[name]}, {workload}, {connections} conns: {result['note']}")
                     print(f"    {result['rps']:.0f} req/s, p99 {result['p99_ms']:.1f} ms, "
-                          f"{result['cpu_ms_per_request']:.2f} CPU ms/req, {result['peak_rss_mb']:.0f} MB, "
+                          f"{result['cpu_ms_per_request']:.2f} CPU ms/req, {result['faults_per_request']:.0f} faults/req, "
+                          f"{result['peak_rss_mb']:.0f} MB, "
                           f"{result['errors']} errors", file=sys.stderr, flush=True)
                     results.append(result)
     finally:
         origin.stop()
         shutil.rmtree(work, ignore_errors=True)
     stamp = datetime.datetime.now(datetime.timezone.utc)
-    meta = {"date": stamp.strftime("%Y-%m-%d %H:%M UTC"), "duration": duration, "threads": threads,
+    meta = {"date": stamp.strftime("%Y-%m-%d %H:%M UTC"), "alcedo_args": os.environ.get("ALCEDO_ARGS", ""), "duration": duration, "threads": threads,
             "connections": connection_counts, "notes": notes, "versions": versions(args.alcedo),
             "machine": f"{os.cpu_count()} cores, {platform.system()} {platform.release()}"}
     save(args.results, stamp.strftime("serve-%Y%m%d-%H%M%S"), report(results, meta), meta, results)

@@ -107,6 +107,7 @@ public struct ImageServer: Sendable {
         if configuration.returnsFreedMemory {
             ProcessMemory.limitArenas(to: configuration.mallocArenas)
             ProcessMemory.setLargeAllocationThreshold(configuration.largeAllocationThreshold)
+            ProcessMemory.setTrimThreshold(configuration.trimThreshold)
             let memoryReturner = MemoryReturner(budget: service.memoryBudget)
             returner = Task { await memoryReturner.run() }
         }

@@ -206,17 +206,27 @@ public struct ImageServerConfiguration: Sendable {
     /// The part of ``maxMemory`` set aside for the process itself: code, the runtime,
     /// connections and the allocator's slack (default 48 MiB).
     public var processMemoryShare = 48 << 20
-    /// Give freed memory back to the system after a burst of work and every 10 s while busy
+    /// Give freed memory back to the system after a burst of work and every 2 s while busy with
+    /// more than 24 MiB free
     /// (glibc's `malloc_trim`), bound malloc's arenas to ``mallocArenas`` and give allocations
-    /// of ``largeAllocationThreshold`` bytes and more pages of their own (default `true`).
+    /// of ``largeAllocationThreshold`` bytes and more pages of their own, while up to
+    /// ``trimThreshold`` bytes free at the top of a heap stay there for the next request
+    /// (default `true`).
     public var returnsFreedMemory = true
     /// The most glibc malloc arenas when ``returnsFreedMemory`` is on (default 2).
     public var mallocArenas = 2
     /// When ``returnsFreedMemory`` is on: allocations of this many bytes or more (pixel
     /// buffers, downloaded sources, encoded results) are mapped apart and returned to the
-    /// system when freed (`M_MMAP_THRESHOLD`; default 1 MiB). Measured on a mixed load, it cut
-    /// the peak resident size by about a quarter.
-    public var largeAllocationThreshold = 1 << 20
+    /// system when freed (`M_MMAP_THRESHOLD`; default 4 MiB). Measured on a mixed load, it cut
+    /// the peak resident size by about a quarter; smaller buffers (a 2000x1500 JPEG decoded at
+    /// 1/2 is 3 MB) stay in malloc's heaps, where they are reused without page faults.
+    public var largeAllocationThreshold = 4 << 20
+    /// When ``returnsFreedMemory`` is on: the free bytes at the top of each of malloc's heaps
+    /// that `free` keeps for the next request instead of giving them back at once
+    /// (`M_TRIM_THRESHOLD`; default 8 MiB). glibc's own 128 KiB gives back and faults in again
+    /// the few-MiB buffers of every thumbnail; the returns after bursts and while busy still
+    /// give back everything free.
+    public var trimThreshold = 8 << 20
     /// 75% of the control group's memory limit when there is one, else 256 MiB.
     public static var defaultMaxMemory: Int {
         ProcessMemory.controlGroupLimit.map { $0 / 4 * 3 } ?? 256 << 20

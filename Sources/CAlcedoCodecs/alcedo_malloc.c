@@ -30,6 +30,15 @@ int alcedo_malloc_mmap_threshold(size_t bytes) {
 #endif
 }
 
+int alcedo_malloc_trim_threshold(size_t bytes) {
+#if defined(__GLIBC__)
+    return mallopt(M_TRIM_THRESHOLD, (int)(bytes > 0x7fffffff ? 0x7fffffff : bytes)) == 1 ? 1 : 0;
+#else
+    (void)bytes;
+    return 0;
+#endif
+}
+
 int alcedo_malloc_usage(size_t *in_use, size_t *free_in_heaps) {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
     struct mallinfo2 info = mallinfo2();

@@ -202,8 +202,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Give freed memory back to the system after bursts and bound malloc's arenas (default on).")
     var returnFreedMemory: Bool?
     @Option(help: ArgumentHelp("With freed memory given back: allocations of this many KiB or more get pages of their own, "
-                               + "returned to the system when freed (128-32768; default 1024).", valueName: "KiB"))
+                               + "returned to the system when freed (128-32768; default 4096).", valueName: "KiB"))
     var largeAllocationThreshold: Int?
+    @Option(help: ArgumentHelp("With freed memory given back: the free KiB at the top of each of malloc's heaps kept for the next "
+                               + "request instead of being given back at once (0-1048576; default 8192).", valueName: "KiB"))
+    var trimThreshold: Int?
     @Flag(help: "Accept the security options msr, msfs, maf, mafr and mrd in URLs (default off: 403).")
     var allowSecurityOptions = false
     @Flag(help: "URLs name presets instead of options: /SIGNATURE/PRESET[:PRESET...]/SOURCE.")
@@ -590,6 +593,12 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ServerConfigurationError.invalidValue("--large-allocation-threshold", message: "must be 128 to 32768 KiB, got \(kib)")
             }
             c.largeAllocationThreshold = kib << 10
+        }
+        if let kib = try env.pick("TRIM_THRESHOLD", flag: trimThreshold, env.int("TRIM_THRESHOLD")) {
+            guard (0...(1 << 20)).contains(kib) else {
+                throw ServerConfigurationError.invalidValue("--trim-threshold", message: "must be 0 to 1048576 KiB, got \(kib)")
+            }
+            c.trimThreshold = kib << 10
         }
         let setAside = c.processMemoryShare + c.resultCacheBytes + c.memoryCacheBytes
         guard setAside < c.maxMemory else {

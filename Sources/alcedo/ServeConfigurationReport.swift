@@ -117,6 +117,7 @@ struct ServeConfigurationReport {
             "RESULT_CACHE_BYTES": String(c.resultCacheBytes),
             "MEMORY_CACHE_BYTES": String(c.memoryCacheBytes),
             "LARGE_ALLOCATION_THRESHOLD": String(c.largeAllocationThreshold >> 10),
+            "TRIM_THRESHOLD": String(c.trimThreshold >> 10),
             "PRESET": c.presets.isEmpty ? "(none)" : c.presets.keys.sorted().joined(separator: ","),
             "PRESETS_PATH": environment.origin(of: "PRESETS_PATH").flatMap { environment.values[$0] } ?? "(none)",
             "PRESETS_SEPARATOR": environment.origin(of: "PRESETS_SEPARATOR").flatMap { environment.values[$0] } ?? ",",

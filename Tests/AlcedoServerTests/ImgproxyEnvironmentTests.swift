@@ -243,6 +243,25 @@ struct ImgproxyEnvironmentTests {
         #expect(tooSmallErr.contains("--large-allocation-threshold"), "\(tooSmallErr)")
     }
 
+    /// `--trim-threshold` (`ALCEDO_TRIM_THRESHOLD`) in KiB, 8192 by default; a negative or
+    /// over-large value fails the start naming the flag.
+    @Test func trimThresholdIsReadAndBounded() throws {
+        func row(_ out: String) -> [Substring]? {
+            out.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }.first { $0.first == "TRIM_THRESHOLD" }
+        }
+        let (status, out, err) = try ChildServe.runToEnd(["serve", "--print-config"], environment: [:])
+        #expect(status == 0, "\(err)")
+        #expect(row(out)?.dropFirst().first == "8192", "\(out)")
+        let (setStatus, setOut, setErr) = try ChildServe.runToEnd(["serve", "--print-config"], environment: ["ALCEDO_TRIM_THRESHOLD": "0"])
+        #expect(setStatus == 0, "\(setErr)")
+        #expect(row(setOut) == ["TRIM_THRESHOLD", "0", "ALCEDO_TRIM_THRESHOLD"], "\(setOut)")
+        for bad in ["-1", "1048577"] {
+            let (badStatus, _, badErr) = try ChildServe.runToEnd(["serve", "--print-config", "--trim-threshold=\(bad)"], environment: [:])
+            #expect(badStatus != 0)
+            #expect(badErr.contains("--trim-threshold"), "\(badErr)")
+        }
+    }
+
     /// `IMGPROXY_FALLBACK_IMAGE_*`: a source that cannot be fetched or is not an image is
     /// answered with the fallback image processed with the URL's options, with the fallback
     /// status and TTL and no validators; a source that loads is answered as before; a fallback

@@ -105,6 +105,7 @@ public final class MemoryBudget: Sendable {
     /// ``MemoryBudgetErrorReason/queueFull(waiting:limit:)`` (default 256).
     public let queueLength: Int
     private let observer: (@Sendable (Event) -> Void)?
+    private let onGrant: (@Sendable (Int) -> Void)?
     private let state = Mutex(State())
 
     /// Creates a budget.
@@ -114,11 +115,17 @@ public final class MemoryBudget: Sendable {
     ///   - queueLength: the most jobs waiting before the next is refused (default 256).
     ///   - observer: told when jobs start and stop waiting for memory (default none); called
     ///     outside the budget's lock, on the thread that changed the state.
+    ///   - onGrant: called with the bytes of each reservation granted (by ``reserve(_:for:)``,
+    ///     ``reserveMemory(_:for:)`` or ``tryReserve(_:)``), outside the budget's lock, before
+    ///     the reservation is handed over (default none). A server uses it to give freed memory
+    ///     back to the system when its resident size and the grant together would pass the
+    ///     budget: the allocator's free pages are memory the budget does not see.
     public init(capacity: Int, maximumConcurrent: Int = .max, queueLength: Int = 256,
-                observer: (@Sendable (Event) -> Void)? = nil) {
+                observer: (@Sendable (Event) -> Void)? = nil, onGrant: (@Sendable (Int) -> Void)? = nil) {
         self.capacity = max(1, capacity)
         self.maximumConcurrent = max(1, maximumConcurrent)
         self.queueLength = max(0, queueLength)
+        self.onGrant = onGrant
         self.observer = observer
     }
 
@@ -196,6 +203,7 @@ public final class MemoryBudget: Sendable {
         }
         switch admission {
         case .granted:
+            onGrant?(bytes)
             return MemoryReservation(budget: self, bytes: bytes, takesPlace: takesPlace)
         case .neverFits(let largest):
             throw .memoryBudgetError(reason: .neverFits(what: what, bytes: bytes, largest: largest, capacity: capacity))
@@ -234,6 +242,7 @@ public final class MemoryBudget: Sendable {
                 self.wake()
             }
             guard granted else { throw .requestError(reason: .cancelled) }
+            onGrant?(bytes)
             return MemoryReservation(budget: self, bytes: bytes, takesPlace: takesPlace)
         }
     }
@@ -249,7 +258,9 @@ public final class MemoryBudget: Sendable {
             grant(bytes, takesPlace: true, &state)
             return true
         }
-        return granted ? MemoryReservation(budget: self, bytes: bytes, takesPlace: true) : nil
+        guard granted else { return nil }
+        onGrant?(bytes)
+        return MemoryReservation(budget: self, bytes: bytes, takesPlace: true)
     }
 
     private func fits(_ bytes: Int, takesPlace: Bool, _ state: State) -> Bool {

@@ -61,6 +61,17 @@ public enum ProcessMemory {
         alcedo_malloc_mmap_threshold(max(0, bytes)) != 0
     }
 
+    /// Lets `free` keep up to `bytes` of free memory at the top of each of the allocator's heaps
+    /// instead of giving it back at once (`mallopt(M_TRIM_THRESHOLD, bytes)`; glibc's default is
+    /// 128 KiB, raised with its mmap threshold unless that is fixed). Memory given back is
+    /// faulted in and zeroed again by the next allocation that needs it: buffers of a few MiB
+    /// freed and allocated on every request would cost their pages' faults each time. ``trim()``
+    /// still gives back everything free. `true` when the allocator took it.
+    @discardableResult
+    public static func setTrimThreshold(_ bytes: Int) -> Bool {
+        alcedo_malloc_trim_threshold(max(0, bytes)) != 0
+    }
+
     /// Bytes the allocator has handed out and not had back (glibc's `mallinfo2().uordblks`
     /// plus its mmapped chunks), or `nil` where there is no such count.
     public static func allocatedBytes() -> Int? {

@@ -1,17 +1,17 @@
 import Alcedo
 
 /// Gives freed memory back to the system (``ProcessMemory/trim()``): once after each burst of
-/// work, when no request has been at work for a second, and every 10 s while busy when the
-/// allocator keeps more than 16 MiB free. Without it, glibc keeps what a burst freed in its
-/// heaps, and the resident size stays at the burst's peak.
+/// work, when no request has been at work for a second, and every ``busyInterval`` while busy
+/// when the allocator keeps more than ``busyThreshold`` free. Without it, glibc keeps what a
+/// burst freed in its heaps, and the resident size stays at the burst's peak.
 struct MemoryReturner: Sendable {
     let budget: MemoryBudget
     /// How often the budget is looked at (default 1 s).
     var tick: Duration = .seconds(1)
-    /// How often a busy server trims (default 10 s).
-    var busyInterval: Duration = .seconds(10)
-    /// The free heap bytes above which a busy server trims (default 16 MiB).
-    var busyThreshold = 16 << 20
+    /// How often a busy server trims (default 2 s).
+    var busyInterval: Duration = .seconds(2)
+    /// The free heap bytes above which a busy server trims (default 24 MiB).
+    var busyThreshold = 24 << 20
 
     /// Runs until the task is cancelled.
     func run() async {

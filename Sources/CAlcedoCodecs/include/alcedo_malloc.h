@@ -14,6 +14,10 @@ int alcedo_malloc_limit_arenas(int count);
    each large free. 1 when the allocator took it, 0 otherwise or without glibc. */
 int alcedo_malloc_mmap_threshold(size_t bytes);
 
+/* mallopt(M_TRIM_THRESHOLD, bytes): free memory at the top of a heap is kept up to `bytes`
+   before free() gives it back; 1 when the allocator took it, 0 otherwise or without glibc. */
+int alcedo_malloc_trim_threshold(size_t bytes);
+
 /* From mallinfo2(): bytes handed out (in use, mmapped chunks included) and bytes kept free in
    the heaps; both 0 without glibc. Returns 1 when the figures are real. */
 int alcedo_malloc_usage(size_t *in_use, size_t *free_in_heaps);

@@ -22,6 +22,29 @@ struct MemoryBudgetTests {
         Issue.record("condition not met within 120 s")
     }
 
+    /// `onGrant` hears every grant, immediate, after a wait, memory-only or tried, with its
+    /// bytes, and nothing of a refusal.
+    @Test func onGrantHearsEveryGrantWithItsBytes() async throws {
+        let heard = Recorded<Int>()
+        let budget = MemoryBudget(capacity: 100, onGrant: { heard.append($0) })
+        let first = try await budget.reserve(60)
+        let memoryOnly = try await budget.reserveMemory(10)
+        #expect(budget.tryReserve(50) == nil)
+        #expect(heard.all == [60, 10])
+        await #expect(throws: AlcedoError.self) { _ = try await budget.reserve(101) }
+        let waiting = Task { try await budget.reserve(50) }
+        try await eventually { budget.snapshot.waiting == 1 }
+        #expect(heard.all == [60, 10], "a waiting job is not granted yet")
+        first.release()
+        let second = try await waiting.value
+        #expect(heard.all == [60, 10, 50])
+        second.release()
+        memoryOnly.release()
+        let tried = try #require(budget.tryReserve(30))
+        #expect(heard.all == [60, 10, 50, 30])
+        tried.release()
+    }
+
     @Test func aReservationThatFitsIsGrantedAndGivenBack() async throws {
         let budget = MemoryBudget(capacity: 100)
         let first = try await budget.reserve(60)
