@@ -61,11 +61,11 @@ public final class ImageService: Sendable {
     /// The budget of `configuration`: ``ImageServerConfiguration/maxMemory`` with the process's
     /// share and the caches' sizes set aside; one log line when requests start waiting for
     /// memory (at most one per 10 s). With ``ImageServerConfiguration/returnsFreedMemory``, a
-    /// grant that would take the resident size past the budget first gives the allocator's free
-    /// memory back to the system (``ProcessMemory/trim()``).
+    /// grant that would take the resident size past 15/16 of the budget first gives the
+    /// allocator's free memory back to the system (``ProcessMemory/trim()``).
     static func makeMemoryBudget(_ configuration: ImageServerConfiguration) -> MemoryBudget {
         let log = MemoryWaitLog()
-        let limit = configuration.maxMemory, returns = configuration.returnsFreedMemory
+        let limit = configuration.maxMemory / 16 * 15, returns = configuration.returnsFreedMemory
         let budget = MemoryBudget(capacity: configuration.maxMemory, maximumConcurrent: configuration.concurrency,
                                   queueLength: configuration.queueLength, observer: { log.record($0) }, onGrant: { bytes in
                                       guard returns, let resident = ProcessMemory.residentBytes(), resident + bytes > limit else { return }

@@ -1,8 +1,9 @@
 import Alcedo
 
 /// Gives freed memory back to the system (``ProcessMemory/trim()``): once after each burst of
-/// work, when no request has been at work for a second, and every ``busyInterval`` while busy
-/// when the allocator keeps more than ``busyThreshold`` free. Without it, glibc keeps what a
+/// work, when no request has been at work for a second, every ``busyInterval`` while busy
+/// when the allocator keeps more than ``busyThreshold`` free, and every second while the
+/// resident size is over 15/16 of the budget. Without it, glibc keeps what a
 /// burst freed in its heaps, and the resident size stays at the burst's peak.
 struct MemoryReturner: Sendable {
     let budget: MemoryBudget
@@ -26,6 +27,9 @@ struct MemoryReturner: Sendable {
                 trimmedAfter = snapshot.grantedTotal
                 ProcessMemory.trim()
                 lastTrim = .now
+            } else if !idle, let resident = ProcessMemory.residentBytes(), resident > budget.capacity / 16 * 15 {
+                lastTrim = .now
+                ProcessMemory.trim()
             } else if !idle, ContinuousClock.now - lastTrim >= busyInterval {
                 lastTrim = .now
                 if (ProcessMemory.freeHeapBytes() ?? 0) > busyThreshold { ProcessMemory.trim() }
