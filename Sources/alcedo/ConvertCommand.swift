@@ -74,7 +74,8 @@ struct ConvertCommand: ParsableCommand {
         var finalSize: PixelSize?
         let file = try InputFile(path: input)
         do {
-            if file.sniff() == .jpeg {
+            let sniffed = file.sniff()
+            if sniffed == .jpeg {
                 // A JPEG is read from the file through a small buffer, never held whole.
                 let jpeg = JPEGDecoder()
                 if case .pam = target, bounds == nil, frameIndex == 0, try streamPAM(file, options: options, decodeRows: { start, rows throws(AlcedoError) in
@@ -87,7 +88,7 @@ struct ConvertCommand: ParsableCommand {
                 }
                 try file.rewind()
                 image = try jpeg.decode(fileDescriptor: file.fd, options: options)
-            } else if case .pam = target, bounds == nil, frameIndex == 0, file.sniff() == .tiff,
+            } else if case .pam = target, bounds == nil, frameIndex == 0, sniffed == .tiff,
                       try streamPAM(file, options: options, decodeRows: { start, rows throws(AlcedoError) in
                           // The strips or tiles are read from the file as they are needed.
                           try TIFFDecoder().decodeRows(fileDescriptor: file.fd, options: options, start: start, rows: rows)
