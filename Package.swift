@@ -1,6 +1,11 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// Extension members are visible only in the files that import their module (SE-0444), so that
+// a `String.contains` in a file without `import Foundation` is the standard library's: full
+// Foundation's would link CoreFoundation and ICU into the `alcedo` executable.
+let strictImports: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "Alcedo",
     platforms: [.macOS(.v15)],
@@ -71,7 +76,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: strictImports
         ),
         // An ImageDataLoading on URLSession; separate so that Alcedo itself does not link
         // FoundationNetworking (and libcurl) on Linux.
@@ -86,7 +92,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: strictImports
         ),
         // The image proxy: imgproxy-style URLs, signing, the source guard, negotiation,
         // HTTP caching headers and metrics, on Hummingbird 2. Embeddable as a router.
@@ -102,9 +109,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: strictImports
         ),
         .executableTarget(
             name: "alcedo",
@@ -118,7 +127,8 @@ let package = Package(
             ],
             // The demo's sample images are compiled in (Demo/EmbeddedSamples.swift, made from
             // Demo/Samples by scripts/embed-samples.py): the binary needs no file beside it.
-            exclude: ["Demo/Samples"]
+            exclude: ["Demo/Samples"],
+            swiftSettings: strictImports
         ),
         .testTarget(
             name: "AlcedoTests",

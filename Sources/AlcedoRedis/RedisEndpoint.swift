@@ -1,5 +1,9 @@
 import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where one Redis node is and how to log in: parsed from `redis://[user[:password]@]host[:port][/db]`
 /// (`rediss://` for TLS). Default port 6379, database 0.
@@ -45,8 +49,8 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
         self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         port = components.port ?? 6379
         guard (1...65_535).contains(port) else { throw invalid("port out of range") }
-        let user = components.user?.removingPercentEncoding
-        let password = components.password?.removingPercentEncoding
+        let user = components.user?.percentDecoded
+        let password = components.password?.percentDecoded
         if let password {
             self.user = (user?.isEmpty ?? true) ? nil : user
             self.password = password
@@ -55,7 +59,7 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
             self.user = nil
             self.password = (user?.isEmpty ?? true) ? nil : user
         }
-        let path = components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let path = String(components.path.drop { $0 == "/" }.reversed().drop { $0 == "/" }.reversed())
         if path.isEmpty {
             database = 0
         } else if let number = Int(path), number >= 0 {
@@ -72,7 +76,7 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func redacted(_ text: String) -> String {
-        guard let at = text.lastIndex(of: "@"), let scheme = text.range(of: "://") else { return text }
+        guard let at = text.lastIndex(of: "@"), let scheme = text.firstRange(of: "://") else { return text }
         return String(text[..<scheme.upperBound]) + "***" + String(text[at...])
     }
 }

@@ -1,6 +1,10 @@
 import Alcedo
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import NIOCore
 import NIOPosix
@@ -249,7 +253,7 @@ public final class RedisSharedStorage: SharedCacheStorage {
         var fields: [String: String] = [:]
         for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            fields[String(line[..<colon])] = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            fields[String(line[..<colon])] = String(line[line.index(after: colon)...]).trimmingSpaces()
         }
         return fields
     }

@@ -1,6 +1,10 @@
 import Alcedo
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How a ``Alcedo/SharedCacheEntry`` is laid out in one Redis value:
 ///

@@ -1,4 +1,9 @@
+import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A host and port to listen on, read from imgproxy's `host:port` form (`IMGPROXY_BIND`,
 /// `IMGPROXY_PROMETHEUS_BIND`).
@@ -19,7 +24,7 @@ public struct BindAddress: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``ServerConfigurationError/invalidValue(_:message:)`` when there is no port
     ///   in 0...65535 after the last `:`.
     public init(parsing text: String, name: String = "bind address") throws(ServerConfigurationError) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces()
         guard let colon = trimmed.lastIndex(of: ":"), let port = Int(trimmed[trimmed.index(after: colon)...]),
               (0...65535).contains(port) else {
             throw .invalidValue(name, message: "\"\(text)\" is not HOST:PORT with a port in 0...65535")

@@ -1,5 +1,10 @@
+import Prometheus
 import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Hummingbird
 import HummingbirdCore
 import Logging

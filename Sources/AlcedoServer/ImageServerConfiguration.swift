@@ -1,5 +1,9 @@
 import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 
 /// Everything `alcedo serve` can be told; every property has the default stated on it.
@@ -343,7 +347,7 @@ public struct ImageServerConfiguration: Sendable {
         var formats: [ImageFormat] = []
         for name in names {
             do throws(ImgproxyURLError) {
-                let format = try ProcessingOptions.format(name.trimmingCharacters(in: .whitespaces))
+                let format = try ProcessingOptions.format(name.trimmingSpaces())
                 if !formats.contains(format) { formats.append(format) }
             } catch {
                 throw .invalidValue("preferred formats", message: "\"\(name)\" is not a format Alcedo writes")
@@ -371,7 +375,7 @@ public struct ImageServerConfiguration: Sendable {
     /// default (`webp=79,avif=63,jxl=77`) can be given as it is.
     public mutating func setFormatQuality(_ text: String) throws(ServerConfigurationError) {
         for item in text.split(separator: ",") {
-            let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces() }
             guard pair.count == 2, let format = ImageFormat(fileExtension: pair[0]),
                   [.jpeg, .png, .webp, .gif, .avif, .heic, .jxl, .tiff].contains(format) else {
                 throw .invalidValue("format quality", message: "\"\(item)\" is not FORMAT=QUALITY with FORMAT jpeg, png, webp, gif, avif, heic, jxl or tiff")

@@ -1,5 +1,9 @@
 import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where the server's ImageManager, ImageCache and ImageDownloader are made: the one place
 /// that wires Alcedo's pipeline for serving (caches for originals and results, the guarded

@@ -123,15 +123,38 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         entry.body.finish(throwing: mapped)
     }
 
-    /// Cancellations become `CancellationError`, timeouts the downloader's timeout reasons.
+    /// Cancellations become `CancellationError`, timeouts the downloader's timeout reasons,
+    /// refused, unreachable, DNS, TLS and reset connections their ``NetworkErrorReason``.
     private func map(_ error: any Error, url: URL?) -> any Error {
-        guard let urlError = error as? URLError else { return error }
+        guard let urlError = error as? URLError else {
+            let nsError = error as NSError
+            if nsError.domain == NSPOSIXErrorDomain, let code = POSIXErrorCode(rawValue: Int32(nsError.code)) {
+                return POSIXError(code)
+            }
+            return error
+        }
         switch urlError.code {
         case .cancelled: return CancellationError()
         case .timedOut:
             guard let url else { return error }
             return AlcedoError.networkError(reason: .timedOut(url, limit: idleTimeout))
-        default: return error
+        default:
+            guard let url, let reason = Self.reason(for: urlError, url: url) else { return error }
+            return AlcedoError.networkError(reason: reason)
+        }
+    }
+
+    /// The ``NetworkErrorReason`` a URLSession failure names, or `nil` for any other failure.
+    private static func reason(for error: URLError, url: URL) -> NetworkErrorReason? {
+        switch error.code {
+        case .cannotConnectToHost: return .connectionRefused(url)
+        case .cannotFindHost, .dnsLookupFailed: return .dnsFailure(url, host: url.host ?? "")
+        case .networkConnectionLost: return .connectionReset(url)
+        case .notConnectedToInternet: return .hostUnreachable(url)
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
+            return .tlsFailure(url, message: error.localizedDescription)
+        default: return nil
         }
     }
 }

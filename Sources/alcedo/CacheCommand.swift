@@ -1,6 +1,11 @@
 @_spi(Testing) import Alcedo
+import AlcedoRedis
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -49,7 +54,7 @@ struct CacheFolderOptions: ParsableArguments {
 
 /// Ends the command with the error's description on stderr and status 1.
 private func fail(_ error: AlcedoError) -> ExitCode {
-    FileHandle.standardError.write(Data("alcedo: \(error)\n".utf8))
+    Console.write("alcedo: \(error)\n", to: STDERR_FILENO)
     return ExitCode.failure
 }
 
@@ -229,6 +234,6 @@ struct ByteCount: CustomStringConvertible {
             unit += 1
         }
         guard unit >= 0 else { return "\(bytes) bytes" }
-        return String(format: "%.1f %@ (%d bytes)", value, units[unit], bytes)
+        return String(cFormat: "%.1f ", value) + units[unit] + " (\(bytes) bytes)"
     }
 }

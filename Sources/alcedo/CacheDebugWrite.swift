@@ -1,6 +1,11 @@
 @_spi(Testing) import Alcedo
 import ArgumentParser
+import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif

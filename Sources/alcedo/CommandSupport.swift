@@ -1,6 +1,10 @@
 import Alcedo
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,12 +13,44 @@ import Glibc
 enum Console {
     /// Writes `message` and a newline to standard error.
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        Console.write((message + "\n"), to: STDERR_FILENO)
     }
 
     /// Writes one line to standard output and flushes it, so piped output streams.
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        Console.write((text + "\n"), to: STDOUT_FILENO)
+    }
+
+    /// Writes all of `text` to the descriptor `fd` (standard output or error), as it is.
+    static func write(_ text: String, to fd: Int32) {
+        var bytes = Array(text.utf8)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n > 0 {
+                done += n
+            } else if n < 0, errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
+    }
+
+    /// Everything standard input holds, read to its end.
+    static func readStandardInput() -> Data {
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(STDIN_FILENO, $0.baseAddress!, $0.count) }
+            if n > 0 {
+                data.append(contentsOf: chunk[..<n])
+            } else if n < 0, errno == EINTR {
+                continue
+            } else {
+                return data
+            }
+        }
     }
 
     /// One compact JSON object on one line.
@@ -22,10 +58,9 @@ enum Console {
         line(jsonText(object))
     }
 
-    /// `object` as compact JSON with sorted keys (`NSNull` values are written as `null`).
+    /// `object` as compact JSON with sorted keys (``JSONNull`` values are written as `null`).
     static func jsonText(_ object: [String: Any]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+        JSONText.string(object)
     }
 }
 
@@ -43,13 +78,11 @@ func readFile(_ path: String) throws(CLIFailure) -> Data {
 /// Throws the reason `path` cannot be read as an image file: missing, unreadable, a folder or
 /// not a regular file.
 func checkRegularFile(_ path: String) throws(CLIFailure) {
-    var info = stat()
-    guard stat(path, &info) == 0 else {
-        throw CLIFailure(path: path, reason: "cannot read: \(String(cString: strerror(errno)))")
-    }
-    guard (info.st_mode & S_IFMT) == S_IFREG else {
-        let what = (info.st_mode & S_IFMT) == S_IFDIR ? "is a folder" : "is not a regular file"
-        throw CLIFailure(path: path, reason: "cannot read: \(what)")
+    switch FileKind(path: path) {
+    case .regular: return
+    case .unreadable(let code): throw CLIFailure(path: path, reason: "cannot read: \(String(cString: strerror(code)))")
+    case .directory: throw CLIFailure(path: path, reason: "cannot read: is a folder")
+    case .other: throw CLIFailure(path: path, reason: "cannot read: is not a regular file")
     }
 }
 
@@ -64,9 +97,9 @@ final class InputFile {
         self.path = path
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw CLIFailure(path: path, reason: "cannot read: \(String(cString: strerror(errno)))") }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            let what = (info.st_mode & S_IFMT) == S_IFDIR ? "is a folder" : "is not a regular file"
+        let kind = FileKind(descriptor: fd)
+        guard kind == .regular else {
+            let what = kind == .directory ? "is a folder" : "is not a regular file"
             close(fd)
             throw CLIFailure(path: path, reason: "cannot read: \(what)")
         }

@@ -1,6 +1,10 @@
 import Alcedo
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `alcedo convert IN OUT [--format png|jpeg|gif|webp|avif|heic|jxl|tiff|bmp|ico|pam] [--quality Q] [--lossless] [--downsample WxH] [--frame N] [--color MODE]`
 struct ConvertCommand: ParsableCommand {

@@ -1,6 +1,10 @@
 import Alcedo
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `alcedo info FILE|URL... [--json]`
 struct InfoCommand: AsyncParsableCommand {
@@ -73,7 +77,7 @@ struct InfoCommand: AsyncParsableCommand {
             text += info.frameCount == 1 ? ", 1 frame" : ", \(info.frameCount) frames"
             if info.frameCount > 1 {
                 text += ", loop \(info.loopCount == 0 ? "forever" : String(info.loopCount))"
-                text += ", \(String(format: "%.3f", info.totalDuration)) s"
+                text += ", \(String(cFormat: "%.3f", info.totalDuration)) s"
             }
             if info.pageCount > 1 { text += ", \(info.pageCount) pages" }
             text += ", orientation \(info.orientation.rawValue)"

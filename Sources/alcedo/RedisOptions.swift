@@ -1,7 +1,11 @@
 import Alcedo
 import AlcedoRedis
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The shared cache tier's options: `--redis URL` (repeatable) or `ALCEDO_REDIS` (comma-separated),
 /// `--redis-max-value`, `--redis-timeout`, `--redis-lock-wait` and `--redis-ca-file`.
@@ -48,7 +52,7 @@ struct RedisOptions: ParsableArguments {
     var nodeURLs: [String] {
         if !urls.isEmpty { return urls }
         let environment = ProcessInfo.processInfo.environment["ALCEDO_REDIS"] ?? ""
-        return environment.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return environment.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
     }
 
     /// The storage on the nodes, or `nil` when none is given.

@@ -1,6 +1,10 @@
 import Alcedo
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The object-storage source's options, shared by `serve`, `fetch` and `info`: `--s3`,
 /// `--s3-endpoint`, `--s3-region`, `--s3-path-style`, `--s3-allowed-bucket`,

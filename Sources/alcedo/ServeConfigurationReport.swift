@@ -1,6 +1,11 @@
 import Alcedo
 import AlcedoServer
+import Logging
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What `alcedo serve --print-config` prints: every setting looked up, one per line, with its
 /// effective value and where it came from (`--flag`, `ALCEDO_*`, `IMGPROXY_*` or `default`).
@@ -19,8 +24,8 @@ struct ServeConfigurationReport {
         let nameWidth = rows.map(\.0.count).max() ?? 0
         let valueWidth = min(48, rows.map(\.1.count).max() ?? 0)
         return rows.map { name, value, source in
-            name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
-                + (value.count < valueWidth ? value.padding(toLength: valueWidth, withPad: " ", startingAt: 0) : value)
+            name.padded(to: nameWidth) + "  "
+                + (value.count < valueWidth ? value.padded(to: valueWidth) : value)
                 + "  " + source + "\n"
         }.joined()
     }

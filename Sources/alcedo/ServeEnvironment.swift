@@ -1,5 +1,10 @@
+import Alcedo
 import AlcedoServer
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The environment of `alcedo serve`: each setting `NAME` is read from `ALCEDO_<NAME>`, else
 /// from imgproxy's variable for it (`IMGPROXY_<NAME>`, or the imgproxy name in
@@ -70,7 +75,7 @@ final class ServeEnvironment {
     /// - Throws: ``ServerConfigurationError/invalidValue(_:message:)`` naming the variable.
     func int(_ name: String) throws(ServerConfigurationError) -> Int? {
         guard let text = string(name) else { return nil }
-        guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
+        guard let value = Int(text.trimmingSpaces()) else {
             throw .invalidValue(origin(of: name) ?? name, message: "\"\(text)\" is not an integer")
         }
         return value
@@ -80,7 +85,7 @@ final class ServeEnvironment {
     /// - Throws: ``ServerConfigurationError/invalidValue(_:message:)`` naming the variable.
     func double(_ name: String) throws(ServerConfigurationError) -> Double? {
         guard let text = string(name) else { return nil }
-        guard let value = Double(text.trimmingCharacters(in: .whitespaces)) else {
+        guard let value = Double(text.trimmingSpaces()) else {
             throw .invalidValue(origin(of: name) ?? name, message: "\"\(text)\" is not a number")
         }
         return value
@@ -104,7 +109,7 @@ final class ServeEnvironment {
     }
 
     static func parseBool(_ text: String) -> Bool? {
-        switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+        switch text.trimmingSpaces().lowercased() {
         case "1", "true", "t", "yes", "on": return true
         case "0", "false", "f", "no", "off": return false
         default: return nil
@@ -113,7 +118,7 @@ final class ServeEnvironment {
 
     static func split(_ text: String, separator: String) -> [String] {
         text.components(separatedBy: separator.isEmpty ? "," : separator)
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            .map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
     }
 
     // MARK: Provenance
@@ -125,7 +130,7 @@ final class ServeEnvironment {
     /// true, else the variable that supplied it, else `default`.
     func record(_ name: String, flag: Bool) {
         note(name)
-        sources[name] = flag ? "--" + name.lowercased().replacingOccurrences(of: "_", with: "-") : (origins[name] ?? "default")
+        sources[name] = flag ? "--" + name.lowercased().replacing("_", with: "-") : (origins[name] ?? "default")
     }
 
     /// The flag's value when given, else `environment` (read whether or not the flag was

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A short, stable, non-cryptographic digest (64-bit FNV-1a) for names and entity tags.
 enum ShortHash {

@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The SHA-256 of a cache key: the name of the key's file in the disk cache. Being a fixed
 /// set of hex digits, no key, however hostile (`/`, `..`, NUL, kilobytes of text), can name

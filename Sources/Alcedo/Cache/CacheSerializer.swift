@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Turns an image into the bytes the disk cache stores, and those bytes back into an image.
 ///

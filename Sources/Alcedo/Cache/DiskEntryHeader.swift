@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The header at the start of every disk cache file. See ``DiskStorage`` for why the
 /// metadata lives here.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What the disk cache keeps with one entry, read from the entry's header.
 public struct DiskEntryMetadata: Sendable, Hashable {

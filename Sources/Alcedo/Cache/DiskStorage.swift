@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The disk cache: one file per entry in a folder, written atomically, with its metadata in a
 /// small header, a hard size limit enforced least-recently-used first, and expiration.
@@ -146,7 +150,7 @@ public enum DiskStorage {
             self.lowWaterMarkRatio = lowWaterMarkRatio
             self.expiration = expiration
             let cleaned = String((pathExtension ?? "").unicodeScalars
-                .filter { $0.isASCII && CharacterSet.alphanumerics.contains($0) }.prefix(16).map(Character.init))
+                .filter(\.isASCIIAlphanumeric).prefix(16).map(Character.init))
             self.pathExtension = cleaned.isEmpty ? nil : cleaned
             self.accessTimeGranularity = accessTimeGranularity
             self.temporaryFileLifetime = temporaryFileLifetime

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A serializer that stores every image in one format, whatever it was downloaded as: for
 /// example PNG to keep the transparency a processor added to a JPEG, or JPEG to save space.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a callback-form ``ImageCache/store(_:original:forKey:processorIdentifier:cacheSerializer:toDisk:callbackQueue:completionHandler:)``
 /// did (Kingfisher's `CacheStoreResult`).

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The shared tier's part of the lookups and stores of ``ImageCache``.
 extension ImageCache {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 
 /// The image cache: a ``MemoryStorage`` of decoded images in front of a ``DiskStorage`` of

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The table behind ``MemoryStorage/Backend``: a dictionary from key to slot and a doubly
 /// linked list threaded through an array of nodes, newest first. Lookup, insert, move to the

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -53,6 +57,19 @@ enum POSIXFile {
             }
         }
         return .success(done)
+    }
+
+    /// The first `limit` bytes of the file at `path` (a small system file such as a cgroup
+    /// limit or `/proc` entry, whose size `stat` does not tell), or `nil` when it cannot be
+    /// opened or read.
+    static func readSmallFile(_ path: String, limit: Int = 4096) -> [UInt8]? {
+        guard case .success(let fd) = open(path, O_RDONLY) else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: limit)
+        let result = bytes.withUnsafeMutableBytes { read(fd, into: $0.baseAddress!, count: limit, at: 0) }
+        guard case .success(let count) = result else { return nil }
+        bytes.removeLast(limit - count)
+        return bytes
     }
 
     /// Writes all of `bytes` at `offset`.
@@ -184,7 +201,7 @@ enum POSIXFile {
             if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { return nil }
             return Errno(ENOTDIR)
         case ENOENT:
-            let parent = (path as NSString).deletingLastPathComponent
+            let parent = path.deletingLastFilePathComponent
             guard !parent.isEmpty, parent != path else { return Errno(ENOENT) }
             if let error = makeDirectory(parent) { return error }
             if mkdir(path, 0o755) == 0 || errno == EEXIST { return nil }
@@ -206,3 +223,32 @@ private func cOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { op
 private func cClose(_ fd: Int32) -> Int32 { close(fd) }
 private func cRename(_ a: String, _ b: String) -> Int32 { rename(a, b) }
 private func cUnlink(_ path: String) -> Int32 { unlink(path) }
+
+/// What a path or an open descriptor names, as `stat(2)` tells it.
+package enum FileKind: Sendable, Equatable {
+    case regular
+    case directory
+    case other
+    /// `stat` failed with this `errno`.
+    case unreadable(errno: Int32)
+
+    /// The kind of the file at `path` (symbolic links followed).
+    package init(path: String) {
+        var info = stat()
+        self = stat(path, &info) == 0 ? Self(mode: info.st_mode) : .unreadable(errno: errno)
+    }
+
+    /// The kind of the open descriptor `fd`.
+    package init(descriptor fd: Int32) {
+        var info = stat()
+        self = fstat(fd, &info) == 0 ? Self(mode: info.st_mode) : .unreadable(errno: errno)
+    }
+
+    private init(mode: mode_t) {
+        switch mode & S_IFMT {
+        case S_IFREG: self = .regular
+        case S_IFDIR: self = .directory
+        default: self = .other
+        }
+    }
+}

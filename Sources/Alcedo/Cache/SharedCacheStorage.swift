@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A cache tier shared by several processes or machines (a key-value store such as Redis),
 /// consulted by ``ImageCache`` after its memory and disk storages and before the source.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// When a cached entry expires. An expired entry is never returned and is removed by the next
 /// clean-up.

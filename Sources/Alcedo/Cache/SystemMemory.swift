@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How much memory this process may use, as the system says.
 enum SystemMemory {
@@ -17,10 +21,8 @@ enum SystemMemory {
 
     /// The number in a cgroup limit file, or `nil` when it is absent or says `max`.
     private static func readLimit(at path: String) -> UInt64? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: 64) else { return nil }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let data = POSIXFile.readSmallFile(path, limit: 64) else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingWhitespace()
         return UInt64(text)
     }
 }

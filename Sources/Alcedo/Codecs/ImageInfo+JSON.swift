@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension ImageInfo {
     /// The facts `alcedo info --json` prints, as a JSON object (for `JSONSerialization`):
@@ -37,7 +41,7 @@ extension ImageInfo {
             "orientation": orientation.rawValue,
             "hasAlpha": hasAlpha,
             "bytes": byteCount,
-            "iccProfile": colorProfile?.jsonObject ?? NSNull(),
+            "iccProfile": colorProfile?.jsonObject ?? JSONNull(),
         ]
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Writes a binary PAM (Netpbm `P7`) file with `TUPLTYPE RGB_ALPHA`: the image's RGBA8 pixels
 /// (straight alpha) behind a short text header, so any tool can compare pixels exactly.

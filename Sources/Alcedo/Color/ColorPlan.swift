@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a decoder does about colour for one image: the metadata to record and the
 /// transform (if any) to run on the decoded pixels. Decoders build one from the profile

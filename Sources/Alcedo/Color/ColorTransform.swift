@@ -1,5 +1,9 @@
 import CLCMS2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// One colour transform from a source profile to sRGB, built once per profile and reused.

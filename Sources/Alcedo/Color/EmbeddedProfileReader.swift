@@ -1,6 +1,10 @@
 import CLCMS2
 import CPNG
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Finds the colour information a PNG, WebP or GIF file carries, without decoding pixels.
 /// (JPEG profiles come from libjpeg, AVIF and HEIC profiles from their libraries.)
@@ -113,7 +117,7 @@ enum EmbeddedProfileReader {
         var curves: [OpaquePointer?] = [curve, curve, curve]
         guard let handle = cmsCreateRGBProfile(&white, &primaries, &curves) else { return nil }
         let profile = LCMSProfile(handle: handle)
-        let description = String(format: "PNG gAMA %.5f cHRM", gamma)
+        let description = String(cFormat: "PNG gAMA %.5f cHRM", gamma)
         guard let mlu = cmsMLUalloc(nil, 1) else { return nil }
         defer { cmsMLUfree(mlu) }
         cmsMLUsetASCII(mlu, "en", "US", description)

@@ -1,5 +1,9 @@
 import CLCMS2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Alcedo's built-in generic CMYK profile, for CMYK JPEGs that carry no profile.
 ///

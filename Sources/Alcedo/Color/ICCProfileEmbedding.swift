@@ -1,5 +1,9 @@
 import CPNG
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Writes an ICC profile into encoded JPEG, PNG and WebP bytes, for images whose pixels are
 /// still in their source's colour space (``ColorManagement/preserve``).

@@ -1,5 +1,9 @@
 import CLCMS2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An ICC colour profile as an image carried it, with what Alcedo read from it.
 public struct ImageColorProfile: Sendable, Hashable {

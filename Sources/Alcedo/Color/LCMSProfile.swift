@@ -1,5 +1,9 @@
 import CLCMS2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An open lcms profile, closed when the value goes away. Used only inside one call or
 /// while a transform is built, never shared between threads.
@@ -38,7 +42,7 @@ final class LCMSProfile {
         let count = cmsGetProfileInfoASCII(handle, cmsInfoDescription, "en", "US", &buffer, cmsUInt32Number(buffer.count))
         guard count > 0 else { return "" }
         let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
     }
 
     /// The device colour space.

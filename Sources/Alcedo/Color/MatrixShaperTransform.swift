@@ -1,5 +1,16 @@
 import CLCMS2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A fast path for matrix-shaper RGB profiles (Display P3, Adobe RGB, ProPhoto and most
 /// camera and phone profiles): per-channel linearisation tables, one 3x3 matrix to linear

@@ -73,7 +73,7 @@ public struct AlcedoColor: Sendable, Hashable, CustomStringConvertible {
     /// `#RRGGBBAA`, as Kingfisher's `rgbaDescription` writes a colour.
     public var hex: String {
         let p = rgba
-        return String(format: "#%02X%02X%02X%02X", p.red, p.green, p.blue, p.alpha)
+        return String(cFormat: "#%02X%02X%02X%02X", p.red, p.green, p.blue, p.alpha)
     }
 
     public var description: String { "AlcedoColor(\(hex))" }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // `KingfisherError`'s members on ``AlcedoError``, and `LocalizedError`, so that
 // `print("Job failed: \(error.localizedDescription)")` prints the reason.
@@ -48,12 +52,23 @@ extension AlcedoError: LocalizedError {
     }
 }
 
-extension AlcedoError: CustomNSError {
-    /// `"Alcedo.Error"`, so that `NSError` bridging keeps the stage codes.
+// Kingfisher's `CustomNSError` members. `CustomNSError` itself lives in full Foundation on
+// Linux, which would bring CoreFoundation and ICU into every executable; the standard library's
+// `Error` requirements `_domain` and `_code` give `NSError` bridging (`error as NSError`) the same
+// domain and code without it, and `LocalizedError` gives its localized description.
+extension AlcedoError {
+    /// `"Alcedo.Error"`: the domain of the error bridged to `NSError`.
     public static var errorDomain: String { "Alcedo.Error" }
 
-    /// The one-line ``description`` as the localized description.
-    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: description] }
+    /// The one-line ``description`` under `NSLocalizedDescription`, as Kingfisher's
+    /// `errorUserInfo`.
+    public var errorUserInfo: [String: Any] { ["NSLocalizedDescription": description] }
+
+    /// ``errorDomain``, read by `NSError` bridging.
+    public var _domain: String { Self.errorDomain }
+
+    /// ``errorCode``, read by `NSError` bridging.
+    public var _code: Int { errorCode }
 }
 
 extension RequestErrorReason {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // Kingfisher's cache calls whose shape differs from Alcedo's own forms.
 extension ImageCache {

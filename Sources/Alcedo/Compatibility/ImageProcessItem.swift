@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a processor written in Kingfisher's shape is given: an image, or the bytes of one.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // Kingfisher's public type names, beside Alcedo's own, so that code written for Kingfisher
 // compiles against Alcedo unchanged. A package that builds for Apple platforms with Kingfisher

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Kingfisher's `kf` namespace: `target.kf.setImage(with: url)` on anything that is
 /// ``ImageDisplaying``, so that the image-view calls of Kingfisher's documentation compile

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Kingfisher's name for the network request a download runs: what a redirect handler gets as
 /// `for task:`, and what a cancelled download reports in

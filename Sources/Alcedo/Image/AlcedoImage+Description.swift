@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // An image prints as one line (size, format, frames, colour), never as its pixels: `print`,
 // string interpolation, `debugPrint`, `dump` and the values that hold an image (a
@@ -12,7 +16,7 @@ extension AlcedoImage: CustomStringConvertible, CustomDebugStringConvertible, Cu
         parts.append(frames.count == 1 ? "1 frame" : "\(frames.count) frames")
         if isAnimated {
             let total = frames.reduce(0) { $0 + $1.duration }
-            parts.append(String(format: "%.2g s", total))
+            parts.append(String(cFormat: "%.2g s", total))
             parts.append(loopCount == 0 ? "loops forever" : "\(loopCount) loops")
         }
         if orientation != .up { parts.append("orientation \(orientation)") }

@@ -1,5 +1,9 @@
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension AlcedoImage {
     /// A copy resized to exactly `size` with ``Resampler`` (box pre-shrink, then Lanczos3 on

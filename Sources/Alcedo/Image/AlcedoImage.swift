@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A decoded image: one or more frames of RGBA8 pixels, ready to process, encode or cache.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Finds the EXIF orientation in a PNG `eXIf` chunk or a WebP `EXIF` chunk, through
 /// ``MetadataContainers``' walk of the container's chunk headers (no pixel data is read).

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The EXIF, XMP and IPTC metadata an image file carried, as raw blocks.
 ///
@@ -284,7 +288,7 @@ enum XMPCopyrightFilter {
         var elements: [String] = []
         var attributes: [String] = []
         var searchFrom = text.startIndex
-        while let open = text.range(of: "<", range: searchFrom..<text.endIndex) {
+        while let open = text[searchFrom...].firstRange(of: "<") {
             searchFrom = open.upperBound
             let nameEnd = text[open.upperBound...].firstIndex(where: { $0 == " " || $0 == ">" || $0 == "/" || $0 == "\n" || $0 == "\t" || $0 == "\r" })
                 ?? text.endIndex
@@ -300,7 +304,7 @@ enum XMPCopyrightFilter {
             if text[text.index(before: tagEnd)] == "/" {
                 elements.append(String(text[open.lowerBound...tagEnd]))
                 searchFrom = text.index(after: tagEnd)
-            } else if let close = text.range(of: "</" + name + ">", range: tagEnd..<text.endIndex) {
+            } else if let close = text[tagEnd...].firstRange(of: "</" + name + ">") {
                 elements.append(String(text[open.lowerBound..<close.upperBound]))
                 searchFrom = close.upperBound
             }
@@ -320,7 +324,7 @@ enum XMPCopyrightFilter {
         var kept: [String] = []
         var rest = Substring(text)
         while let equals = rest.firstIndex(of: "=") {
-            let name = rest[..<equals].trimmingCharacters(in: .whitespacesAndNewlines)
+            let name = rest[..<equals].trimmingWhitespace()
             let afterEquals = rest[rest.index(after: equals)...].drop(while: { $0 == " " })
             guard let quote = afterEquals.first, quote == "\"" || quote == "'",
                   let closing = afterEquals.dropFirst().firstIndex(of: quote) else { break }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reads the orientation tag (0x0112) from EXIF metadata, for any format that carries EXIF
 /// (JPEG's APP1 segment, PNG's `eXIf` chunk, WebP's `EXIF` chunk).

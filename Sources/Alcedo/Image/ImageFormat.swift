@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The container format of encoded image bytes, as told by their first bytes (never by a file
 /// name or a `Content-Type` header).
@@ -178,7 +182,7 @@ extension ImageFormat {
             rest = rest.drop(while: { $0.isWhitespace })
             if rest.hasPrefix("<?") || rest.hasPrefix("<!--") || rest.hasPrefix("<!") {
                 let terminator = rest.hasPrefix("<?") ? "?>" : (rest.hasPrefix("<!--") ? "-->" : ">")
-                guard let close = rest.range(of: terminator) else { return false }
+                guard let close = rest.firstRange(of: terminator) else { return false }
                 rest = rest[close.upperBound...]
                 continue
             }

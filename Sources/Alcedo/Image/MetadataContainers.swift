@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Finds and writes ``EmbeddedMetadata`` blocks in JPEG, PNG and WebP containers, by walking
 /// segment and chunk headers only. Malformed containers end the walk (reading) or leave the

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The memory limit the kernel enforces on this process through its control groups, read as a
 /// container runtime or systemd (`MemoryMax=`) sets it.
@@ -62,10 +66,8 @@ public enum ControlGroupMemoryLimit {
     /// A limit file's number: `nil` for `max`, a missing file or v1's "no limit" (a value near
     /// `Int64.max`, rounded down to the page size).
     static func value(at file: URL) -> Int? {
-        guard let handle = try? FileHandle(forReadingFrom: file) else { return nil }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: 64) else { return nil }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let data = POSIXFile.readSmallFile(file.path, limit: 64) else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingWhitespace()
         guard let limit = Int(text), limit > 0, limit < 1 << 50 else { return nil }
         return limit
     }

@@ -19,6 +19,6 @@ public enum MemoryBudgetErrorReason: Sendable, CustomStringConvertible {
     /// `bytes` in megabytes (MiB) with one decimal under 10.
     static func megabytes(_ bytes: Int) -> String {
         let value = Double(bytes) / 1_048_576
-        return value < 10 ? String(format: "%.1f MiB", value) : "\(Int(value.rounded())) MiB"
+        return value < 10 ? String(cFormat: "%.1f MiB", value) : "\(Int(value.rounded())) MiB"
     }
 }

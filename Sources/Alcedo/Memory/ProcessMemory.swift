@@ -1,5 +1,16 @@
 import CAlcedoCodecs
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The process's memory as the system sees it, and the allocator's means to give memory back.
 public enum ProcessMemory {

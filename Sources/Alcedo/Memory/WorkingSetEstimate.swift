@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The memory one decode, process and encode of an image needs at its peak, estimated from the
 /// source's header before any pixel is decoded: what a ``MemoryBudget`` reservation is made of.

@@ -1,5 +1,9 @@
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Runs CPU-heavy synchronous work (decoding, processing) on Dispatch threads, at most one
 /// job per core at a time, so the cooperative thread pool is never blocked by a long C call.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Several loaders behind one ``ImageDownloader``: each request goes to the first loader
 /// whose ``ImageDataLoading/supportedSchemes`` has the URL's scheme.

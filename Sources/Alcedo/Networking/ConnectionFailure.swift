@@ -1,5 +1,9 @@
 import AsyncHTTPClient
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -40,20 +44,9 @@ enum ConnectionFailure {
             if error == .remoteConnectionClosed { return .connectionReset(url) }
             if error == .tlsHandshakeTimeout { return .tlsFailure(url, message: "the handshake timed out") }
             return nil
-        case let error as URLError:
-            switch error.code {
-            case .cannotConnectToHost: return .connectionRefused(url)
-            case .cannotFindHost, .dnsLookupFailed: return .dnsFailure(url, host: url.host ?? "")
-            case .networkConnectionLost: return .connectionReset(url)
-            case .notConnectedToInternet: return .hostUnreachable(url)
-            case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-                 .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
-                return .tlsFailure(url, message: error.localizedDescription)
-            default: return nil
-            }
+        case let error as POSIXError:
+            return reason(errno: error.code.rawValue, url: url)
         default:
-            let nsError = error as NSError
-            if nsError.domain == NSPOSIXErrorDomain { return reason(errno: CInt(nsError.code), url: url) }
             return nil
         }
     }
@@ -87,7 +80,7 @@ enum ConnectionFailure {
                 let text = "\(entry)"
                 let body = text.components(separatedBy: " at ").first ?? text
                 let reason = body.split(separator: ":").last.map(String.init) ?? body
-                return reason.lowercased().replacingOccurrences(of: "_", with: " ")
+                return reason.lowercased().replacing("_", with: " ")
             }
             return reasons.isEmpty ? "\(error)" : reasons.joined(separator: "; ")
         default:

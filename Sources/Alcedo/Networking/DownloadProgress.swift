@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How much of a body has arrived.
 public struct DownloadProgress: Sendable, Hashable {

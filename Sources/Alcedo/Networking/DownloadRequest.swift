@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The GET request the downloader sends for an image: a URL and header fields. Request
 /// modifiers receive it and return it changed (signed URL, added headers) or `nil` to refuse.

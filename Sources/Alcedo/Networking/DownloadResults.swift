@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A downloaded, decoded and processed image.
 public struct ImageLoadingResult: Sendable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension HTTPCacheInfo {
     /// Reads the validators and freshness of a response from its header fields, as a private
@@ -111,7 +115,7 @@ private struct CacheDirective {
             value = nil
             return
         }
-        name = element[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-        value = element[element.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        name = element[..<equals].trimmingSpaces().lowercased()
+        value = element[element.index(after: equals)...].trimmingSpaces()
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a server said about a response's freshness and how to revalidate it: the HTTP
 /// validators and caching directives Alcedo keeps with a downloaded entry in the disk cache.

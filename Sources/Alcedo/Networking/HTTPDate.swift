@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// HTTP-dates (RFC 9110 §5.6.7): parses the three formats servers send and writes the
 /// preferred one, in UTC, without `DateFormatter` (no locale, no shared mutable state).

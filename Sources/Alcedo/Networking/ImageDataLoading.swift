@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Sends one GET and streams the response body: the transport under ``ImageDownloader``.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Kingfisher's forms of the downloader's calls, which take an options list
 /// (`options: nil` or `options: [.processor(p)]`) instead of ``DownloadOptions``. The options

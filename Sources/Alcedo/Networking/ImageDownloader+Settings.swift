@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Kingfisher's per-downloader settings, on a live downloader: `ImageDownloader.default.downloadTimeout = 5`.
 ///

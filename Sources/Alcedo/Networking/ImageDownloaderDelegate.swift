@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Sees every complete response body before it is delivered, decoded or cached, and may
 /// reject it or rewrite it (decrypt, strip a wrapper).

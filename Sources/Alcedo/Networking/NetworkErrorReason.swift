@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why the connection to the server failed or broke: the error inside Kingfisher's
 /// `.responseError(reason: .URLSessionError(error:))`, which is where Alcedo reports it, so

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Retries when the network is there (Kingfisher's `NetworkRetryStrategy`): after a failure
 /// worth retrying (see ``AlcedoError/isRetriable``), the request is sent again at once if the

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why a request failed before a usable response arrived. A connection that fails or breaks
 /// (refused, reset, timed out, DNS, TLS) is Kingfisher's

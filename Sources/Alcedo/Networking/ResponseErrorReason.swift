@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why a response was not accepted, or the connection failed (``URLSessionError(error:)``).
 public enum ResponseErrorReason: Sendable, CustomStringConvertible {

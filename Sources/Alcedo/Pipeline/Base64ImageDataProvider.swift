@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An image given as a base64 string, alone or as a `data:` URI
 /// (`data:image/png;base64,iVBORw0…`).

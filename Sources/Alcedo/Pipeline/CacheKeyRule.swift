@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// How a URL becomes a cache key.
@@ -41,7 +45,7 @@ public struct CacheKeyRule: Sendable {
         CacheKeyRule { url in
             guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
                   let items = components.percentEncodedQueryItems else { return url.absoluteString }
-            let kept = items.filter { !names.contains($0.name.removingPercentEncoding ?? $0.name) }
+            let kept = items.filter { !names.contains($0.name.percentDecoded ?? $0.name) }
             components.percentEncodedQueryItems = kept.isEmpty ? nil : kept
             return components.string ?? url.absoluteString
         }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Gives the pipeline the bytes of an image that does not come from the network: a local
 /// file, a base64 string, bytes already in memory, or anything of your own.

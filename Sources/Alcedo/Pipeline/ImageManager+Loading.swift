@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The flow of one source: memory → disk and shared tier (variant, then original) → load →
 /// decode → process → store, run once per ``PipelineKey`` in flight (and, with a shared tier,

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// The one call that takes a ``Source`` (a URL, a ``Resource``, a file, a base64 string,

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How a progressive JPEG is previewed while it downloads (Kingfisher's `ImageProgressive`),
 /// given with ``AlcedoOptionsInfoItem/progressiveJPEG(_:)``.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Kingfisher's transitions, so that `.transition(.fade(0.2))` compiles. **No effect on
 /// Linux:** there is no view to animate (see ``AlcedoOptionsInfoItem/transition(_:)``).

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One request with its options resolved against the manager: the caches, the downloader,
 /// the keys and the decoding options every stage uses.

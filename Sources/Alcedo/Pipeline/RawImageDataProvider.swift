@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encoded image bytes already in memory.
 public struct RawImageDataProvider: ImageDataProvider {

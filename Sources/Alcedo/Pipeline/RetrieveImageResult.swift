@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What ``ImageManager/retrieveImage(with:options:progressBlock:previewHandler:)-(Source,_,_,_)`` delivers.
 public struct RetrieveImageResult: Sendable {
@@ -79,6 +83,6 @@ extension Duration {
     /// The duration in milliseconds with two decimals, for messages (`12.34 ms`).
     var alcedoMilliseconds: String {
         let milliseconds = alcedoTimeInterval * 1000
-        return String(format: "%.2f ms", milliseconds)
+        return String(cFormat: "%.2f ms", milliseconds)
     }
 }

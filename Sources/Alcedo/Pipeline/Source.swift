@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where an image comes from: the network (a ``Resource``) or an ``ImageDataProvider``
 /// (a local file, a base64 string, bytes in memory, your own).

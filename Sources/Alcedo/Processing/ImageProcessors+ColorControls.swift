@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Adjusts brightness, contrast, saturation and exposure, with the formulas of CoreImage's
 /// `CIColorControls` followed by `CIExposureAdjust` (what Kingfisher runs).

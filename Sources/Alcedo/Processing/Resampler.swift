@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// Resizes RGBA8 pixels (straight alpha) with an integer box pre-shrink followed by

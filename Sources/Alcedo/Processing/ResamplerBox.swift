@@ -1,5 +1,9 @@
 import CAlcedoCodecs
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Makes the premultiplied rows the Lanczos passes read: either the source rows themselves,
 /// premultiplied and converted to `Float`, or the rows of the integer box pre-shrink, each

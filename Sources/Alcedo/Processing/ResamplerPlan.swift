@@ -1,6 +1,10 @@
 import CAlcedoCodecs
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Everything about resizing one size to another that does not depend on the pixels: the
 /// box factors and the Lanczos3 weight tables. Built once, run on every frame.

@@ -1,5 +1,9 @@
 import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Runs imgproxy 4's processing for a set of ``ProcessingOptions`` on a decoded image, in
 /// imgproxy's order: orientation, trim, rotation and flip, crop, resize (fit/fill/fill-down/

@@ -1,6 +1,10 @@
 import Alcedo
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// The server's watermark for imgproxy's `watermark`/`wm` option: decoded once when the server

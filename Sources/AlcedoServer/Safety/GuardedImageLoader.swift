@@ -1,5 +1,9 @@
 import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// A loader that checks the address it connects to before every request, redirects included

@@ -1,4 +1,9 @@
+import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTPTypes
 import Hummingbird
 
@@ -19,14 +24,14 @@ struct ClientHints: Sendable, Equatable {
 
     init(_ headers: HTTPFields) {
         for name in ["Sec-CH-DPR", "DPR"] {
-            if let field = HTTPField.Name(name), let text = headers[field], let value = Double(text.trimmingCharacters(in: .whitespaces)),
+            if let field = HTTPField.Name(name), let text = headers[field], let value = Double(text.trimmingSpaces()),
                value > 0, value <= 8 {
                 dpr = value
                 break
             }
         }
         for name in ["Sec-CH-Width", "Width"] {
-            if let field = HTTPField.Name(name), let text = headers[field], let value = Int(text.trimmingCharacters(in: .whitespaces)),
+            if let field = HTTPField.Name(name), let text = headers[field], let value = Int(text.trimmingSpaces()),
                value > 0 {
                 width = value
                 break

@@ -1,5 +1,9 @@
 import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An error's HTTP answer: the status, and the one-line reason sent as text and in the
 /// `X-Alcedo-Error` header.

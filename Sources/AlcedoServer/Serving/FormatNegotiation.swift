@@ -1,5 +1,9 @@
 import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The negotiable formats a client accepts, as its `Accept` header says.
 ///
@@ -33,7 +37,7 @@ public struct AcceptedImageFormats: Sendable, Hashable {
         for header in acceptHeaders {
             for range in header.split(separator: ",") {
                 let parts = range.split(separator: ";")
-                guard let type = parts.first?.trimmingCharacters(in: .whitespaces).lowercased() else { continue }
+                guard let type = parts.first?.trimmingSpaces().lowercased() else { continue }
                 let accepted = Self.quality(parts.dropFirst()) > 0
                 switch type {
                 case "image/webp": webP = accepted
@@ -49,8 +53,8 @@ public struct AcceptedImageFormats: Sendable, Hashable {
     private static func quality(_ parameters: ArraySlice<Substring>) -> Double {
         for parameter in parameters {
             let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "q" else { continue }
-            return Double(pair[1].trimmingCharacters(in: .whitespaces)) ?? 1
+            guard pair.count == 2, pair[0].trimmingSpaces().lowercased() == "q" else { continue }
+            return Double(pair[1].trimmingSpaces()) ?? 1
         }
         return 1
     }

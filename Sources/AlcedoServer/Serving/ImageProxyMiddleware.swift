@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Hummingbird
 
 /// Mounts the image proxy in any Hummingbird router: `GET`/`HEAD` requests under ``prefix``

@@ -1,5 +1,9 @@
 import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Hummingbird
 import NIOCore
 
@@ -22,7 +26,7 @@ extension ImageService {
             let info = try ImageCodecRegistry.shared.info(for: data, options: DecodingOptions(limits: limits))
             var object = info.jsonObject(byteCount: data.count)
             object["url"] = parsed.sourceURL
-            let json = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            let json = JSONText.data(object, escapingSlashes: true)
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
             headers[.contentLength] = String(json.count)

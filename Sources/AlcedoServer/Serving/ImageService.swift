@@ -1,6 +1,19 @@
+import Prometheus
 import Alcedo
 import Crypto
+import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -48,7 +61,7 @@ public final class ImageService: Sendable {
         admission = AdmissionLimiter(limit: configuration.concurrency + configuration.queueLength, queueLength: 0)
         cacheControl = "public, max-age=\(configuration.ttl)"
         fallbackSource = configuration.fallbackImage.map { data in
-            let digest = SHA256.hash(data: data).prefix(12).map { String(format: "%02x", $0) }.joined()
+            let digest = SHA256.hash(data: data).prefix(12).map { String(cFormat: "%02x", $0) }.joined()
             return .provider(RawImageDataProvider(data: data, cacheKey: "alcedo-fallback-image-" + digest))
         }
     }
@@ -394,7 +407,7 @@ public final class ImageService: Sendable {
         var path = source
         if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<end]) }
         var last = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
-        if let scheme = path.range(of: "://"), path[scheme.upperBound...].firstIndex(of: "/") == nil { last = "" }
+        if let scheme = path.firstRange(of: "://"), path[scheme.upperBound...].firstIndex(of: "/") == nil { last = "" }
         var stem = last, ext = ""
         if let dot = last.lastIndex(of: "."), dot != last.startIndex {
             stem = String(last[..<dot])
@@ -403,7 +416,7 @@ public final class ImageService: Sendable {
         if let filename, !filename.isEmpty { stem = filename }
         if let format { ext = "." + format.preferredFileExtension }
         if stem.isEmpty { stem = "image" }
-        let safe = stem.replacingOccurrences(of: "\"", with: "%22")
+        let safe = stem.replacing("\"", with: "%22")
             .unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "_" : String($0) }.joined()
         return (attachment ? "attachment" : "inline") + "; filename=\"" + safe + ext + "\""
     }
@@ -422,7 +435,7 @@ public final class ImageService: Sendable {
         let opened = try await stream.open(url, clientHeaders: request.headers)
         var limit = configuration.maxSourceBytes
         if let own = parsed.options.security.maxSourceFileSize, own > 0 { limit = min(limit, own) }
-        let length = opened.headers["Content-Length"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let length = opened.headers["Content-Length"].flatMap { Int($0.trimmingSpaces()) }
         if let length, length > limit {
             throw ErrorStatus.Thrown(status: ErrorStatus(status: 422, reason: "the source is \(length) bytes, over the limit of \(limit)"))
         }
@@ -613,7 +626,7 @@ public final class ImageService: Sendable {
     }
 
     private static func format(mimeType: String) -> ImageFormat? {
-        let base = mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let base = mimeType.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() } ?? ""
         return ImageFormat.allCases.first { $0.mimeType == base }
     }
 

@@ -1,5 +1,9 @@
 import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How a result is encoded for the response: the format asked for (or the negotiated choice),
 /// the quality, the JPEG background and the `max_bytes` bound.

@@ -1,5 +1,9 @@
 import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Prometheus
 import Synchronization
 

@@ -1,5 +1,9 @@
 import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One imgproxy URL path, parsed: `/{signature}/{options}/plain/{percent-encoded URL}[@ext]`
 /// or `/{signature}/{options}/{base64url URL}[.ext]` (the base64 may be split by `/`).
@@ -102,7 +106,7 @@ public struct ImgproxyPath: Sendable, Hashable {
                 if !ext.isEmpty, !options.raw { result.extensionFormat = try ProcessingOptions.format(ext) }
                 encoded = String(encoded[..<at])
             }
-            guard let decoded = encoded.removingPercentEncoding else { throw .invalidSource("bad percent-encoding") }
+            guard let decoded = encoded.percentDecoded else { throw .invalidSource("bad percent-encoding") }
             result.sourceURL = decoded
         } else {
             if rules.base64URLIncludesFilename, segments.count > 1 { segments = segments.dropLast() }
@@ -130,17 +134,15 @@ public struct ImgproxyPath: Sendable, Hashable {
     /// as UTF-8; `%` escapes and the URL delimiters stay. So `plain/s3://bucket/my%20key.jpg`
     /// reads the object `my key.jpg`, and a key with `+` or `é` is read as it is named.
     public var fetchableSourceURL: String {
-        guard sourceURL.unicodeScalars.contains(where: { !Self.urlCharacters.contains($0) }) else { return sourceURL }
-        return sourceURL.addingPercentEncoding(withAllowedCharacters: Self.urlCharacters) ?? sourceURL
+        guard sourceURL.utf8.contains(where: { !Self.isURLCharacter($0) }) else { return sourceURL }
+        return sourceURL.percentEncoded(allowing: Self.isURLCharacter)
     }
 
     /// What a URL may hold unescaped: ASCII letters and digits, `-._~`, the delimiters
     /// `:/?#[]@!$&'()*+,;=`, and `%` (an escape already there stays one).
-    private static let urlCharacters: CharacterSet = {
-        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
-        allowed.insert(charactersIn: "-._~:/?#[]@!$&'()*+,;=%")
-        return allowed
-    }()
+    private static func isURLCharacter(_ byte: UInt8) -> Bool {
+        byte.isASCIIAlphanumeric || "-._~:/?#[]@!$&'()*+,;=%".utf8.contains(byte)
+    }
 
     /// Undoes what proxies and browsers do to paths, as imgproxy does: `%3A` in the options part
     /// becomes `:`, and a plain source's `scheme:/x` (a slash merged away) becomes `scheme://x`
@@ -150,14 +152,14 @@ public struct ImgproxyPath: Sendable, Hashable {
         if path.hasPrefix("plain/") {
             options = ""
             plain = path.dropFirst(6)
-        } else if let range = path.range(of: "/plain/") {
+        } else if let range = path.firstRange(of: "/plain/") {
             options = path[..<range.lowerBound]
             plain = path[range.upperBound...]
         } else {
             options = path[...]
             plain = nil
         }
-        let fixedOptions = options.contains("%3A") ? options.replacingOccurrences(of: "%3A", with: ":") : String(options)
+        let fixedOptions = options.contains("%3A") ? String(options.replacing("%3A", with: ":")) : String(options)
         guard var source = plain.map(String.init) else { return fixedOptions }
         source = repairedScheme(source)
         return fixedOptions.isEmpty ? "plain/" + source : fixedOptions + "/plain/" + source
@@ -198,13 +200,11 @@ public struct ImgproxyPath: Sendable, Hashable {
     /// Percent-encodes everything but unreserved characters and the URL delimiters that are
     /// safe in a path (`:/`), so that `@`, `?`, `#` and `%` in the source survive.
     static func percentEncode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: pathSafe) ?? text
+        text.percentEncoded(allowing: isPathSafe)
     }
 
     /// ASCII letters and digits and `-._~:/`: what ``percentEncode(_:)`` leaves as it is (made once).
-    private static let pathSafe: CharacterSet = {
-        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
-        allowed.insert(charactersIn: "-._~:/")
-        return allowed
-    }()
+    private static func isPathSafe(_ byte: UInt8) -> Bool {
+        byte.isASCIIAlphanumeric || "-._~:/".utf8.contains(byte)
+    }
 }

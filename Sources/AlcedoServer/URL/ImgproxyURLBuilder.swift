@@ -1,5 +1,9 @@
 import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Builds imgproxy URLs for an Alcedo server (or imgproxy itself), signed when a key is given.
 ///

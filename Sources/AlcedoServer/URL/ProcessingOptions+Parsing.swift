@@ -1,5 +1,9 @@
 import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why an imgproxy path was refused. Each case names what was wrong in one line
 /// (``description``); the server answers 400, or 403 for signatures.
@@ -321,7 +325,7 @@ extension ProcessingOptions {
                 }
                 filename = decoded.isEmpty ? nil : decoded
             } else {
-                let decoded = args[0].removingPercentEncoding ?? args[0]
+                let decoded = args[0].percentDecoded ?? args[0]
                 filename = decoded.isEmpty ? nil : decoded
             }
         case "return_attachment", "att":

@@ -1,4 +1,9 @@
+import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Rewrites source URLs before they are checked and fetched, as imgproxy's
 /// `IMGPROXY_URL_REPLACEMENTS` and `IMGPROXY_BASE_URL` do: first each replacement in order,
@@ -48,7 +53,7 @@ public struct SourceURLRewriter: Sendable, Hashable {
     /// - Throws: ``ServerConfigurationError/invalidValue(_:message:)`` for an item without `=`
     ///   or with an empty pattern.
     public mutating func addReplacements(_ text: String) throws(ServerConfigurationError) {
-        for item in text.split(separator: ";") where !item.trimmingCharacters(in: .whitespaces).isEmpty {
+        for item in text.split(separator: ";") where !item.trimmingSpaces().isEmpty {
             guard let equals = item.firstIndex(of: "="), equals != item.startIndex else {
                 throw .invalidValue("URL replacements", message: "\"\(item)\" is not PATTERN=REPLACEMENT")
             }

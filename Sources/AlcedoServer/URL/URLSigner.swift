@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A key and salt pair that signs imgproxy URLs: the signature of a path is the URL-safe
 /// base64 (no padding) of HMAC-SHA256 with ``key`` over ``salt`` followed by the path after
@@ -77,14 +81,14 @@ public struct SigningKey: Sendable, Hashable {
 enum Base64URL {
     static func encode(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+            .replacing("+", with: "-")
+            .replacing("/", with: "_")
+            .replacing("=", with: "")
     }
 
     /// Decodes URL-safe base64 with or without padding; `nil` for anything else.
     static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        var standard = String(text).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        var standard = String(text).replacing("-", with: "+").replacing("_", with: "/")
         if standard.contains("=") {
             standard = String(standard.prefix { $0 != "=" })
         }

@@ -1,6 +1,10 @@
 import Alcedo
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `alcedo demo [--port 0] [--out DIR]`
 struct DemoCommand: AsyncParsableCommand {

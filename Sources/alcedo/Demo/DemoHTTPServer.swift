@@ -1,4 +1,9 @@
+import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -167,11 +172,11 @@ private final class DemoRequestHandler: ChannelInboundHandler {
         let noneMatch = headers[canonicalForm: "If-None-Match"]
         if !noneMatch.isEmpty {
             return noneMatch.contains { tag in
-                let trimmed = tag.trimmingCharacters(in: .whitespaces)
+                let trimmed = tag.trimmingSpaces()
                 return trimmed == "*" || trimmed == sample.etag || trimmed == "W/" + sample.etag
             }
         }
         guard let since = headers.first(name: "If-Modified-Since") else { return false }
-        return since.trimmingCharacters(in: .whitespaces) == sample.lastModified
+        return since.trimmingSpaces() == sample.lastModified
     }
 }

@@ -1,5 +1,9 @@
 import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One image the demo fetches: a sample on the demo server and the processors applied to it.
 struct DemoJob: Sendable {

@@ -1,6 +1,10 @@
 import Alcedo
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One run of `alcedo demo`: serve the samples, fetch them four times, print, write the sheet.
 struct DemoRun {
@@ -37,7 +41,7 @@ struct DemoRun {
             if fileManager.fileExists(atPath: cacheFolder.path) { try fileManager.removeItem(at: cacheFolder) }
             try fileManager.createDirectory(at: cacheFolder, withIntermediateDirectories: true)
         } catch {
-            throw CLIFailure(path: outputFolder.path, reason: "cannot prepare the output folder: \(error.localizedDescription)")
+            throw CLIFailure(path: outputFolder.path, reason: "cannot prepare the output folder: \(errorReason(error))")
         }
     }
 

@@ -1,4 +1,16 @@
+import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One bundled sample image, ready to be served: its bytes and the validators the demo server
 /// sends with it.
@@ -39,7 +51,7 @@ enum DemoSamples {
     static func embedded() throws(CLIFailure) -> [DemoSample] {
         var samples: [DemoSample] = []
         for (name, base64) in embeddedBase64 {
-            let ext = (name as NSString).pathExtension.lowercased()
+            let ext = name.filePathExtension.lowercased()
             guard let contentType = contentTypes[ext], let data = Data(base64Encoded: base64) else {
                 throw CLIFailure(path: "samples", reason: "the embedded sample \(name) is damaged")
             }
@@ -54,11 +66,11 @@ enum DemoSamples {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         } catch {
-            throw CLIFailure(path: folder.path, reason: "cannot list: \(error.localizedDescription)")
+            throw CLIFailure(path: folder.path, reason: "cannot list: \(errorReason(error))")
         }
         var samples: [DemoSample] = []
         for name in names {
-            let ext = (name as NSString).pathExtension.lowercased()
+            let ext = name.filePathExtension.lowercased()
             guard let contentType = contentTypes[ext], !name.hasPrefix(".") else { continue }
             let path = folder.appendingPathComponent(name).path
             let data = try readFile(path)
@@ -85,8 +97,8 @@ enum HTTPDateFormat {
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         let day = days[Int(parts.tm_wday) % 7], month = months[Int(parts.tm_mon) % 12]
-        let dayOfMonth = String(format: "%02d", Int(parts.tm_mday))
-        let time = String(format: "%04d %02d:%02d:%02d", Int(parts.tm_year) + 1900,
+        let dayOfMonth = String(cFormat: "%02ld", Int(parts.tm_mday))
+        let time = String(cFormat: "%04ld %02ld:%02ld:%02ld", Int(parts.tm_year) + 1900,
                           Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
         return "\(day), \(dayOfMonth) \(month) \(time) GMT"
     }

@@ -1,6 +1,10 @@
 import Alcedo
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `--cache-dir DIR`, as `alcedo fetch`, `prefetch` and `cache` take it.
 struct CacheLocationOptions: ParsableArguments {

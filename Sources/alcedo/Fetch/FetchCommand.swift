@@ -1,6 +1,10 @@
 import Alcedo
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `alcedo fetch URL... [--out DIR] [--cache-dir DIR] [processing] [--format F] [--quality Q]
 /// [--force-refresh] [--only-from-cache] [--memory-only] [--concurrency N] [--memory-limit MiB] [--max-memory MiB] [--json]`
@@ -108,7 +112,7 @@ struct FetchCommand: AsyncParsableCommand {
         let settings = FetchSettings(outputFolder: folder, format: format.flatMap(Self.outputFormat), quality: quality)
         // An s3:// argument reads through an S3 loader set by the --s3-* options and the environment.
         var s3Loader: S3ImageDataLoader?
-        if urls.contains(where: { $0.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("s3://") }) {
+        if urls.contains(where: { $0.trimmingSpaces().lowercased().hasPrefix("s3://") }) {
             do {
                 s3Loader = try s3.loader(ServeEnvironment(ProcessInfo.processInfo.environment))
             } catch {

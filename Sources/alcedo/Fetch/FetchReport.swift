@@ -1,5 +1,9 @@
 import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What happened to one URL of `alcedo fetch` (and of the demo's runs).
 struct FetchReport: Sendable {

@@ -1,5 +1,9 @@
 import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What one command-line URL names: a remote image, a local file or inline bytes.
 enum FetchTarget: Sendable {
@@ -25,7 +29,7 @@ enum FetchTarget: Sendable {
         if start.map({ $0 | 0x20 }).elementsEqual("data:".utf8) {
             return parseData(text, maximumDataSize: maximumDataSize)
         }
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces()
         guard !trimmed.isEmpty else { return .failure(FetchTargetError("an empty URL")) }
         guard let schemeEnd = trimmed.firstIndex(of: ":"),
               trimmed[..<schemeEnd].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }),
@@ -70,7 +74,7 @@ enum FetchTarget: Sendable {
         guard let comma = utf8.firstIndex(of: UInt8(ascii: ",")) else {
             return .failure(FetchTargetError("the data URL has no comma before its data"))
         }
-        let header = String(decoding: utf8[..<comma], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        let header = String(decoding: utf8[..<comma], as: UTF8.self).trimmingSpaces()
             .dropFirst(5).lowercased()
         let isBase64 = header.split(separator: ";").contains("base64")
         let encodedCount = utf8.distance(from: utf8.index(after: comma), to: utf8.endIndex)
@@ -80,7 +84,7 @@ enum FetchTarget: Sendable {
             return .failure(FetchTargetError(
                 "the data URL holds about \(smallestSize) bytes, over the limit of \(maximumDataSize) bytes"))
         }
-        let text = untrimmed.trimmingCharacters(in: .whitespaces)
+        let text = untrimmed.trimmingSpaces()
         guard let textComma = text.firstIndex(of: ",") else {
             return .failure(FetchTargetError("the data URL has no comma before its data"))
         }
@@ -88,15 +92,15 @@ enum FetchTarget: Sendable {
         if isBase64 {
             // Whitespace and URL-safe letters are accepted; missing padding is restored.
             var base64 = payload.filter { !$0.isWhitespace }
-            base64 = (base64.removingPercentEncoding ?? base64)
-                .replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            base64 = (base64.percentDecoded ?? base64)
+                .replacing("-", with: "+").replacing("_", with: "/")
             if base64.count % 4 != 0 { base64 += String(repeating: "=", count: 4 - base64.count % 4) }
             guard let data = Data(base64Encoded: base64) else {
                 return .failure(FetchTargetError("the data URL is not valid base64"))
             }
             return .success(.inline(data, key: inlineKey(text)))
         }
-        guard let decoded = payload.removingPercentEncoding else {
+        guard let decoded = payload.percentDecoded else {
             return .failure(FetchTargetError("the data URL has invalid percent-encoding"))
         }
         guard decoded.utf8.count <= maximumDataSize else {

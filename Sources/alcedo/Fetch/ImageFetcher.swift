@@ -1,5 +1,10 @@
 import Alcedo
+import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What `alcedo fetch` does with every URL it retrieves.
 struct FetchSettings: Sendable {

@@ -1,4 +1,9 @@
+import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// File names for fetched images, derived from their URLs.
 ///
@@ -14,24 +19,24 @@ enum OutputFileName {
         var base = lastComponent(of: url)
         if let dot = base.lastIndex(of: "."), dot != base.startIndex { base = String(base[..<dot]) }
         var safe = String(base.unicodeScalars.prefix(48).map { scalar -> Character in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "-" || scalar == "_")
+            scalar.isASCIIAlphanumeric || scalar == "-" || scalar == "_"
                 ? Character(scalar) : "_"
         })
         while let first = safe.first, first == "_" || first == "-" { safe.removeFirst() }
         if safe.isEmpty { safe = "image" }
-        let safeExtension = String(ext.unicodeScalars.filter { $0.isASCII && CharacterSet.alphanumerics.contains($0) }.map(Character.init))
+        let safeExtension = String(ext.unicodeScalars.filter(\.isASCIIAlphanumeric).map(Character.init))
         return "\(safe)-\(ShortHash.hex(of: Array(url.utf8), digits: 8)).\(safeExtension.isEmpty ? "bin" : safeExtension)"
     }
 
     private static func lastComponent(of url: String) -> String {
         if url.lowercased().hasPrefix("data:") { return "data" }
         var path = Substring(url)
-        if let scheme = path.range(of: "://") {
+        if let scheme = path.firstRange(of: "://") {
             path = path[scheme.upperBound...]
             path = path.drop { $0 != "/" }  // the host
         }
         if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
         let last = path.split(separator: "/").last.map(String.init) ?? ""
-        return last.removingPercentEncoding ?? last
+        return last.percentDecoded ?? last
     }
 }

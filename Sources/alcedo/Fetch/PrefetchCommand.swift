@@ -1,6 +1,11 @@
 import Alcedo
 import ArgumentParser
+import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// `alcedo prefetch --from FILE|- [--cache-dir DIR] [--concurrency N] [--json]`
@@ -110,7 +115,7 @@ struct PrefetchCommand: AsyncParsableCommand {
     private func readList() throws(CLIFailure) -> [String] {
         let data: Data
         if from == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
+            data = Console.readStandardInput()
         } else {
             data = try readFile(from)
         }

@@ -1,5 +1,9 @@
 import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One picture composed of many images on a grid, each scaled to fit its cell (never
 /// enlarged), drawn over a checkerboard so transparency shows, with optional caption lines

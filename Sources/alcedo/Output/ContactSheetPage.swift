@@ -1,4 +1,9 @@
+import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The HTML page written next to a contact sheet: every result image at its own size with
 /// its figures in a table, and the sheet itself at the top. Self-contained (inline style, no
@@ -77,7 +82,7 @@ struct ContactSheetPage {
     /// A relative file path as a URL path: each component percent-encoded.
     static func pathForLink(_ path: String) -> String {
         path.split(separator: "/", omittingEmptySubsequences: false).map {
-            $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? String($0)
+            $0.percentEncoded(allowing: \.isURLPathSegmentAllowed)
         }.joined(separator: "/")
     }
 }

@@ -1,12 +1,17 @@
+import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Optional {
-    /// The wrapped value, or `NSNull` so that ``Console/jsonLine(_:)`` writes an explicit
+    /// The wrapped value, or ``JSONNull`` so that ``Console/jsonLine(_:)`` writes an explicit
     /// `null` for a missing value instead of leaving the key out.
     var orJSONNull: Any {
         switch self {
         case .some(let value): value
-        case .none: NSNull()
+        case .none: JSONNull()
         }
     }
 }

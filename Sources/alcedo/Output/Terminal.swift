@@ -1,4 +1,9 @@
+import Alcedo
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,7 +26,7 @@ enum Terminal {
 
     /// Writes `text` to standard error as it is (no newline added).
     static func writeToStderr(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        Console.write(text, to: STDERR_FILENO)
     }
 }
 
@@ -36,17 +41,17 @@ enum Formatting {
             value /= 1024
             unit += 1
         }
-        return unit == 0 ? "\(count) B" : String(format: "%.1f", value) + " " + units[unit]
+        return unit == 0 ? "\(count) B" : String(cFormat: "%.1f", value) + " " + units[unit]
     }
 
     /// `0.4`, `12.3`, `1250` milliseconds: one decimal below 100 ms.
     static func milliseconds(_ value: Double) -> String {
-        value < 100 ? String(format: "%.1f", value) : String(Int(value.rounded()))
+        value < 100 ? String(cFormat: "%.1f", value) : String(Int(value.rounded()))
     }
 
     /// `0.4 s`, `12.5 s` below a minute, then as ``duration(_:)``: for elapsed times.
     static func elapsed(_ seconds: Double) -> String {
-        seconds < 60 ? String(format: "%.1f s", seconds) : duration(seconds)
+        seconds < 60 ? String(cFormat: "%.1f s", seconds) : duration(seconds)
     }
 
     /// `42s`, `3m05s`, `1h02m` for an estimated time; `--` when unknown.
@@ -54,7 +59,7 @@ enum Formatting {
         guard let seconds, seconds.isFinite, seconds >= 0 else { return "--" }
         let total = Int(seconds.rounded(.up))
         if total < 60 { return "\(total)s" }
-        if total < 3600 { return String(format: "%dm%02ds", total / 60, total % 60) }
-        return String(format: "%dh%02dm", total / 3600, (total % 3600) / 60)
+        if total < 3600 { return String(cFormat: "%ldm%02lds", total / 60, total % 60) }
+        return String(cFormat: "%ldh%02ldm", total / 3600, (total % 3600) / 60)
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Decodes Windows and OS/2 bitmaps (`.bmp`) into RGBA8, straight alpha, in Swift.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The compression a bitmap's header states (`biCompression`).
 enum BMPCompression: UInt32, Sendable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Turns the pixel data of a parsed ``BMPHeader`` into RGBA8, straight alpha, rows top to bottom.
 ///

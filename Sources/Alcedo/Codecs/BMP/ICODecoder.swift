@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Decodes Windows icons (`.ico`) and cursors (`.cur`, sniffed as ``ImageFormat/ico`` too)
 /// into RGBA8, straight alpha.

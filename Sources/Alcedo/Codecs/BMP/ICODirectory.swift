@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The directory of an icon (ICO, type 1) or cursor (CUR, type 2) file, each entry checked
 /// against the data and described by its own PNG or bitmap header (the directory's width,

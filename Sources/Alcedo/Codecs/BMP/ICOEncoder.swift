@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encodes an image as a Windows icon (`.ico`) of PNG entries, one per size.
 ///

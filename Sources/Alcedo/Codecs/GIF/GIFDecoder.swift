@@ -1,5 +1,9 @@
 import CGIF
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Decodes GIF files into fully composited RGBA8 frames: giflib reads the records, Alcedo's
 /// own LZW decoder (`GIFLZWDecoder`) the image data.

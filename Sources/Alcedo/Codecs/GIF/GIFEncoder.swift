@@ -1,5 +1,9 @@
 import CGIF
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encodes an image, animated or still, as a GIF89a with giflib.
 ///

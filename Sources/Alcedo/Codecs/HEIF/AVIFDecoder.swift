@@ -1,5 +1,9 @@
 import CAVIF
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Decodes AVIF (still and animated) with libavif (dav1d or libaom underneath).
 ///

@@ -1,5 +1,9 @@
 import CAVIF
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encodes AVIF with libavif and the AV1 encoder Debian's libavif links (libaom first, then
 /// rav1e or SVT-AV1, in libavif's order of preference).

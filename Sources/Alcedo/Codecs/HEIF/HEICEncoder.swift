@@ -1,5 +1,9 @@
 import CHEIF
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encodes HEIC (HEVC in HEIF) with libheif and its x265 encoder.
 ///

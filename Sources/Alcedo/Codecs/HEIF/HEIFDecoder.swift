@@ -1,5 +1,9 @@
 import CHEIF
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Decodes HEIC and HEIF files with libheif (libde265 for HEVC, dav1d/libaom for AV1 items).
 ///

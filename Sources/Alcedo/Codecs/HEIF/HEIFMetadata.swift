@@ -1,5 +1,9 @@
 import CHEIF
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// EXIF and XMP items of a HEIF file (HEIC, or AVIF read through libheif), as libvips'
 /// `heifload` and `heifsave` handle them: the `Exif` item (its 4-byte offset to the TIFF

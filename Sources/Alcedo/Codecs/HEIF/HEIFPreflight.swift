@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The sizes a HEIF file declares for its primary image, read from its ISO-BMFF boxes
 /// (ISO/IEC 23008-12) before libheif sees the file, so that ``DecodingLimits`` are checked

@@ -1,5 +1,9 @@
 import CAlcedoCodecs
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encodes JPEG with libjpeg-turbo.
 ///

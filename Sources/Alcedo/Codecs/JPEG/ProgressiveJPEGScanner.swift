@@ -1,5 +1,9 @@
 import CAlcedoCodecs
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Decodes a progressive JPEG while its bytes arrive: libjpeg-turbo's buffered-image mode
 /// behind a suspending source, fed each new chunk once (never the whole body again), so the

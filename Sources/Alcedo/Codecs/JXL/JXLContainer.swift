@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The ISO BMFF boxes of a JPEG XL container, read without libjxl.
 enum JXLContainer {

@@ -1,5 +1,9 @@
 import CJXL
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Decodes JPEG XL (bare codestreams and the container, still and animated) with libjxl 0.7.
 ///

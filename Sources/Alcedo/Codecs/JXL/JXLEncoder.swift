@@ -1,5 +1,16 @@
 import CJXL
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Encodes JPEG XL with libjxl 0.7, as a bare codestream (or a container when a profile needs it).
 ///
@@ -155,7 +166,7 @@ public struct JXLEncoder: ImageEncoding {
             let status = contents.withUnsafeBytes {
                 lib.JxlEncoderAddBox!(encoder, type, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count, 0)
             }
-            try check(status, encoder, lib, "the \(type.trimmingCharacters(in: .whitespaces)) box")
+            try check(status, encoder, lib, "the \(type.trimmingSpaces()) box")
         }
         lib.JxlEncoderCloseBoxes!(encoder)
     }

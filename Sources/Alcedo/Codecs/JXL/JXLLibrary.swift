@@ -1,5 +1,9 @@
 import CJXL
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// libjxl, loaded on first use (see `CJXL.h`): a process that never reads or writes JPEG XL
 /// does not pay for loading it and the libraries it brings.

@@ -1,5 +1,9 @@
 import CJXL
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The `Exif` and `xml ` (XMP) boxes of a JPEG XL container, as libvips' `jxlload` and
 /// `jxlsave` handle them. An `Exif` box starts with a 4-byte offset to the TIFF header, dropped

@@ -1,5 +1,9 @@
 import CPNG
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Decodes PNG files into RGBA8, straight alpha.
 ///

@@ -1,5 +1,9 @@
 import CPNG
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encodes the first frame of an image as an 8-bit PNG with libpng's simplified API.
 ///

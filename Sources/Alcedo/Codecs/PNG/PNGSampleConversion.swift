@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// How the samples of one PNG file become RGBA8, built once per file from its header and
 /// colour chunks (`PLTE`, `tRNS`, `gAMA`, `sRGB`) and shared by every frame of an APNG.

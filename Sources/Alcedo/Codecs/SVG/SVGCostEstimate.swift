@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What drawing an SVG document at a given size will cost, estimated from its text before
 /// librsvg draws anything, so that a document whose drawing cannot fit the CPU budget is
@@ -125,10 +129,10 @@ struct SVGCostEstimate: Equatable {
     /// The id of the filter an element names in `filter="url(#id)"` or a `filter:` style.
     private static func filterReference(_ attributes: [String: String]) -> String? {
         var value = attributes["filter"]
-        if value == nil, let style = attributes["style"], let range = style.range(of: "filter") {
+        if value == nil, let style = attributes["style"], let range = style.firstRange(of: "filter") {
             value = String(style[range.upperBound...].prefix { $0 != ";" })
         }
-        guard let value, let start = value.range(of: "#") else { return nil }
+        guard let value, let start = value.firstRange(of: "#") else { return nil }
         let id = value[start.upperBound...].prefix { $0 != ")" && $0 != "'" && $0 != "\"" && !$0.isWhitespace }
         return id.isEmpty ? nil : String(id)
     }
@@ -179,7 +183,7 @@ struct SVGCostEstimate: Equatable {
         init(_ attributes: [String: String]) {
             userSpace = attributes["filterUnits"] == "userSpaceOnUse"
             func fraction(_ key: String, default value: Double) -> Double? {
-                guard let text = attributes[key]?.trimmingCharacters(in: .whitespaces) else { return value }
+                guard let text = attributes[key]?.trimmingSpaces() else { return value }
                 if text.hasSuffix("%") { return Double(text.dropLast()).map { $0 / 100 } ?? value }
                 return Double(text) ?? value
             }
@@ -242,7 +246,7 @@ struct SVGCostEstimate: Equatable {
 /// ex at 16 px); percentages and anything else give `nil`.
 enum SVGLength {
     static func userUnits(_ text: String) -> Double? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces()
         let units: [(String, Double)] = [("px", 1), ("pt", 4.0 / 3), ("pc", 16), ("mm", 96 / 25.4), ("cm", 96 / 2.54),
                                          ("in", 96), ("em", 16), ("ex", 8)]
         for (suffix, factor) in units where trimmed.hasSuffix(suffix) {

@@ -1,5 +1,9 @@
 import CRSVG
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Rasterises SVG with librsvg (2.52 or later; Debian 12 has 2.54) and cairo.
 ///

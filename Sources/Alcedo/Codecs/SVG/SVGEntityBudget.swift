@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Bounds what the XML entities an SVG declares in its internal DTD subset can expand to,
 /// before libxml2 expands them: libxml2 stops exponential "billion laughs" documents itself,
@@ -12,13 +16,13 @@ enum SVGEntityBudget {
     /// doctype declares would expand to more than ``limit`` bytes (or refer in a cycle).
     static func check(_ data: Data) throws(AlcedoError) {
         let text = String(decoding: data, as: UTF8.self)
-        guard let doctype = text.range(of: "<!DOCTYPE", options: .caseInsensitive),
+        guard let doctype = text.firstRangeIgnoringCase(of: "<!DOCTYPE"),
               let open = text[doctype.upperBound...].firstIndex(of: "["),
-              let close = text[open...].range(of: "]>")?.lowerBound ?? text[open...].lastIndex(of: "]") else { return }
+              let close = text[open...].firstRange(of: "]>")?.lowerBound ?? text[open...].lastIndex(of: "]") else { return }
         let subset = text[text.index(after: open)..<close]
         var entities: [String: Substring] = [:]
         var rest = subset[...]
-        while let declaration = rest.range(of: "<!ENTITY") {
+        while let declaration = rest.firstRange(of: "<!ENTITY") {
             var cursor = rest[declaration.upperBound...].drop { $0.isWhitespace }
             if cursor.first == "%" { cursor = cursor.dropFirst().drop { $0.isWhitespace } }
             let name = cursor.prefix { !$0.isWhitespace }

@@ -1,6 +1,17 @@
 import CRSVG
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 
 /// One librsvg render on a thread of its own, watched by the decoding thread against the
@@ -62,14 +73,14 @@ final class SVGRenderJob: Sendable {
                 throw .decodingError(reason: .unsupportedFeature(
                     format: .svg, message: "\(abandonedCount) earlier SVG renders that ran past their time limit are still drawing; try again later"))
             }
-            Thread.sleep(forTimeInterval: 0.02)
+            usleep(20_000)
         }
         let job = SVGRenderJob()
         let lib = document.lib
         // The thread owns a reference of its own: an abandoned render outlives the caller's.
         // (Passed as its address: the pointer is used by that thread alone from here on.)
         let handle = UInt(bitPattern: lib.g_object_ref(UnsafeMutableRawPointer(document.handle)))
-        let thread = Thread {
+        let body: @Sendable () -> Void = {
             var clock = clockid_t()
             let hasClock = pthread_getcpuclockid(pthread_self(), &clock) == 0
             job.state.withLock { $0.clock = hasClock ? clock : nil }
@@ -91,8 +102,10 @@ final class SVGRenderJob: Sendable {
             }
             job.finished.signal()
         }
-        thread.stackSize = 8 << 20
-        thread.start()
+        guard startDetachedThread(stackSize: 8 << 20, body) else {
+            lib.g_object_unref(UnsafeMutableRawPointer(bitPattern: handle)!)
+            throw .decodingError(reason: .unsupportedFeature(format: .svg, message: "the system refused a render thread"))
+        }
         job.started.wait()
         let limit = deadline.limit - deadline.elapsed
         let threadClock = job.state.withLock { $0.clock }

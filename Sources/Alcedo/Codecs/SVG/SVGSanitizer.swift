@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Removes what can run code from an SVG document that is to be served as SVG (a browser
 /// runs scripts in an SVG opened as a document), keeping everything else byte for byte.

@@ -1,5 +1,16 @@
 import CTIFF
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Decodes TIFF files (classic and BigTIFF, either byte order) with libtiff, read from memory
 /// or, band by band, from an open file (``decodeRows(fileDescriptor:options:start:rows:)``).

@@ -1,5 +1,9 @@
 import CTIFF
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encodes the first frame of an image as an 8-bit RGB or RGBA TIFF with libtiff.
 ///

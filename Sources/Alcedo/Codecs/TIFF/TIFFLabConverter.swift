@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// CIE L*a*b* samples (TIFF's CIELab and ICCLab photometric interpretations) to sRGB: L*a*b*
 /// to XYZ relative to the file's white point (the WhitePoint tag; D50 without one, as libtiff

@@ -1,5 +1,9 @@
 import CTIFF
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// libtiff, loaded on first use (see `CTIFF.h`): a process that never reads or writes TIFF
 /// does not pay for loading it and the compression libraries it brings.

@@ -1,5 +1,9 @@
 import CTIFF
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The XMP packet (tag 700) and IPTC block (RichTIFFIPTC, 33723) of a TIFF page, as libvips'
 /// `tiffload` and `tiffsave` handle them. EXIF is neither read nor written: in a TIFF it is a

@@ -1,5 +1,9 @@
 import CTIFF
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The facts of the current TIFF directory (page) that decoding needs, read once.
 struct TIFFPage {

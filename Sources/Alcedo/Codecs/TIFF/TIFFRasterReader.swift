@@ -1,5 +1,9 @@
 import CTIFF
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reads one TIFF page strip by strip or tile by tile into RGBA8 (through
 /// ``TIFFSampleConverter``), straight into the output, into a ``BoxShrinker``, or band by band

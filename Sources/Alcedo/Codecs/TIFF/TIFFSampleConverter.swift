@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Turns runs of decoded TIFF samples (after decompression and the predictor, in host byte
 /// order as libtiff returns them) into RGBA8, straight alpha.

@@ -1,5 +1,9 @@
 import CWebP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Decodes WebP with libwebp: lossy (`VP8 `), lossless (`VP8L`), with alpha (`ALPH`) and animated.
 ///

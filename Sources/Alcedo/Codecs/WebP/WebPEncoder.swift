@@ -1,5 +1,9 @@
 import CWebP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encodes images as WebP with libwebp: lossy or lossless, alpha kept, animations with every
 /// frame's duration and the loop count.

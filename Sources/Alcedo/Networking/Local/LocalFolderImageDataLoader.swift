@@ -1,6 +1,10 @@
 import Crypto
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -92,7 +96,7 @@ public final class LocalFolderImageDataLoader: ImageDataLoading {
         let path = url.path(percentEncoded: true)
         var segments: [String] = []
         for raw in path.split(separator: "/", omittingEmptySubsequences: true) {
-            guard let segment = String(raw).removingPercentEncoding else {
+            guard let segment = String(raw).percentDecoded else {
                 throw .requestError(reason: .invalidURL(url.absoluteString))
             }
             if segment == "." { continue }
@@ -184,7 +188,7 @@ public final class LocalFolderImageDataLoader: ImageDataLoading {
     }
 
     static func contentType(for name: String) -> String? {
-        let ext = (name as NSString).pathExtension.lowercased()
+        let ext = name.filePathExtension.lowercased()
         guard !ext.isEmpty, let format = ImageFormat(fileExtension: ext) else { return nil }
         return format.mimeType
     }

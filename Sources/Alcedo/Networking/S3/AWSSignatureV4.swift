@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Signs HTTP requests with AWS Signature Version 4 (`AWS4-HMAC-SHA256` in the
 /// `Authorization` header), as S3 and every S3-compatible store accept them.
@@ -148,7 +152,7 @@ public struct AWSSignatureV4: Sendable {
         guard let query, !query.isEmpty else { return "" }
         let pairs: [(String, String)] = query.split(separator: "&", omittingEmptySubsequences: true).map { item in
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let decode = { (text: Substring) in String(text).removingPercentEncoding ?? String(text) }
+            let decode = { (text: Substring) in String(text).percentDecoded ?? String(text) }
             return (uriEncode(decode(parts[0]), keepSlash: false), parts.count > 1 ? uriEncode(decode(parts[1]), keepSlash: false) : "")
         }
         return pairs.sorted { $0.0 == $1.0 ? $0.1 < $1.1 : $0.0 < $1.0 }.map { "\($0.0)=\($0.1)" }.joined(separator: "&")

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An error answer of an S3-compatible store: the HTTP status and the `<Code>` and
 /// `<Message>` of its XML body (`NoSuchKey`, `AccessDenied`, `SlowDown`…).
@@ -93,12 +97,12 @@ public struct ObjectStorageError: Sendable, Hashable, CustomStringConvertible {
 
     /// The text of the first `<name>…</name>` element, XML entities decoded, at most 300 characters.
     static func element(_ name: String, in text: String) -> String? {
-        guard let start = text.range(of: "<\(name)>"),
-              let end = text.range(of: "</\(name)>", range: start.upperBound..<text.endIndex) else { return nil }
+        guard let start = text.firstRange(of: "<\(name)>"),
+              let end = text[start.upperBound...].firstRange(of: "</\(name)>") else { return nil }
         let raw = text[start.upperBound..<end.lowerBound]
-        let decoded = raw.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
-            .replacingOccurrences(of: "&amp;", with: "&")
+        let decoded = raw.replacing("&lt;", with: "<").replacing("&gt;", with: ">")
+            .replacing("&quot;", with: "\"").replacing("&apos;", with: "'")
+            .replacing("&amp;", with: "&")
         let clean = String(decoded.unicodeScalars.filter { $0.value >= 0x20 }.map(Character.init))
         return clean.isEmpty ? nil : String(clean.prefix(300))
     }

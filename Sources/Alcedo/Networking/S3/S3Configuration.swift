@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where and how ``S3ImageDataLoader`` reads `s3://bucket/key` sources: the store's endpoint,
 /// the region, the addressing style, the buckets allowed and the credentials. Every property

@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// An access key for S3 or an S3-compatible store: the key ID, the secret and, for temporary
 /// credentials, a session token.
@@ -51,7 +62,7 @@ public struct S3Credentials: Sendable, Hashable, CustomStringConvertible, Custom
             text = try String(contentsOf: url, encoding: .utf8)
         } catch {
             if !FileManager.default.fileExists(atPath: url.path) { return nil }
-            throw .unreadableCredentialsFile(url.path, message: "\(error.localizedDescription)")
+            throw .unreadableCredentialsFile(url.path, message: errorReason(error))
         }
         let sections = parseINI(text)
         guard let section = sections[profile] ?? sections["profile " + profile] else {
@@ -76,7 +87,7 @@ public struct S3Credentials: Sendable, Hashable, CustomStringConvertible, Custom
         if let path = environment["AWS_SHARED_CREDENTIALS_FILE"], !path.isEmpty {
             file = URL(fileURLWithPath: path)
         } else {
-            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.accountHomeDirectory()
             file = URL(fileURLWithPath: home).appendingPathComponent(".aws/credentials")
         }
         let profile = environment["AWS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
@@ -94,19 +105,28 @@ public struct S3Credentials: Sendable, Hashable, CustomStringConvertible, Custom
         var sections: [String: [String: String]] = [:]
         var current: String?
         for rawLine in text.split(whereSeparator: \.isNewline) {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            let line = rawLine.trimmingSpaces()
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("["), line.hasSuffix("]") {
-                let name = line.dropFirst().dropLast().trimmingCharacters(in: .whitespaces)
+                let name = line.dropFirst().dropLast().trimmingSpaces()
                 current = name
                 if sections[name] == nil { sections[name] = [:] }
                 continue
             }
             guard let section = current, let equals = line.firstIndex(of: "=") else { continue }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let key = line[..<equals].trimmingSpaces().lowercased()
+            let value = line[line.index(after: equals)...].trimmingSpaces()
             sections[section]?[key] = value
         }
         return sections
+    }
+}
+
+extension S3Credentials {
+    /// The home directory of the account the process runs as (from the password database),
+    /// or `/` when it has none.
+    fileprivate static func accountHomeDirectory() -> String {
+        guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return "/" }
+        return String(cString: directory)
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reads `s3://bucket/key` sources from Amazon S3 or an S3-compatible store (MinIO, Cloudflare
 /// R2, Ceph, Google Cloud Storage's interoperability API), signing each GET with AWS Signature

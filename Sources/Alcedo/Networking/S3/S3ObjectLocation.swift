@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The bucket, key and version an `s3://bucket/key[?versionId=ID]` URL names.
 ///
@@ -29,7 +33,7 @@ public struct S3ObjectLocation: Sendable, Hashable {
         guard url.scheme?.lowercased() == "s3", let bucket = url.host(percentEncoded: false), !bucket.isEmpty,
               bucket.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0 != "/" }) else { throw invalid }
         let path = url.path(percentEncoded: true)
-        guard path.hasPrefix("/"), path.count > 1, let key = String(path.dropFirst()).removingPercentEncoding, !key.isEmpty else {
+        guard path.hasPrefix("/"), path.count > 1, let key = String(path.dropFirst()).percentDecoded, !key.isEmpty else {
             throw invalid
         }
         var version: String?
@@ -37,10 +41,10 @@ public struct S3ObjectLocation: Sendable, Hashable {
             for item in query.split(separator: "&") {
                 let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 if parts.count == 2, parts[0] == "versionId" {
-                    version = String(parts[1]).removingPercentEncoding
+                    version = String(parts[1]).percentDecoded
                 }
             }
-            if version == nil, !query.contains("=") { version = query.removingPercentEncoding }
+            if version == nil, !query.contains("=") { version = query.percentDecoded }
             if let found = version, found.isEmpty { version = nil }
         }
         self.init(bucket: bucket, key: key, versionID: version)
