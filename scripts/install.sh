@@ -33,10 +33,12 @@ install)
   if [ -z "$bin" ]; then bin="$(swift build -c release --show-bin-path)/alcedo"; fi
   [ -x "$bin" ] || { echo "install.sh: no executable at $bin (run make release first)" >&2; exit 1; }
   # generate-manual is swift-argument-parser's man page generator, built in the configuration
-  # of the binary being installed (it is small).
+  # of the binary being installed, with the same flags (so nothing already built is redone).
   if [ -z "$manual_tool" ]; then
-    config=release; case "$bin" in */debug/*) config=debug ;; esac
-    swift build -c "$config" --product generate-manual >/dev/null
+    config=release; flags=$(bash scripts/release-flags.sh)
+    case "$bin" in */debug/*) config=debug; flags="" ;; esac
+    # shellcheck disable=SC2086 # the flags are words
+    swift build -c "$config" $flags --product generate-manual >/dev/null
     manual_tool="$(swift build -c "$config" --show-bin-path)/generate-manual"
   fi
 

@@ -1,3 +1,4 @@
+import AlcedoTestSupport
 import AlcedoURLSession
 import Foundation
 import Testing
@@ -62,5 +63,22 @@ struct URLSessionImageLoaderTests {
             #expect(cancelled?.isCancellation == true)
             #expect(await eventually { server.abortedCount("/stall.png") == 1 })
         }
+    }
+
+    /// A refused connection is named as the AsyncHTTPClient loader names it, so that retry
+    /// strategies and `isConnectionFailure` read both loaders alike.
+    @Test func refusedConnectionIsNamed() async throws {
+        let url = URL(string: "http://127.0.0.1:\(try LoopbackPort.free())/a.png")!
+        let downloader = ImageDownloader(name: "urlsession-refused", configuration: .init(timeout: .seconds(30)),
+                                         loader: URLSessionImageLoader())
+        let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: url) }
+        guard case .connectionRefused(let refused)? = error?.networkReason else {
+            Issue.record("expected a refused connection, got \(String(describing: error))")
+            await downloader.shutdown()
+            return
+        }
+        #expect(refused == url)
+        #expect(error?.isConnectionFailure == true)
+        await downloader.shutdown()
     }
 }
