@@ -1,9 +1,7 @@
 import Hummingbird
 import HummingbirdCore
 import NIOCore
-import NIOHTTP1
 import NIOHTTPTypes
-import HTTPTypes
 
 /// Closes a connection whose response is not written within the write timeout
 /// (``ImageServerConfiguration/writeResponseTimeout``), counted from the response's head to
