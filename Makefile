@@ -25,6 +25,7 @@ build: deps
 
 release: deps
 	$(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS)
+	@bash scripts/check-release-binary.sh
 
 # The demo runs the debug build, the configuration `make test` builds too: `make test` after
 # `make demo` compiles only the test targets. `make release` (used by serve, install and the
