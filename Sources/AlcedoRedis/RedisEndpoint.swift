@@ -71,12 +71,12 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// `redis://host:port/db`, without credentials: how the node is named in logs, errors and metrics.
     public var description: String {
-        let host = self.host.contains(":") ? "[\(self.host)]" : self.host
+        let host = self.host.contains(literal: ":") ? "[\(self.host)]" : self.host
         return "\(usesTLS ? "rediss" : "redis")://\(host):\(port)" + (database == 0 ? "" : "/\(database)")
     }
 
     private static func redacted(_ text: String) -> String {
-        guard let at = text.lastIndex(of: "@"), let scheme = text.firstRange(of: "://") else { return text }
+        guard let at = text.lastIndex(of: "@"), let scheme = text.range(ofLiteral: "://") else { return text }
         return String(text[..<scheme.upperBound]) + "***" + String(text[at...])
     }
 }

@@ -32,12 +32,12 @@ public struct BindAddress: Sendable, Hashable, CustomStringConvertible {
         var host = String(trimmed[..<colon])
         let bracketed = host.hasPrefix("[") && host.hasSuffix("]")
         if bracketed { host = String(host.dropFirst().dropLast()) }
-        guard !host.contains(":") || (bracketed && IPAddress(host) != nil) else {
+        guard !host.contains(literal: ":") || (bracketed && IPAddress(host) != nil) else {
             throw .invalidValue(name, message: "\"\(text)\": write an IPv6 address in brackets, [::1]:8080")
         }
         self.init(host: host.isEmpty ? "0.0.0.0" : host, port: port)
     }
 
     /// `HOST:PORT` (`[HOST]:PORT` for IPv6).
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    public var description: String { host.contains(literal: ":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

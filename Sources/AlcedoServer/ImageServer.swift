@@ -93,7 +93,7 @@ public struct ImageServer: Sendable {
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "Alcedo"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
-                let shownHost = host.contains(":") ? "[\(host)]" : host
+                let shownHost = host.contains(literal: ":") ? "[\(host)]" : host
                 await onListening("http://\(shownHost):\(port)")
             },
             logger: logger)

@@ -486,7 +486,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         c.maxRedirects = try env.pick("MAX_REDIRECTS", flag: maxRedirects, env.int("MAX_REDIRECTS")) ?? c.maxRedirects
         if let agent = env.pick("USER_AGENT", flag: userAgent, env.string("USER_AGENT")) {
-            c.userAgent = agent.replacing("%current_version", with: AlcedoCommand.version)
+            c.userAgent = agent.replacing(literal: "%current_version", with: AlcedoCommand.version)
         }
         c.concurrency = try env.pick("CONCURRENCY", flag: concurrency, env.int("CONCURRENCY")) ?? c.concurrency
         let imgproxyQueue = try imgproxyLimit(env, "REQUESTS_QUEUE_SIZE", for: "QUEUE")

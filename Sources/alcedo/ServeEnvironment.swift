@@ -130,7 +130,7 @@ final class ServeEnvironment {
     /// true, else the variable that supplied it, else `default`.
     func record(_ name: String, flag: Bool) {
         note(name)
-        sources[name] = flag ? "--" + name.lowercased().replacing("_", with: "-") : (origins[name] ?? "default")
+        sources[name] = flag ? "--" + name.lowercased().replacing(literal: "_", with: "-") : (origins[name] ?? "default")
     }
 
     /// The flag's value when given, else `environment` (read whether or not the flag was

@@ -288,7 +288,7 @@ enum XMPCopyrightFilter {
         var elements: [String] = []
         var attributes: [String] = []
         var searchFrom = text.startIndex
-        while let open = text[searchFrom...].firstRange(of: "<") {
+        while let open = text[searchFrom...].range(ofLiteral: "<") {
             searchFrom = open.upperBound
             let nameEnd = text[open.upperBound...].firstIndex(where: { $0 == " " || $0 == ">" || $0 == "/" || $0 == "\n" || $0 == "\t" || $0 == "\r" })
                 ?? text.endIndex
@@ -304,7 +304,7 @@ enum XMPCopyrightFilter {
             if text[text.index(before: tagEnd)] == "/" {
                 elements.append(String(text[open.lowerBound...tagEnd]))
                 searchFrom = text.index(after: tagEnd)
-            } else if let close = text[tagEnd...].firstRange(of: "</" + name + ">") {
+            } else if let close = text[tagEnd...].range(ofLiteral: "</" + name + ">") {
                 elements.append(String(text[open.lowerBound..<close.upperBound]))
                 searchFrom = close.upperBound
             }

@@ -182,7 +182,7 @@ extension ImageFormat {
             rest = rest.drop(while: { $0.isWhitespace })
             if rest.hasPrefix("<?") || rest.hasPrefix("<!--") || rest.hasPrefix("<!") {
                 let terminator = rest.hasPrefix("<?") ? "?>" : (rest.hasPrefix("<!--") ? "-->" : ">")
-                guard let close = rest.firstRange(of: terminator) else { return false }
+                guard let close = rest.range(ofLiteral: terminator) else { return false }
                 rest = rest[close.upperBound...]
                 continue
             }

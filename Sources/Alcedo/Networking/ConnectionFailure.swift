@@ -80,7 +80,7 @@ enum ConnectionFailure {
                 let text = "\(entry)"
                 let body = text.components(separatedBy: " at ").first ?? text
                 let reason = body.split(separator: ":").last.map(String.init) ?? body
-                return reason.lowercased().replacing("_", with: " ")
+                return reason.lowercased().replacing(literal: "_", with: " ")
             }
             return reasons.isEmpty ? "\(error)" : reasons.joined(separator: "; ")
         default:

@@ -271,7 +271,7 @@ extension ImageDownloader {
         let head = data.prefix(64)
         let isText = head.allSatisfy { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || (0x20...0x7E).contains($0) || $0 >= 0x80 }
         if isText, let text = String(data: head, encoding: .utf8) ?? String(data: head.dropLast(3), encoding: .utf8) {
-            let flat = text.replacing("\r", with: "\\r").replacing("\n", with: "\\n")
+            let flat = text.replacing(literal: "\r", with: "\\r").replacing(literal: "\n", with: "\\n")
             return "\"\(flat)\"" + (data.count > head.count ? "…" : "")
         }
         let hex = data.prefix(16).map { byte in String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16) }

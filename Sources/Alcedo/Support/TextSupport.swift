@@ -94,6 +94,63 @@ extension StringProtocol {
     }
 }
 
+// Literal search, code unit by code unit, as full Foundation's `contains`, `range(of:)` and
+// `replacingOccurrences(of:with:)` search. The standard library's `contains("/")` and
+// `firstRange(of:)` compare whole characters, so a combining mark after `/` (`"/\u{301}"`, one
+// character) hides the slash from them, though a file system or a URL parser still sees it:
+// checks on paths, hosts, URLs and markup must use these.
+extension String {
+    /// `true` when `needle`'s UTF-8 bytes occur in the text (an empty needle is not found).
+    package func contains(literal needle: String) -> Bool { range(ofLiteral: needle) != nil }
+
+    /// The first range whose UTF-8 bytes are `needle`'s, or `nil` (also for an empty needle).
+    package func range(ofLiteral needle: String) -> Range<Index>? { self[...].range(ofLiteral: needle) }
+
+    /// The text with every non-overlapping occurrence of `needle`'s bytes, left to right,
+    /// replaced by `replacement`.
+    package func replacing(literal needle: String, with replacement: String) -> String {
+        self[...].replacing(literal: needle, with: replacement)
+    }
+}
+
+extension Substring {
+    /// `true` when `needle`'s UTF-8 bytes occur in the text (an empty needle is not found).
+    package func contains(literal needle: String) -> Bool { range(ofLiteral: needle) != nil }
+
+    /// The first range whose UTF-8 bytes are `needle`'s, or `nil` (also for an empty needle).
+    package func range(ofLiteral needle: String) -> Range<Index>? {
+        let pattern = Array(needle.utf8)
+        guard let head = pattern.first else { return nil }
+        let bytes = utf8
+        var start = bytes.startIndex
+        while let found = bytes[start...].firstIndex(of: head) {
+            var position = bytes.index(after: found)
+            var matched = 1
+            while matched < pattern.count, position < bytes.endIndex, bytes[position] == pattern[matched] {
+                matched += 1
+                position = bytes.index(after: position)
+            }
+            if matched == pattern.count { return found..<position }
+            start = bytes.index(after: found)
+        }
+        return nil
+    }
+
+    /// The text with every non-overlapping occurrence of `needle`'s bytes, left to right,
+    /// replaced by `replacement`.
+    package func replacing(literal needle: String, with replacement: String) -> String {
+        var result = String.UnicodeScalarView()
+        var rest = unicodeScalars[...]
+        while let found = Substring(rest).range(ofLiteral: needle) {
+            result.append(contentsOf: rest[rest.startIndex..<found.lowerBound])
+            result.append(contentsOf: replacement.unicodeScalars)
+            rest = rest[found.upperBound...]
+        }
+        result.append(contentsOf: rest)
+        return String(result)
+    }
+}
+
 extension UInt8 {
     /// `true` for the ASCII letters and digits (the ASCII part of Foundation's
     /// `CharacterSet.alphanumerics`).

@@ -116,7 +116,7 @@ public struct SourceGuard: Sendable {
     /// Whether `text` starts with `pattern`, where each `*` in the pattern stands for any run
     /// (possibly empty) of characters other than `/`.
     public static func prefix(_ pattern: String, matches text: String) -> Bool {
-        guard pattern.contains("*") else { return text.hasPrefix(pattern) }
+        guard pattern.contains(literal: "*") else { return text.hasPrefix(pattern) }
         return matchPrefix(Array(pattern.utf8)[...], Array(text.utf8)[...])
     }
 

@@ -407,7 +407,7 @@ public final class ImageService: Sendable {
         var path = source
         if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<end]) }
         var last = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
-        if let scheme = path.firstRange(of: "://"), path[scheme.upperBound...].firstIndex(of: "/") == nil { last = "" }
+        if let scheme = path.range(ofLiteral: "://"), path[scheme.upperBound...].firstIndex(of: "/") == nil { last = "" }
         var stem = last, ext = ""
         if let dot = last.lastIndex(of: "."), dot != last.startIndex {
             stem = String(last[..<dot])
@@ -416,7 +416,7 @@ public final class ImageService: Sendable {
         if let filename, !filename.isEmpty { stem = filename }
         if let format { ext = "." + format.preferredFileExtension }
         if stem.isEmpty { stem = "image" }
-        let safe = stem.replacing("\"", with: "%22")
+        let safe = stem.replacing(literal: "\"", with: "%22")
             .unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "_" : String($0) }.joined()
         return (attachment ? "attachment" : "inline") + "; filename=\"" + safe + ext + "\""
     }

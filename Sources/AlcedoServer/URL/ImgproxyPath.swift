@@ -71,7 +71,7 @@ public struct ImgproxyPath: Sendable, Hashable {
         guard let end = afterSlash.firstIndex(of: "/") else { throw .malformedPath("expected /signature/options/source") }
         let signature = String(afterSlash[..<end])
         guard !signature.isEmpty else { throw .malformedPath("the signature segment is empty") }
-        guard !signature.contains(":") else { throw .malformedSignature }
+        guard !signature.contains(literal: ":") else { throw .malformedSignature }
         let signedPart = "/" + redenormalized(String(afterSlash[afterSlash.index(after: end)...]))
         var segments = signedPart.dropFirst().split(separator: "/", omittingEmptySubsequences: false)[...]
         var options = rules.defaults
@@ -88,7 +88,7 @@ public struct ImgproxyPath: Sendable, Hashable {
             }
         } else {
             while let segment = segments.first, segment.contains(rules.argumentsSeparator), segment != "plain" {
-                if let allowed = rules.allowedOptions, let cut = segment.firstRange(of: rules.argumentsSeparator) {
+                if let allowed = rules.allowedOptions, let cut = segment.range(ofLiteral: rules.argumentsSeparator) {
                     let name = String(segment[..<cut.lowerBound])
                     guard allowed.contains(name) else { throw .optionNotAllowed(name) }
                 }
@@ -152,14 +152,14 @@ public struct ImgproxyPath: Sendable, Hashable {
         if path.hasPrefix("plain/") {
             options = ""
             plain = path.dropFirst(6)
-        } else if let range = path.firstRange(of: "/plain/") {
+        } else if let range = path.range(ofLiteral: "/plain/") {
             options = path[..<range.lowerBound]
             plain = path[range.upperBound...]
         } else {
             options = path[...]
             plain = nil
         }
-        let fixedOptions = options.contains("%3A") ? String(options.replacing("%3A", with: ":")) : String(options)
+        let fixedOptions = options.contains(literal: "%3A") ? String(options.replacing(literal: "%3A", with: ":")) : String(options)
         guard var source = plain.map(String.init) else { return fixedOptions }
         source = repairedScheme(source)
         return fixedOptions.isEmpty ? "plain/" + source : fixedOptions + "/plain/" + source

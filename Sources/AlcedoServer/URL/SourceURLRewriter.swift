@@ -103,7 +103,7 @@ public struct SourceURLRewriter: Sendable, Hashable {
     /// `replacement` with `${N}` and `$N` replaced by the N-th capture (1-based; empty when
     /// there is no such capture).
     private static func expand(_ replacement: String, captures: [String]) -> String {
-        guard replacement.contains("$") else { return replacement }
+        guard replacement.contains(literal: "$") else { return replacement }
         let scalars = Array(replacement.unicodeScalars)
         var out = String.UnicodeScalarView()
         var index = 0

@@ -1,3 +1,4 @@
+import Alcedo
 import Crypto
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -81,15 +82,15 @@ public struct SigningKey: Sendable, Hashable {
 enum Base64URL {
     static func encode(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString()
-            .replacing("+", with: "-")
-            .replacing("/", with: "_")
-            .replacing("=", with: "")
+            .replacing(literal: "+", with: "-")
+            .replacing(literal: "/", with: "_")
+            .replacing(literal: "=", with: "")
     }
 
     /// Decodes URL-safe base64 with or without padding; `nil` for anything else.
     static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        var standard = String(text).replacing("-", with: "+").replacing("_", with: "/")
-        if standard.contains("=") {
+        var standard = String(text).replacing(literal: "-", with: "+").replacing(literal: "_", with: "/")
+        if standard.contains(literal: "=") {
             standard = String(standard.prefix { $0 != "=" })
         }
         guard standard.utf8.allSatisfy({ $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "/") || (0x30...0x39).contains($0)

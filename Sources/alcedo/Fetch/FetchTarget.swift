@@ -93,7 +93,7 @@ enum FetchTarget: Sendable {
             // Whitespace and URL-safe letters are accepted; missing padding is restored.
             var base64 = payload.filter { !$0.isWhitespace }
             base64 = (base64.percentDecoded ?? base64)
-                .replacing("-", with: "+").replacing("_", with: "/")
+                .replacing(literal: "-", with: "+").replacing(literal: "_", with: "/")
             if base64.count % 4 != 0 { base64 += String(repeating: "=", count: 4 - base64.count % 4) }
             guard let data = Data(base64Encoded: base64) else {
                 return .failure(FetchTargetError("the data URL is not valid base64"))

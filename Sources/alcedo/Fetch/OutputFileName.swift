@@ -31,7 +31,7 @@ enum OutputFileName {
     private static func lastComponent(of url: String) -> String {
         if url.lowercased().hasPrefix("data:") { return "data" }
         var path = Substring(url)
-        if let scheme = path.firstRange(of: "://") {
+        if let scheme = path.range(ofLiteral: "://") {
             path = path[scheme.upperBound...]
             path = path.drop { $0 != "/" }  // the host
         }

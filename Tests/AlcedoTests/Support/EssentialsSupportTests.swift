@@ -46,6 +46,19 @@ struct EssentialsSupportTests {
         #expect("abc".firstRangeIgnoringCase(of: "") == nil)
     }
 
+    @Test("literal search sees what Foundation's literal search sees, combining marks and all", arguments: [
+        ("../\u{301}x", "/"), ("a\r\nb", "\n"), ("a\r\nb", "\r"), ("é", "e"), ("e\u{301}", "e"), ("x]>\u{301}", "]>"),
+        ("plain", "z"), ("", "a"), ("aaa", "aa"), ("<b>\u{301}</b>", "</b>"), ("\u{1F600}x", "x"),
+    ])
+    func literalSearchMatchesFoundation(_ text: String, _ needle: String) {
+        let literal = text.range(of: needle, options: .literal)
+        #expect(text.contains(literal: needle) == (literal != nil), "\(Array(text.unicodeScalars)) \(Array(needle.unicodeScalars))")
+        #expect(text.range(ofLiteral: needle).map { Array(text.utf8[$0]) } == literal.map { Array(text.utf8[$0]) })
+        #expect(text.range(ofLiteral: needle)?.lowerBound == literal?.lowerBound)
+        #expect(text.replacing(literal: needle, with: "<>") == text.replacingOccurrences(of: needle, with: "<>", options: .literal))
+        #expect(text[...].contains(literal: needle) == (literal != nil))
+    }
+
     @Test("C formatting gives what String(format:) gives")
     func cFormatMatchesFoundation() {
         #expect(String(cFormat: "%.2f ms", 12.345) == String(format: "%.2f ms", 12.345))

@@ -24,10 +24,10 @@ enum PNGLibrary {
         let text = message(of: image)
         let message = text.isEmpty ? "libpng failed without a message" : text
         let lower = message.lowercased()
-        if lower.contains("not enough image data") || lower.contains("beyond end of data") || lower.contains("truncated") {
+        if lower.contains(literal: "not enough image data") || lower.contains(literal: "beyond end of data") || lower.contains(literal: "truncated") {
             return .decodingError(reason: .truncated(format: format, message: message))
         }
-        if headerStage && !lower.contains("crc") {
+        if headerStage && !lower.contains(literal: "crc") {
             return .decodingError(reason: .invalidHeader(format: format, message: message))
         }
         return .decodingError(reason: .corrupt(format: format, message: message))

@@ -129,10 +129,10 @@ struct SVGCostEstimate: Equatable {
     /// The id of the filter an element names in `filter="url(#id)"` or a `filter:` style.
     private static func filterReference(_ attributes: [String: String]) -> String? {
         var value = attributes["filter"]
-        if value == nil, let style = attributes["style"], let range = style.firstRange(of: "filter") {
+        if value == nil, let style = attributes["style"], let range = style.range(ofLiteral: "filter") {
             value = String(style[range.upperBound...].prefix { $0 != ";" })
         }
-        guard let value, let start = value.firstRange(of: "#") else { return nil }
+        guard let value, let start = value.range(ofLiteral: "#") else { return nil }
         let id = value[start.upperBound...].prefix { $0 != ")" && $0 != "'" && $0 != "\"" && !$0.isWhitespace }
         return id.isEmpty ? nil : String(id)
     }

@@ -14,22 +14,27 @@ enum SVGEntityBudget {
 
     /// Throws `.workingMemoryTooLarge` when the references in `data` to the entities its
     /// doctype declares would expand to more than ``limit`` bytes (or refer in a cycle).
+    ///
+    /// The text is read Unicode scalar by scalar, as libxml2 reads it: a combining mark after
+    /// `;`, a quote or `]` does not hide it (it would from a `Character`-wise reading, where the
+    /// mark and the character before it are one character).
     static func check(_ data: Data) throws(AlcedoError) {
         let text = String(decoding: data, as: UTF8.self)
+        let scalars = text.unicodeScalars
         guard let doctype = text.firstRangeIgnoringCase(of: "<!DOCTYPE"),
-              let open = text[doctype.upperBound...].firstIndex(of: "["),
-              let close = text[open...].firstRange(of: "]>")?.lowerBound ?? text[open...].lastIndex(of: "]") else { return }
-        let subset = text[text.index(after: open)..<close]
-        var entities: [String: Substring] = [:]
-        var rest = subset[...]
-        while let declaration = rest.firstRange(of: "<!ENTITY") {
-            var cursor = rest[declaration.upperBound...].drop { $0.isWhitespace }
-            if cursor.first == "%" { cursor = cursor.dropFirst().drop { $0.isWhitespace } }
-            let name = cursor.prefix { !$0.isWhitespace }
-            cursor = cursor.dropFirst(name.count).drop { $0.isWhitespace }
+              let open = scalars[doctype.upperBound...].firstIndex(of: "["),
+              let close = text[open...].range(ofLiteral: "]>")?.lowerBound ?? scalars[open...].lastIndex(of: "]") else { return }
+        let subset = scalars[scalars.index(after: open)..<close]
+        var entities: [String: Substring.UnicodeScalarView] = [:]
+        var rest = subset
+        while let declaration = Substring(rest).range(ofLiteral: "<!ENTITY") {
+            var cursor = rest[declaration.upperBound...].drop(while: isXMLSpace)
+            if cursor.first == "%" { cursor = cursor.dropFirst().drop(while: isXMLSpace) }
+            let name = cursor.prefix { !isXMLSpace($0) }
+            cursor = cursor.dropFirst(name.count).drop(while: isXMLSpace)
             if let quote = cursor.first, quote == "\"" || quote == "'",
                let end = cursor.dropFirst().firstIndex(of: quote) {
-                entities[String(name)] = cursor[cursor.index(after: cursor.startIndex)..<end]
+                entities[String(String.UnicodeScalarView(name))] = cursor[cursor.index(after: cursor.startIndex)..<end]
                 rest = cursor[end...]
             } else {
                 rest = cursor
@@ -42,7 +47,7 @@ enum SVGEntityBudget {
             if let known = sizes[name] { return known }
             guard let value = entities[name] else { return 0 }
             guard visiting.insert(name).inserted else { throw tooLarge(Int.max) }
-            var total = value.utf8.count
+            var total = Substring(value).utf8.count
             for reference in references(in: value) {
                 total = total &+ (try expanded(reference))
                 if total > limit { throw tooLarge(total) }
@@ -52,20 +57,27 @@ enum SVGEntityBudget {
             return total
         }
         var total = 0
-        for reference in references(in: text[close...]) where entities[reference] != nil {
+        for reference in references(in: scalars[close...]) where entities[reference] != nil {
             total += try expanded(reference)
             if total > limit { throw tooLarge(total) }
         }
     }
 
+    /// XML's white space: space, tab, line feed and carriage return.
+    private static func isXMLSpace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r"
+    }
+
     /// The names of the `&name;` references in `text` (character references left out).
-    private static func references(in text: Substring) -> [String] {
+    private static func references(in text: Substring.UnicodeScalarView) -> [String] {
         var names: [String] = []
         var rest = text
         while let amp = rest.firstIndex(of: "&") {
             let after = rest[rest.index(after: amp)...]
-            let name = after.prefix { $0 != ";" && !$0.isWhitespace && $0 != "&" && $0 != "<" }
-            if !name.isEmpty, !name.hasPrefix("#"), after.dropFirst(name.count).first == ";" { names.append(String(name)) }
+            let name = after.prefix { $0 != ";" && !isXMLSpace($0) && $0 != "&" && $0 != "<" }
+            if !name.isEmpty, name.first != "#", after.dropFirst(name.count).first == ";" {
+                names.append(String(String.UnicodeScalarView(name)))
+            }
             rest = after
         }
         return names

@@ -192,7 +192,7 @@ public struct TIFFDecoder: ImageDecoding {
         }
         guard ok else {
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if text.lowercased().contains("sorry") || text.lowercased().contains("not supported") || text.lowercased().contains("can not handle") {
+            if text.lowercased().contains(literal: "sorry") || text.lowercased().contains(literal: "not supported") || text.lowercased().contains(literal: "can not handle") {
                 throw .decodingError(reason: .unsupportedFeature(format: .tiff, message: text))
             }
             throw session.error(text.isEmpty ? "libtiff could not convert the page to RGBA" : text)

@@ -100,8 +100,8 @@ struct TIFFReadSession {
 
     private static func looksTruncated(_ message: String) -> Bool {
         let lower = message.lowercased()
-        return lower.contains("read error") || lower.contains("past end") || lower.contains("unexpected end")
-            || lower.contains("cannot read tiff header") || lower.contains("premature")
+        return lower.contains(literal: "read error") || lower.contains(literal: "past end") || lower.contains(literal: "unexpected end")
+            || lower.contains(literal: "cannot read tiff header") || lower.contains(literal: "premature")
     }
 
     // MARK: Fields

@@ -103,7 +103,7 @@ public final class LocalFolderImageDataLoader: ImageDataLoading {
             if segment == ".." {
                 throw .requestError(reason: .sourceNotAllowed(url, reason: "the path has a .. segment"))
             }
-            if segment.contains("/") || segment.contains("\0") {
+            if segment.contains(literal: "/") || segment.contains(literal: "\0") {
                 throw .requestError(reason: .sourceNotAllowed(url, reason: "a path segment holds an encoded / or a NUL"))
             }
             segments.append(segment)

@@ -166,7 +166,7 @@ public struct AWSSignatureV4: Sendable {
     /// `host[:port]` as an HTTP client sends it (no port when it is the scheme's default).
     static func hostHeader(_ url: URL) -> String {
         let host = url.host(percentEncoded: false) ?? ""
-        let shown = host.contains(":") ? "[\(host)]" : host
+        let shown = host.contains(literal: ":") ? "[\(host)]" : host
         guard let port = url.port else { return shown }
         let scheme = url.scheme?.lowercased()
         if (scheme == "http" && port == 80) || (scheme == "https" && port == 443) { return shown }

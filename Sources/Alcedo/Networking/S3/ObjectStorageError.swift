@@ -97,12 +97,12 @@ public struct ObjectStorageError: Sendable, Hashable, CustomStringConvertible {
 
     /// The text of the first `<name>…</name>` element, XML entities decoded, at most 300 characters.
     static func element(_ name: String, in text: String) -> String? {
-        guard let start = text.firstRange(of: "<\(name)>"),
-              let end = text[start.upperBound...].firstRange(of: "</\(name)>") else { return nil }
+        guard let start = text.range(ofLiteral: "<\(name)>"),
+              let end = text[start.upperBound...].range(ofLiteral: "</\(name)>") else { return nil }
         let raw = text[start.upperBound..<end.lowerBound]
-        let decoded = raw.replacing("&lt;", with: "<").replacing("&gt;", with: ">")
-            .replacing("&quot;", with: "\"").replacing("&apos;", with: "'")
-            .replacing("&amp;", with: "&")
+        let decoded = raw.replacing(literal: "&lt;", with: "<").replacing(literal: "&gt;", with: ">")
+            .replacing(literal: "&quot;", with: "\"").replacing(literal: "&apos;", with: "'")
+            .replacing(literal: "&amp;", with: "&")
         let clean = String(decoded.unicodeScalars.filter { $0.value >= 0x20 }.map(Character.init))
         return clean.isEmpty ? nil : String(clean.prefix(300))
     }

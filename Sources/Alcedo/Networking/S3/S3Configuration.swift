@@ -86,7 +86,7 @@ public struct S3Configuration: Sendable {
 
     /// Whether requests for `bucket` are path-style (see ``usePathStyle``).
     func pathStyle(for bucket: String) -> Bool {
-        if effectiveEndpoint.scheme?.lowercased() == "https", bucket.contains(".") { return true }
+        if effectiveEndpoint.scheme?.lowercased() == "https", bucket.contains(literal: ".") { return true }
         return usePathStyle ?? (endpoint != nil)
     }
 }

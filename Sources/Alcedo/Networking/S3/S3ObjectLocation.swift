@@ -44,7 +44,7 @@ public struct S3ObjectLocation: Sendable, Hashable {
                     version = String(parts[1]).percentDecoded
                 }
             }
-            if version == nil, !query.contains("=") { version = query.percentDecoded }
+            if version == nil, !query.contains(literal: "=") { version = query.percentDecoded }
             if let found = version, found.isEmpty { version = nil }
         }
         self.init(bucket: bucket, key: key, versionID: version)

@@ -242,3 +242,33 @@ struct SVGSanitizerTests {
         _ = SVGSanitizer.sanitize(Data("<svg <a href='".utf8))
     }
 }
+
+@Suite("SVG entity budget")
+struct SVGEntityBudgetTests {
+    /// One 50 kB entity referenced 20,000 times, each reference followed by `suffix`.
+    static func blowup(suffix: String, quote: String = "\"") -> Data {
+        let big = String(repeating: "x", count: 50_000)
+        let refs = String(repeating: "&b;" + suffix, count: 20_000)
+        return Data(("<?xml version=\"1.0\"?><!DOCTYPE svg [<!ENTITY b \(quote)\(big)\(quote)>]>"
+            + "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"><text>\(refs)</text></svg>").utf8)
+    }
+
+    @Test("references stay counted when a combining mark follows them", arguments: ["", "\u{301}", "\u{20DD}", "\u{200D}"])
+    func combiningMarksDoNotHideReferences(_ suffix: String) {
+        #expect(throws: AlcedoError.self) { try SVGEntityBudget.check(Self.blowup(suffix: suffix)) }
+    }
+
+    @Test("a declaration whose quote carries a combining mark is still read")
+    func combiningMarkAfterTheQuote() {
+        let data = Self.blowup(suffix: "", quote: "'")
+        var text = String(decoding: data, as: UTF8.self)
+        text = text.replacingOccurrences(of: "x'>", with: "x'\u{301}>")
+        #expect(throws: AlcedoError.self) { try SVGEntityBudget.check(Data(text.utf8)) }
+    }
+
+    @Test("a few small entities are within the budget")
+    func smallEntitiesPass() throws {
+        let data = Data(#"<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY ns "http://example.com/ns">]><svg xmlns="http://www.w3.org/2000/svg"><text>&ns;&ns;</text></svg>"#.utf8)
+        try SVGEntityBudget.check(data)
+    }
+}
