@@ -62,7 +62,9 @@ struct LocalFolderImageDataLoaderTests {
     @Test func escapesAreRefusedAndSpecialFilesAreNotFound() async throws {
         try await Self.withRoot { _, loader, _ in
             for escape in ["local:///../secret.png", "local:///%2e%2e/secret.png", "local:///dir/%2E%2E/%2e%2e/secret.png",
-                           "local:///dir%2F..%2F..%2Fsecret.png", "local:///out.png", "local:///outdir/secret.png", "local:///null.png"] {
+                           "local:///dir%2F..%2F..%2Fsecret.png", "local:///out.png", "local:///outdir/secret.png", "local:///null.png",
+                           // An encoded slash followed by a combining mark (one character with it).
+                           "local:///..%2F%CC%81secret.png", "local:///dir%2F%CC%81..%2F%CC%81..%2F%CC%81secret.png"] {
                 do {
                     let (status, _, _) = try await Self.load(loader, escape)
                     Issue.record("\(escape) answered \(status)")
