@@ -57,8 +57,11 @@ extension AlcedoError: LocalizedError {
 // `Error` requirements `_domain` and `_code` give `NSError` bridging (`error as NSError`) the same
 // domain and code without it, and `LocalizedError` gives its localized description.
 extension AlcedoError {
-    /// `"Alcedo.Error"`: the domain of the error bridged to `NSError`.
-    public static var errorDomain: String { "Alcedo.Error" }
+    /// `"Alcedo.Error"`: the domain of every Alcedo error (Kingfisher's `KingfisherError.domain`).
+    public static let domain = "Alcedo.Error"
+
+    /// ``domain``: the domain of the error bridged to `NSError`.
+    public static var errorDomain: String { domain }
 
     /// The one-line ``description`` under `NSLocalizedDescription`, as Kingfisher's
     /// `errorUserInfo`.

@@ -155,7 +155,7 @@ struct EssentialsSupportTests {
     func nsErrorBridging() {
         let error = AlcedoError.requestError(reason: .emptyRequest(URL(string: "https://example.com/a.png")!))
         let bridged = error as NSError
-        #expect(bridged.domain == AlcedoError.errorDomain)
+        #expect(bridged.domain == AlcedoError.errorDomain && AlcedoError.domain == "Alcedo.Error")
         #expect(bridged.code == error.errorCode)
         #expect(bridged.localizedDescription == error.description)
         #expect(error.localizedDescription == error.description)
