@@ -283,30 +283,36 @@ enum XMPCopyrightFilter {
     static let keptElements = ["dc:rights", "dc:creator", "dc:contributor", "dc:publisher"]
     static let keptPrefixes = ["xmpRights:", "cc:"]
 
+    /// The kept properties of `xmp` in a new packet, or `nil` when it has none.
+    ///
+    /// One pass over the packet's bytes: every scan starts where the last one ended, so a
+    /// packet of n bytes costs O(n) whatever it holds (no quadratic search for closing tags
+    /// that never come: an element left open ends the pass).
     static func filter(_ xmp: Data) -> Data? {
         let text = String(decoding: xmp, as: UTF8.self)
+        let bytes = text.utf8
         var elements: [String] = []
         var attributes: [String] = []
-        var searchFrom = text.startIndex
-        while let open = text[searchFrom...].range(ofLiteral: "<") {
-            searchFrom = open.upperBound
-            let nameEnd = text[open.upperBound...].firstIndex(where: { $0 == " " || $0 == ">" || $0 == "/" || $0 == "\n" || $0 == "\t" || $0 == "\r" })
-                ?? text.endIndex
-            let name = String(text[open.upperBound..<nameEnd])
+        var searchFrom = bytes.startIndex
+        while let open = bytes[searchFrom...].firstIndex(of: UInt8(ascii: "<")) {
+            let nameStart = bytes.index(after: open)
+            // A name ends at white space, `>`, `/` or the next `<` (which starts another tag).
+            let nameEnd = bytes[nameStart...].firstIndex(where: isNameEnd) ?? bytes.endIndex
+            searchFrom = nameEnd
+            let name = String(text[nameStart..<nameEnd])
+            let kept = keptElements.contains(name) || keptPrefixes.contains(where: name.hasPrefix)
+            guard name == "rdf:Description" || kept else { continue }
+            guard let tagEnd = bytes[nameEnd...].firstIndex(of: UInt8(ascii: ">")) else { break }
+            searchFrom = bytes.index(after: tagEnd)
             if name == "rdf:Description" {
-                guard let tagEnd = text[nameEnd...].firstIndex(of: ">") else { break }
                 attributes += keptAttributes(String(text[nameEnd..<tagEnd]))
-                continue
-            }
-            guard keptElements.contains(name) || keptPrefixes.contains(where: name.hasPrefix) else { continue }
-            // The whole element: to its closing tag, or itself when it closes at once.
-            guard let tagEnd = text[nameEnd...].firstIndex(of: ">") else { break }
-            if text[text.index(before: tagEnd)] == "/" {
-                elements.append(String(text[open.lowerBound...tagEnd]))
-                searchFrom = text.index(after: tagEnd)
+            } else if bytes[bytes.index(before: tagEnd)] == UInt8(ascii: "/") {
+                elements.append(String(text[open...tagEnd]))
             } else if let close = text[tagEnd...].range(ofLiteral: "</" + name + ">") {
-                elements.append(String(text[open.lowerBound..<close.upperBound]))
+                elements.append(String(text[open..<close.upperBound]))
                 searchFrom = close.upperBound
+            } else {
+                break
             }
         }
         guard !elements.isEmpty || !attributes.isEmpty else { return nil }
@@ -317,6 +323,14 @@ enum XMPCopyrightFilter {
             + attributes.map { " " + $0 }.joined() + ">"
             + elements.joined() + "</rdf:Description></rdf:RDF></x:xmpmeta>\n<?xpacket end=\"w\"?>"
         return Data(packet.utf8)
+    }
+
+    private static func isNameEnd(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: " "), UInt8(ascii: ">"), UInt8(ascii: "/"), UInt8(ascii: "<"),
+             UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"): true
+        default: false
+        }
     }
 
     /// The kept `name="value"` attributes of an `rdf:Description` start tag's attribute text.
