@@ -59,7 +59,9 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
             self.user = nil
             self.password = (user?.isEmpty ?? true) ? nil : user
         }
-        let path = String(components.path.drop { $0 == "/" }.reversed().drop { $0 == "/" }.reversed())
+        var path = Substring(components.path)
+        while path.first == "/" { path.removeFirst() }
+        while path.last == "/" { path.removeLast() }
         if path.isEmpty {
             database = 0
         } else if let number = Int(path), number >= 0 {

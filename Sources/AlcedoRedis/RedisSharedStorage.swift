@@ -105,7 +105,7 @@ public final class RedisSharedStorage: SharedCacheStorage {
 
     /// The Redis key of cache key `key`.
     public func redisKey(forKey key: String) -> String {
-        configuration.keyPrefix + Self.hex(SHA256.hash(data: Data(key.utf8)))
+        configuration.keyPrefix + lowercaseHex(SHA256.hash(data: Data(key.utf8)))
     }
 
     /// The index in ``RedisConfiguration/nodes`` of the node that holds `key`.
@@ -256,15 +256,5 @@ public final class RedisSharedStorage: SharedCacheStorage {
             fields[String(line[..<colon])] = String(line[line.index(after: colon)...]).trimmingSpaces()
         }
         return fields
-    }
-
-    static func hex(_ digest: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in digest {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -54,7 +54,7 @@ struct CacheFolderOptions: ParsableArguments {
 
 /// Ends the command with the error's description on stderr and status 1.
 private func fail(_ error: AlcedoError) -> ExitCode {
-    Console.write("alcedo: \(error)\n", to: STDERR_FILENO)
+    Console.error("alcedo: \(error)")
     return ExitCode.failure
 }
 

@@ -13,20 +13,20 @@ import Glibc
 enum Console {
     /// Writes `message` and a newline to standard error.
     static func error(_ message: String) {
-        Console.write((message + "\n"), to: STDERR_FILENO)
+        Console.write(message + "\n", to: STDERR_FILENO)
     }
 
     /// Writes one line to standard output and flushes it, so piped output streams.
     static func line(_ text: String) {
-        Console.write((text + "\n"), to: STDOUT_FILENO)
+        Console.write(text + "\n", to: STDOUT_FILENO)
     }
 
     /// Writes all of `text` to the descriptor `fd` (standard output or error), as it is.
     static func write(_ text: String, to fd: Int32) {
-        var bytes = Array(text.utf8)
+        let bytes = Array(text.utf8)
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
             if n > 0 {
                 done += n
             } else if n < 0, errno == EINTR {

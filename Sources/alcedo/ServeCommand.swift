@@ -277,8 +277,8 @@ struct ServeCommand: AsyncParsableCommand {
             return
         }
         if !unsupported.isEmpty {
-            Console.write(("alcedo: warning: these imgproxy variables are set but not supported, and are ignored: "
-                + unsupported.joined(separator: ", ") + "\n"), to: STDERR_FILENO)
+            Console.write("alcedo: warning: these imgproxy variables are set but not supported, and are ignored: "
+                + unsupported.joined(separator: ", ") + "\n", to: STDERR_FILENO)
         }
         // One request per core already keeps every core busy: each resize stays on its own
         // thread (about 4% less CPU per resize under load than splitting it into bands).
@@ -291,7 +291,7 @@ struct ServeCommand: AsyncParsableCommand {
             // A refused login ends the command; unreachable nodes are logged and count as misses.
             try await redisStorage?.start()
         } catch {
-            Console.write("alcedo: \(error)\n", to: STDERR_FILENO)
+            Console.error("alcedo: \(error)")
             throw ExitCode.failure
         }
         defer { redisStorage?.shutdown() }
@@ -317,7 +317,7 @@ struct ServeCommand: AsyncParsableCommand {
             Console.write("listening on \(address)\n", to: STDOUT_FILENO)
             if let sample = example {
                 let url = ImgproxyURLBuilder(baseURL: address + prefix, key: key, signatureSize: signatureSize).url(for: sample, options: Self.exampleOptions)
-                Console.write("example: curl -o thumb.webp -H 'Accept: image/webp' '\(url)'\n", to: STDERR_FILENO)
+                Console.error("example: curl -o thumb.webp -H 'Accept: image/webp' '\(url)'")
             }
         }
         await sampleServer?.shutdown()

@@ -13,16 +13,9 @@ enum SystemMemory {
         var total = ProcessInfo.processInfo.physicalMemory
         #if os(Linux)
         for path in ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"] {
-            if let limit = readLimit(at: path), limit > 0 { total = min(total, limit) }
+            if let limit = ControlGroupMemoryLimit.value(at: URL(fileURLWithPath: path)) { total = min(total, UInt64(limit)) }
         }
         #endif
         return total
     }()
-
-    /// The number in a cgroup limit file, or `nil` when it is absent or says `max`.
-    private static func readLimit(at path: String) -> UInt64? {
-        guard let data = POSIXFile.readSmallFile(path, limit: 64) else { return nil }
-        let text = String(decoding: data, as: UTF8.self).trimmingWhitespace()
-        return UInt64(text)
-    }
 }

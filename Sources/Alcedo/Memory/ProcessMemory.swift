@@ -18,13 +18,8 @@ public enum ProcessMemory {
     /// when it does not read).
     public static func residentBytes() -> Int? {
         #if os(Linux)
-        let fd = open("/proc/self/statm", O_RDONLY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 128)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        let fields = String(decoding: buffer[0..<count], as: UTF8.self).split(separator: " ")
+        guard let bytes = POSIXFile.readSmallFile("/proc/self/statm", limit: 128), !bytes.isEmpty else { return nil }
+        let fields = String(decoding: bytes, as: UTF8.self).split(separator: " ")
         guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
         #else

@@ -119,14 +119,20 @@ extension Substring {
 
     /// The first range whose UTF-8 bytes are `needle`'s, or `nil` (also for an empty needle).
     package func range(ofLiteral needle: String) -> Range<Index>? {
-        let pattern = Array(needle.utf8)
+        firstRange(ofBytes: needle, folding: { $0 })
+    }
+
+    /// The first range of `needle`'s UTF-8 bytes once both sides are mapped by `fold`.
+    /// At most the text's length times the needle's comparisons; the needles are short words.
+    fileprivate func firstRange(ofBytes needle: String, folding fold: (UInt8) -> UInt8) -> Range<Index>? {
+        let pattern = needle.utf8.map(fold)
         guard let head = pattern.first else { return nil }
         let bytes = utf8
         var start = bytes.startIndex
-        while let found = bytes[start...].firstIndex(of: head) {
+        while let found = bytes[start...].firstIndex(where: { fold($0) == head }) {
             var position = bytes.index(after: found)
             var matched = 1
-            while matched < pattern.count, position < bytes.endIndex, bytes[position] == pattern[matched] {
+            while matched < pattern.count, position < bytes.endIndex, fold(bytes[position]) == pattern[matched] {
                 matched += 1
                 position = bytes.index(after: position)
             }
@@ -183,21 +189,7 @@ extension Unicode.Scalar {
 extension String {
     /// The first range of `other`, compared byte by byte without regard to ASCII letter case.
     package func firstRangeIgnoringCase(of other: String) -> Range<Index>? {
-        let needle = other.utf8.map(asciiLowercased)
-        guard let head = needle.first else { return nil }
-        let bytes = utf8
-        var start = bytes.startIndex
-        while let found = bytes[start...].firstIndex(where: { asciiLowercased($0) == head }) {
-            var position = bytes.index(after: found)
-            var matched = 1
-            while matched < needle.count, position < bytes.endIndex, asciiLowercased(bytes[position]) == needle[matched] {
-                matched += 1
-                position = bytes.index(after: position)
-            }
-            if matched == needle.count { return found..<position }
-            start = bytes.index(after: found)
-        }
-        return nil
+        self[...].firstRange(ofBytes: other, folding: asciiLowercased)
     }
 
     /// The text C's `snprintf` makes of `format` and `arguments`: numeric conversions only
@@ -236,6 +228,17 @@ extension String {
     }
 }
 
+/// `bytes` as lower-case hexadecimal digits, two per byte (a digest's usual text form).
+package func lowercaseHex(_ bytes: some Sequence<UInt8>) -> String {
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.underestimatedCount * 2)
+    for byte in bytes {
+        out.append(lowercaseHexDigit(byte >> 4))
+        out.append(lowercaseHexDigit(byte & 0x0F))
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
 /// A one-line reason for `error`: its `LocalizedError` description, the system's message for
 /// a POSIX error (also one under a FoundationEssentials file error), or its `description`.
 package func errorReason(_ error: any Error) -> String {
@@ -261,6 +264,10 @@ private func hexValue(_ byte: UInt8) -> UInt8? {
 
 private func hexDigit(_ value: UInt8) -> UInt8 {
     value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
+}
+
+private func lowercaseHexDigit(_ value: UInt8) -> UInt8 {
+    value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
 }
 
 private func asciiLowercased(_ byte: UInt8) -> UInt8 {

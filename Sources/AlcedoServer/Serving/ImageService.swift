@@ -61,7 +61,7 @@ public final class ImageService: Sendable {
         admission = AdmissionLimiter(limit: configuration.concurrency + configuration.queueLength, queueLength: 0)
         cacheControl = "public, max-age=\(configuration.ttl)"
         fallbackSource = configuration.fallbackImage.map { data in
-            let digest = SHA256.hash(data: data).prefix(12).map { String(cFormat: "%02x", $0) }.joined()
+            let digest = lowercaseHex(SHA256.hash(data: data).prefix(12))
             return .provider(RawImageDataProvider(data: data, cacheKey: "alcedo-fallback-image-" + digest))
         }
     }

@@ -95,13 +95,13 @@ public struct AWSSignatureV4: Sendable {
 
     /// The string to sign for a canonical request made at `time` (`yyyyMMdd'T'HHmmss'Z'`).
     public func stringToSign(canonicalRequest: String, time: String) -> String {
-        let hash = Self.hex(SHA256.hash(data: Data(canonicalRequest.utf8)))
+        let hash = lowercaseHex(SHA256.hash(data: Data(canonicalRequest.utf8)))
         return "AWS4-HMAC-SHA256\n\(time)\n\(scope(time))\n\(hash)"
     }
 
     /// The signature, hex: HMAC-SHA256 of the string to sign with the signing key of `time`'s day.
     public func signature(stringToSign: String, time: String) -> String {
-        Self.hex(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: signingKey(day: String(time.prefix(8)))))
+        lowercaseHex(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: signingKey(day: String(time.prefix(8)))))
     }
 
     /// The credential scope of a request made at `time`: `yyyyMMdd/region/service/aws4_request`.
@@ -180,15 +180,5 @@ public struct AWSSignatureV4: Sendable {
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         func two(_ value: Int?) -> String { let v = value ?? 0; return v < 10 ? "0\(v)" : "\(v)" }
         return "\(c.year ?? 1970)\(two(c.month))\(two(c.day))T\(two(c.hour))\(two(c.minute))\(two(c.second))Z"
-    }
-
-    static func hex<D: Sequence>(_ bytes: D) -> String where D.Element == UInt8 {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }
