@@ -113,6 +113,9 @@ public final class AsyncHTTPClientImageLoader: ImageDataLoading {
     }
 
     public func load(_ request: DownloadRequest) async throws -> ImageDataLoaderResponse {
+        // The client converts the port and host without checking them (a port above 65,535
+        // stops the process): nothing unchecked reaches it, whoever calls this loader.
+        try RequestURLCheck.validateHTTPURL(request.url)
         var clientRequest = HTTPClientRequest(url: request.url.absoluteString)
         clientRequest.method = .GET
         for field in request.headers {

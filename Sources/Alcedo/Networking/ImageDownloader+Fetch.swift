@@ -97,6 +97,15 @@ extension ImageDownloader {
         var visited: Set<String> = [request.url.absoluteString]
         var redirectCount = 0
         while true {
+            // Every hop is checked before a loader sees it: the first URL, a request modifier's,
+            // each redirect's target and a redirect handler's.
+            if let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+                do throws(AlcedoError) {
+                    try RequestURLCheck.validateHTTPURL(request.url)
+                } catch {
+                    return .failure(error)
+                }
+            }
             let loaded: ImageDataLoaderResponse
             do {
                 loaded = try await loader.load(request)
