@@ -38,17 +38,30 @@ public enum HTTPDate {
 
     /// Writes `date` as an IMF-fixdate, for example `Sun, 06 Nov 1994 08:49:37 GMT`.
     public static func string(from date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let c = utcComponents(of: date)
+        let weekday = dayNames[c.weekday]
+        let monthName = monthNames[c.month - 1].prefix(1).uppercased() + monthNames[c.month - 1].dropFirst()
+        return "\(weekday), \(twoDigits(c.day)) \(monthName) \(c.year) "
+            + "\(twoDigits(c.hour)):\(twoDigits(c.minute)):\(twoDigits(c.second)) GMT"
+    }
+
+    /// The calendar parts of `date` in UTC (proleptic Gregorian), by arithmetic: no `Calendar`
+    /// or `TimeZone`, whose identifiers need ICU's data, which the shipped binary does not link.
+    /// `weekday` counts from Monday (0) to Sunday (6). Dates beyond ±10^15 seconds (and NaN)
+    /// are clamped to that range.
+    public static func utcComponents(of date: Date) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, weekday: Int) {
+        let interval = date.timeIntervalSince1970
+        let bounded = interval.isNaN ? 0 : min(max(interval, -1e15), 1e15)
+        let seconds = Int(bounded.rounded(.down))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civilDate(fromDays: days)
         // 1970-01-01 was a Thursday (index 3 in a Monday-first list).
-        let weekday = dayNames[((days % 7) + 7 + 3) % 7]
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let monthName = monthNames[month - 1].prefix(1).uppercased() + monthNames[month - 1].dropFirst()
-        return "\(weekday), \(two(day)) \(monthName) \(year) "
-            + "\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
+        return (year, month, day, secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60, ((days % 7) + 7 + 3) % 7)
     }
+
+    /// `n` with a leading zero below 10.
+    static func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 
     private static func components(day: String, month: String, year: String, time: String, now: Date) -> Date? {
         guard let dayNumber = Int(day), (1...31).contains(dayNumber),

@@ -173,12 +173,11 @@ public struct AWSSignatureV4: Sendable {
         return "\(shown):\(port)"
     }
 
-    /// `yyyyMMdd'T'HHmmss'Z'` in UTC.
+    /// `yyyyMMdd'T'HHmmss'Z'` in UTC, by arithmetic (``HTTPDate/utcComponents(of:)``): a
+    /// `TimeZone` by identifier needs ICU's data, which the shipped binary does not link.
     static func timestamp(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func two(_ value: Int?) -> String { let v = value ?? 0; return v < 10 ? "0\(v)" : "\(v)" }
-        return "\(c.year ?? 1970)\(two(c.month))\(two(c.day))T\(two(c.hour))\(two(c.minute))\(two(c.second))Z"
+        let c = HTTPDate.utcComponents(of: date)
+        let two = HTTPDate.twoDigits
+        return "\(c.year)\(two(c.month))\(two(c.day))T\(two(c.hour))\(two(c.minute))\(two(c.second))Z"
     }
 }
