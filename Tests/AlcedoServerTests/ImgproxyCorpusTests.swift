@@ -223,7 +223,7 @@ final class CorpusServer {
         let out = Pipe()
         process.standardOutput = out
         let errors = folder.appendingPathComponent("stderr.log")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: errors)
         try ProcessLaunch.run(process)
         guard let line = try await ServeCommandTests.readLine(out.fileHandleForReading),

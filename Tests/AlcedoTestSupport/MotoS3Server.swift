@@ -80,7 +80,7 @@ public final class MotoS3Server: Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let port = try freePort()
         let logFile = folder.appendingPathComponent("requests.log")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let process = Process()
         process.executableURL = python
         process.arguments = ["-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)]

@@ -199,13 +199,19 @@ extension String {
         self = withVaList(arguments) { list in
             var buffer = [CChar](repeating: 0, count: 128)
             let needed = Int(vsnprintf(&buffer, buffer.count, format, list))
-            if needed < buffer.count { return String(cString: buffer) }
+            if needed < buffer.count { return String(nulTerminated: buffer) }
             buffer = [CChar](repeating: 0, count: needed + 1)
             return withVaList(arguments) { again in
                 _ = vsnprintf(&buffer, buffer.count, format, again)
-                return String(cString: buffer)
+                return String(nulTerminated: buffer)
             }
         }
+    }
+
+    /// The UTF-8 text of a C buffer up to its first NUL (all of it when there is none).
+    package init(nulTerminated buffer: [CChar]) {
+        let end = buffer.firstIndex(of: 0) ?? buffer.endIndex
+        self = String(decoding: buffer[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The last path component's extension (after the last `.`; empty when there is none or

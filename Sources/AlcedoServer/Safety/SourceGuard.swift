@@ -208,7 +208,7 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
             var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
             return bytes.withUnsafeMutableBytes { raw in
                 guard inet_ntop(AF_INET6, raw.baseAddress, &text, socklen_t(text.count)) != nil else { return "?" }
-                return String(cString: text)
+                return String(nulTerminated: text)
             }
         }
     }

@@ -29,7 +29,7 @@ final class TinyDisk: Sendable {
     /// Writes a file of zeros until the disk is full; returns it.
     func fill() -> URL {
         let filler = folder.appendingPathComponent("filler")
-        FileManager.default.createFile(atPath: filler.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: filler.path, contents: nil)
         guard let handle = try? FileHandle(forWritingTo: filler) else { return filler }
         defer { try? handle.close() }
         let chunk = Data(repeating: 0, count: 64 << 10)

@@ -184,7 +184,7 @@ struct DiskStorageProcessTests {
     }
 
     private func runJSON(_ arguments: [String]) async throws -> [String: Any] {
-        let (lines, status) = await try ChildProcess(arguments).finish()
+        let (lines, status) = try await ChildProcess(arguments).finish()
         #expect(status == 0, "alcedo \(arguments.joined(separator: " "))")
         let object = try JSONSerialization.jsonObject(with: Data((lines.first ?? "{}").utf8))
         return object as? [String: Any] ?? [:]

@@ -20,9 +20,8 @@ struct CapturingLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-             file: String, function: String, line: UInt) {
-        store.entries.withLock { $0.append((level, message.description)) }
+    func log(event: LogEvent) {
+        store.entries.withLock { $0.append((event.level, event.message.description)) }
     }
 }
 

@@ -37,15 +37,16 @@ public struct TIFFEncoder: ImageEncoding {
     /// Encodes the first frame of `image`.
     /// - Throws: `.encodingError(.libraryFailure)` when libtiff cannot be loaded or fails.
     public func encode(_ image: AlcedoImage, options: EncodingOptions = .default) throws(AlcedoError) -> Data {
-        if case .failure(let failure) = TIFFLibrary.functions() {
-            throw .encodingError(reason: .libraryFailure(format: .tiff, message: failure.message))
+        let lib: alcedo_tiff_api
+        switch TIFFLibrary.functions() {
+        case .failure(let failure): throw .encodingError(reason: .libraryFailure(format: .tiff, message: failure.message))
+        case .success(let functions): lib = functions
         }
         let width = image.width, height = image.height
         let alpha = image.hasAlpha
         let channels = alpha ? 4 : 3
         let rowBytes = width * channels
         let big = width * height * channels > 0xF000_0000
-        let lib = try! TIFFLibrary.functions().get()
         let file = UnsafeMutablePointer<alcedo_tiff_file>.allocate(capacity: 1)
         defer { file.deallocate() }
         func failure(_ fallback: String) -> AlcedoError {
