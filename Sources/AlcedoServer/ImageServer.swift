@@ -87,17 +87,24 @@ public struct ImageServer: Sendable {
         var logger = Logger(label: "alcedo.serve")
         logger.logLevel = configuration.logLevel ?? .warning
         let host = configuration.host
-        let app = Application(
-            router: makeRouter(context: BasicRequestContext.self),
-            server: .http1(configuration: http1Configuration()),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "Alcedo"),
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? 0
-                let shownHost = host.contains(literal: ":") ? "[\(host)]" : host
-                await onListening("http://\(shownHost):\(port)")
-            },
-            logger: logger)
-        var services: [any Service] = [app]
+        let running: @Sendable (any Channel) async -> Void = { channel in
+            let port = channel.localAddress?.port ?? 0
+            let shownHost = host.contains(literal: ":") ? "[\(host)]" : host
+            await onListening("http://\(shownHost):\(port)")
+        }
+        var services: [any Service]
+        if configuration.sharesPort {
+            services = [SharedPortServer(responder: makeRouter(context: BasicRequestContext.self).buildResponder(), host: host,
+                                         port: configuration.port, http1: http1Configuration(), serverName: "Alcedo",
+                                         logger: logger, onListening: running)]
+        } else {
+            services = [Application(
+                router: makeRouter(context: BasicRequestContext.self),
+                server: .http1(configuration: http1Configuration()),
+                configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "Alcedo"),
+                onServerRunning: running,
+                logger: logger)]
+        }
         if let metricsAddress = configuration.metricsAddress {
             services.append(Application(
                 router: makeMetricsRouter(context: BasicRequestContext.self),

@@ -12,6 +12,9 @@ public struct ImageServerConfiguration: Sendable {
     public var host: String = "127.0.0.1"
     /// The port (default 8080; 0 picks a free one).
     public var port: Int = 8080
+    /// Listen with `SO_REUSEPORT`, so that other processes can listen on the same port and the
+    /// kernel spreads connections over all of them (`alcedo serve --processes`). Default `false`.
+    public var sharesPort = false
     /// The folder of the disk cache (default `nil`: the platform's cache folder, as ``ImageCache`` picks).
     public var cacheDirectory: URL?
     /// Key/salt pairs accepted for signatures, several for rotation (default none: unsigned

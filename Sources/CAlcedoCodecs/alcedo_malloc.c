@@ -51,3 +51,16 @@ int alcedo_malloc_usage(size_t *in_use, size_t *free_in_heaps) {
     return 0;
 #endif
 }
+
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
+
+int alcedo_set_parent_death_signal(int signal) {
+#if defined(__linux__)
+    return prctl(PR_SET_PDEATHSIG, (unsigned long)signal, 0, 0, 0) == 0 ? 1 : 0;
+#else
+    (void)signal;
+    return 0;
+#endif
+}

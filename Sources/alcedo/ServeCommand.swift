@@ -89,6 +89,9 @@ struct ServeCommand: AsyncParsableCommand {
     var allowedProcessingOptions: String?
     @Option(help: "Requests processed at once (default: the number of cores).")
     var concurrency: Int?
+    @Option(help: ArgumentHelp("Worker processes that share the port (SO_REUSEPORT), each with its share of --max-memory, the memory caches, --concurrency and --queue; a worker that dies is replaced at once and logged with its signal (thumbor's --processes; default 1: one process, no supervisor).",
+                               valueName: "N"))
+    var processes: Int?
     @Option(help: "Requests waiting beyond --concurrency before 429 (default 256).")
     var queue: Int?
     @Option(help: ArgumentHelp("Cache-Control max-age of images in seconds (default 31536000).", valueName: "seconds"))
@@ -268,21 +271,52 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
+        let role = WorkerRole(environment: ProcessInfo.processInfo.environment)
+        let processCount: Int
+        do {
+            processCount = try environment.pick("PROCESSES", flag: processes, environment.int("PROCESSES")) ?? 1
+            guard (1...256).contains(processCount) else {
+                throw ServerConfigurationError.invalidValue("--processes", message: "must be 1 to 256, got \(processCount)")
+            }
+            if let role {
+                configuration = try WorkerRole.share(of: configuration, count: role.count, index: role.index, port: role.port)
+                WorkerRole.stopWithSupervisor(role)
+            } else if processCount > 1 {
+                // Each worker's share is checked here, before any worker starts.
+                _ = try WorkerRole.share(of: configuration, count: processCount, index: 0, port: 1)
+            }
+        } catch {
+            throw ValidationError("\(error)")
+        }
         let unsupported = environment.unsupportedImgproxyVariables()
         if printConfig {
             var text = ServeConfigurationReport(configuration: configuration, environment: environment,
-                                                extra: ["GRACEFUL_STOP_TIMEOUT": "\(grace) s"].merging(presetsPath.map { ["PRESETS_PATH": $0] } ?? [:]) { $1 }).text
+                                                extra: ["GRACEFUL_STOP_TIMEOUT": "\(grace) s", "PROCESSES": "\(processCount)"]
+                                                    .merging(presetsPath.map { ["PRESETS_PATH": $0] } ?? [:]) { $1 }).text
             if !unsupported.isEmpty { text += "not supported (ignored): " + unsupported.joined(separator: ", ") + "\n" }
             Console.write(text, to: STDOUT_FILENO)
             return
         }
-        if !unsupported.isEmpty {
+        if !unsupported.isEmpty && role == nil {
             Console.write("alcedo: warning: these imgproxy variables are set but not supported, and are ignored: "
                 + unsupported.joined(separator: ", ") + "\n", to: STDERR_FILENO)
         }
+        if role == nil && processCount > 1 {
+            let supervisor = WorkerSupervisor(count: processCount, host: configuration.host, port: configuration.port,
+                                              arguments: Array(CommandLine.arguments.dropFirst()), gracePeriod: grace)
+            let status: Int32
+            do {
+                status = try supervisor.run { address in Console.write("listening on \(address)\n", to: STDOUT_FILENO) }
+            } catch {
+                Console.error("alcedo: \(error)")
+                throw ExitCode.failure
+            }
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
         // One request per core already keeps every core busy: each resize stays on its own
         // thread (about 4% less CPU per resize under load than splitting it into bands).
-        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let cores = max(1, ProcessInfo.processInfo.activeProcessorCount / (role?.count ?? 1))
         Resampler.maximumConcurrency = max(1, cores / max(1, configuration.concurrency))
         var serving = configuration
         let redisStorage: RedisSharedStorage?
@@ -315,7 +349,7 @@ struct ServeCommand: AsyncParsableCommand {
         try await server.run { address in
             // Written unbuffered: a supervisor reading the pipe sees the line at once.
             Console.write("listening on \(address)\n", to: STDOUT_FILENO)
-            if let sample = example {
+            if let sample = example, (role?.index ?? 0) == 0 {
                 let url = ImgproxyURLBuilder(baseURL: address + prefix, key: key, signatureSize: signatureSize).url(for: sample, options: Self.exampleOptions)
                 Console.error("example: curl -o thumb.webp -H 'Accept: image/webp' '\(url)'")
             }

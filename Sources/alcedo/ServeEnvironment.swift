@@ -38,7 +38,7 @@ final class ServeEnvironment {
     /// where one exists: `BIND`, `REQUESTS_QUEUE_SIZE`, `MAX_SRC_FILE_SIZE`, `MAX_RESULT_DIMENSION`).
     static let alcedoOnly: Set<String> = [
         "HOST", "PORT", "CACHE_DIR", "ALLOW_PRIVATE_NETWORKS", "TRUSTED_SOURCE_HOST", "MAX_SRC_BYTES", "MAX_RESULT_SIDE",
-        "QUEUE", "RESULT_CACHE_BYTES", "MEMORY_CACHE_BYTES",
+        "QUEUE", "RESULT_CACHE_BYTES", "MEMORY_CACHE_BYTES", "PROCESSES",
     ]
 
     init(_ values: [String: String]) { self.values = values }

@@ -47,6 +47,13 @@ public enum ProcessMemory {
         alcedo_malloc_trim() != 0
     }
 
+    /// Asks the system to send this process `signal` when its parent process ends (Linux's
+    /// `PR_SET_PDEATHSIG`): a worker of a supervisor does not outlive it. `false` off Linux.
+    @discardableResult
+    package static func setParentDeathSignal(_ signal: Int32) -> Bool {
+        alcedo_set_parent_death_signal(signal) != 0
+    }
+
     /// Bounds glibc's malloc arenas to `count` (`mallopt(M_ARENA_MAX, count)`): each thread that
     /// allocates under contention otherwise gets an arena of its own (up to 8 per core), each
     /// keeping freed memory apart. Call it once, early, before the threads start; `true` when

@@ -22,4 +22,8 @@ int alcedo_malloc_trim_threshold(size_t bytes);
    the heaps; both 0 without glibc. Returns 1 when the figures are real. */
 int alcedo_malloc_usage(size_t *in_use, size_t *free_in_heaps);
 
+/* prctl(PR_SET_PDEATHSIG, signal): the calling process gets `signal` when its parent ends.
+   Returns 1 when set, 0 otherwise or off Linux. (prctl is not in Swift's Glibc module.) */
+int alcedo_set_parent_death_signal(int signal);
+
 #endif
