@@ -14,6 +14,10 @@ SWIFT_FLAGS ?=
 # by side (see scripts/release-flags.sh): an `alcedo` process starts in about a third of the
 # CPU time and half the memory of a plain release build.
 RELEASE_FLAGS ?= $(shell bash scripts/release-flags.sh)
+# The binary that the demo runs and that every process-level test runs is the release
+# `alcedo`, built exactly as `make install` builds it: a crash that only the shipped build
+# shows fails `make test`. The test targets themselves are debug builds.
+RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)/alcedo
 
 .PHONY: demo serve test coverage build deps release fuzz bench clean install uninstall container-check
 
@@ -27,24 +31,23 @@ release: deps
 	$(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS)
 	@bash scripts/check-release-binary.sh
 
-# The demo runs the debug build, the configuration `make test` builds too: `make test` after
-# `make demo` compiles only the test targets. `make release` (used by serve, install and the
-# benchmarks) builds the optimised binary.
-demo: deps
-	$(SWIFT) build --product alcedo $(SWIFT_FLAGS)
-	@bash scripts/demo.sh
+# The demo runs the release binary (`make release`, as `make install` installs it); `make test`
+# after `make demo` builds the debug test targets and reuses that binary.
+demo: release
+	@ALCEDO_BINARY="$(RELEASE_BIN)" bash scripts/demo.sh
 
 serve: release
 	@bash scripts/serve.sh
 
-test: deps
+test: release
+	$(SWIFT) build -c release $(RELEASE_FLAGS) --product generate-manual $(SWIFT_FLAGS)
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
-	$(SWIFT) build --product generate-manual $(SWIFT_FLAGS)
-	$(SWIFT) test --skip-build $(SWIFT_FLAGS)
+	ALCEDO_TEST_BINARY="$(RELEASE_BIN)" $(SWIFT) test --skip-build $(SWIFT_FLAGS)
 
-coverage: deps
+coverage: release
+	$(SWIFT) build -c release $(RELEASE_FLAGS) --product generate-manual $(SWIFT_FLAGS)
 	$(SWIFT) build --build-tests --enable-code-coverage $(SWIFT_FLAGS)
-	$(SWIFT) test --skip-build --enable-code-coverage $(SWIFT_FLAGS)
+	ALCEDO_TEST_BINARY="$(RELEASE_BIN)" $(SWIFT) test --skip-build --enable-code-coverage $(SWIFT_FLAGS)
 	@SWIFT="$(SWIFT)" bash scripts/coverage.sh
 
 PREFIX ?= /usr/local

@@ -4,5 +4,6 @@
 # answered 304) and writes a contact sheet. Results go to $ALCEDO_DEMO_OUT (default alcedo-demo/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin="$(swift build --show-bin-path)/alcedo"
+# `make demo` names the release binary it built; run alone, the debug build's.
+bin="${ALCEDO_BINARY:-$(swift build --show-bin-path)/alcedo}"
 exec "$bin" demo --out "${ALCEDO_DEMO_OUT:-alcedo-demo}" "$@"

@@ -7,15 +7,8 @@ import Testing
 /// `alcedo serve` run as a child process, as a user runs it.
 @Suite("alcedo serve")
 struct ServeCommandTests {
-    /// The built `alcedo` executable, next to the test bundle.
-    static var executable: URL {
-        let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var folder = me.deletingLastPathComponent()
-        while folder.path != "/", !FileManager.default.fileExists(atPath: folder.appendingPathComponent("alcedo").path) {
-            folder = folder.deletingLastPathComponent()
-        }
-        return folder.appendingPathComponent("alcedo")
-    }
+    /// The `alcedo` under test (``AlcedoBinary/url``: the build folder's, linked as shipped).
+    static var executable: URL { AlcedoBinary.url }
 
     @Test func printsOneLineDrainsOnSIGTERMAndExitsZero() async throws {
         let origin = try await TestHTTPServer.start()

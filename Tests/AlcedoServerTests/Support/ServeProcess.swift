@@ -19,10 +19,11 @@ final class ServeProcess {
 
     /// Starts `alcedo serve` with `arguments` after the test defaults, and `environment` added
     /// to this process's; returns once it has printed its `listening on` line.
-    static func start(_ arguments: [String], environment: [String: String] = [:]) async throws -> ServeProcess {
+    static func start(_ arguments: [String], environment: [String: String] = [:],
+                      executable: URL = ServeCommandTests.executable) async throws -> ServeProcess {
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-serve-process-\(UUID().uuidString)")
         let process = Process()
-        process.executableURL = ServeCommandTests.executable
+        process.executableURL = executable
         process.arguments = ["serve", "--port", "0", "--cache-dir", cache.path, "--allow-private-networks"] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe()

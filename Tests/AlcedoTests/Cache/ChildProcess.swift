@@ -10,19 +10,7 @@ import Glibc
 /// threads of their own, never on the cooperative thread pool or a Dispatch worker.
 final class ChildProcess: Sendable {
     /// The built `alcedo`, or `nil` when it cannot be found (the tests that need it are skipped).
-    static let executableURL: URL? = {
-        var candidates: [URL] = []
-        if let running = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            var folder = URL(fileURLWithPath: running).deletingLastPathComponent()
-            // On macOS the test binary sits inside AlcedoPackageTests.xctest/Contents/MacOS.
-            while folder.path.contains(".xctest") { folder.deleteLastPathComponent() }
-            candidates.append(folder.appendingPathComponent("alcedo"))
-        }
-        let packageRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(packageRoot.appendingPathComponent(".build/debug/alcedo"))
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }()
+    static let executableURL: URL? = AlcedoBinary.isAvailable ? AlcedoBinary.url : nil
 
     static var isAvailable: Bool { executableURL != nil }
 

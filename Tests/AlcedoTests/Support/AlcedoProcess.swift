@@ -14,10 +14,8 @@ enum AlcedoProcess {
         var timedOut = false
     }
 
-    /// The built `alcedo` executable: it sits in the same build folder as the test resources.
-    static var executable: URL {
-        Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("alcedo")
-    }
+    /// The `alcedo` under test (``AlcedoBinary/url``: the build folder's, linked as shipped).
+    static var executable: URL { AlcedoBinary.url }
 
     /// Runs `alcedo` with `arguments` and waits for it. Standard input is `input`, or empty
     /// when it is `nil` (default); a command given `input` must read all of it. With a
