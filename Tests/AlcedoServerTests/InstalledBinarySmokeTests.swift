@@ -31,19 +31,19 @@ struct InstalledBinarySmokeTests {
         let alcedo = bin.appendingPathComponent("alcedo")
         try FileManager.default.copyItem(at: AlcedoBinary.url, to: alcedo)
 
-        let version = try Self.run(alcedo, ["--version"], in: work)
+        let version = try await Self.run(alcedo, ["--version"], in: work)
         #expect(version.status == 0 && version.stdout.hasPrefix("alcedo "), "\(version)")
-        let demo = try Self.run(alcedo, ["demo", "--out", work.appendingPathComponent("demo").path], in: work)
+        let demo = try await Self.run(alcedo, ["demo", "--out", work.appendingPathComponent("demo").path], in: work)
         #expect(demo.status == 0, "\(demo.stderr)")
 
         let jpeg = TestImages.jpeg(width: 64, height: 48)
         let input = images.appendingPathComponent("a.jpg")
         try jpeg.write(to: input)
-        let info = try Self.run(alcedo, ["info", "--json", input.path], in: work)
+        let info = try await Self.run(alcedo, ["info", "--json", input.path], in: work)
         #expect(info.status == 0 && info.stdout.contains("\"width\":64"), "\(info)")
         for ext in ["png", "webp", "gif", "avif", "tiff", "bmp", "jxl", "heic"] {
             let out = work.appendingPathComponent("out.\(ext)")
-            let convert = try Self.run(alcedo, ["convert", input.path, out.path, "--downsample", "32x24"], in: work)
+            let convert = try await Self.run(alcedo, ["convert", input.path, out.path, "--downsample", "32x24"], in: work)
             #expect(convert.status == 0, "convert to \(ext): \(convert.stderr)")
             #expect(((try? Data(contentsOf: out))?.count ?? 0) > 0, "convert to \(ext) wrote nothing")
         }
@@ -94,7 +94,7 @@ struct InstalledBinarySmokeTests {
     }
 
     /// Runs `executable arguments…` in `folder` to its end.
-    static func run(_ executable: URL, _ arguments: [String], in folder: URL) throws -> (status: Int32, stdout: String, stderr: String) {
-        try AlcedoBinary.run(arguments, executable: executable, in: folder)
+    static func run(_ executable: URL, _ arguments: [String], in folder: URL) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await AlcedoBinary.runDetached(arguments, executable: executable, in: folder)
     }
 }

@@ -81,6 +81,18 @@ public enum AlcedoBinary {
         return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: errors.wait(), as: UTF8.self))
     }
 
+    /// ``run(_:executable:in:environment:)`` on a thread of its own, so that an async test
+    /// waits for the child without holding a thread of the cooperative pool (two on a
+    /// two-core machine: a blocked one stalls every other test).
+    public static func runDetached(_ arguments: [String], executable: URL = url, in folder: URL? = nil,
+                                   environment: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try run(arguments, executable: executable, in: folder, environment: environment) })
+            }.start()
+        }
+    }
+
     /// Reads a pipe to its end on a thread of its own.
     private final class ErrorCollector: @unchecked Sendable {
         private var data = Data()
