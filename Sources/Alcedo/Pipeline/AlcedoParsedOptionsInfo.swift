@@ -77,6 +77,10 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     public var progressiveJPEG: ImageProgressive?
     /// ``AlcedoOptionsInfoItem/scaleFactor(_:)`` (default 1), already applied to ``processor``.
     public var scaleFactor: CGFloat = 1
+
+    /// ``scaleFactor`` as the ``AlcedoImage/pointScale`` of the images the request gives (1
+    /// when it is not a positive number).
+    var pointScale: Double { scaleFactor > 0 && Double(scaleFactor).isFinite ? Double(scaleFactor) : 1 }
     /// ``AlcedoOptionsInfoItem/transition(_:)`` (no effect on Linux; kept for reading back).
     public var transition: ImageTransition = .none
     /// ``AlcedoOptionsInfoItem/forceTransition`` (no effect on Linux).

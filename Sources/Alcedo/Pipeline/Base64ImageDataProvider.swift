@@ -24,7 +24,8 @@ public struct Base64ImageDataProvider: ImageDataProvider {
 
     public func data() async throws(AlcedoError) -> Data {
         guard let data = Self.decode(base64String) else {
-            throw .imageSettingError(reason: .invalidBase64(cacheKey: cacheKey, length: base64String.count))
+            throw .imageSettingError(reason: .dataProviderError(
+                provider: self, error: ImageSettingErrorReason.DataProviderFailure.invalidBase64(cacheKey: cacheKey, length: base64String.count)))
         }
         return data
     }

@@ -55,7 +55,7 @@ extension ImageDataProvider {
         case .success(let data): return data
         case .failure(let error as AlcedoError): throw error
         case .failure(let error):
-            throw .imageSettingError(reason: .dataProviderError(cacheKey: cacheKey, message: "\(error)"))
+            throw .imageSettingError(reason: .dataProviderError(provider: self, error: error))
         }
     }
 }

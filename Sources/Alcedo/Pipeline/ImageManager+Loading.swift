@@ -98,7 +98,7 @@ extension ImageManager {
     /// the image modifier applied, the total time set.
     private func deliver(_ loaded: LoadedImage, _ request: LoadRequest, originalSource: Source,
                          since start: ContinuousClock.Instant) -> RetrieveImageResult {
-        var image = loaded.image
+        var image = loaded.image.withPointScale(request.options.pointScale)
         if request.options.onlyLoadFirstFrame && image.isAnimated { image = image.frame(at: 0) }
         if let modifier = request.options.imageModifier { image = modifier.modify(image) }
         var metrics = loaded.metrics
@@ -469,17 +469,18 @@ extension ImageManager {
             image = decoded
         case .bytes(let data, let fromDisk):
             do throws(AlcedoError) {
-                image = fromDisk ? try serializer.image(with: data, options: options) : try registry.decode(data, options: options)
+                image = fromDisk ? try serializer.deserializedImage(with: data, options: options) : try registry.decode(data, options: options)
             } catch {
                 return TransformOutcome(result: .failure(.decoding(error)), decoding: clock.now - start, processing: .zero)
             }
         }
         let decoded = clock.now - start
+        image = image.withPointScale(parsedOptions.pointScale)
         if firstFrameOnly && image.isAnimated { image = image.frame(at: 0) }
         guard let processor else { return TransformOutcome(result: .success(image), decoding: decoded, processing: .zero) }
         let processingStart = clock.now
         switch processNow(image, processor: processor, options: parsedOptions) {
-        case .success(let processed): image = processed
+        case .success(let processed): image = processed.withPointScale(parsedOptions.pointScale)
         case .failure(let error):
             return TransformOutcome(result: .failure(.processing(error)), decoding: decoded, processing: clock.now - processingStart)
         }

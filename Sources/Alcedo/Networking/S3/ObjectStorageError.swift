@@ -10,7 +10,7 @@ import Foundation
 /// Reported as ``ResponseErrorReason/objectStorageError(_:)``. ``category`` groups the codes
 /// by what a caller does about them; throttling and server errors are retriable
 /// (``AlcedoError/isRetriable``), so a ``RetryStrategy`` retries them.
-public struct ObjectStorageError: Sendable, Hashable, CustomStringConvertible {
+public struct ObjectStorageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What a caller does about an error.
     public enum Category: Sendable, Hashable {
         /// The bucket or the object does not exist (`NoSuchKey`, `NoSuchBucket`, `NoSuchVersion`, or a 404).
