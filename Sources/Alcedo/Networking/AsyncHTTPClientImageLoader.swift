@@ -113,7 +113,7 @@ public final class AsyncHTTPClientImageLoader: ImageDataLoading {
     }
 
     public func load(_ request: DownloadRequest) async throws -> ImageDataLoaderResponse {
-        var clientRequest = HTTPClientRequest(url: request.url.absoluteString)
+        var clientRequest = HTTPClientRequest(url: (LoopbackRouting.route(request.url) ?? request.url).absoluteString)
         clientRequest.method = .GET
         for field in request.headers {
             clientRequest.headers.add(name: field.name, value: field.value)
