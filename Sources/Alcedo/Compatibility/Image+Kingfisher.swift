@@ -16,6 +16,12 @@ extension AlcedoImage {
     /// Pixels per point (UIKit's `UIImage.scale`; ``pointScale``, default 1).
     public var scale: CGFloat { CGFloat(pointScale) }
 
+    /// A one-pixel transparent image, for code that makes a placeholder with UIKit's `UIImage()`
+    /// (which is empty: 0x0 points; Alcedo's images have at least one pixel).
+    public init() {
+        self.init(width: 1, height: 1, pixels: [0, 0, 0, 0])
+    }
+
     /// The image `data` decodes to with the shared codecs, at scale 1, or `nil` when it does
     /// not decode (UIKit's `UIImage(data:)`).
     public init?(data: Data) {

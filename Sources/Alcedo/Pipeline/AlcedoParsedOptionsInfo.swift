@@ -19,6 +19,8 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     public var cacheMemoryOnly = false
     /// ``AlcedoOptionsInfoItem/waitForCache``.
     public var waitForCache = false
+    /// ``AlcedoOptionsInfoItem/alsoPrefetchToMemory``.
+    public var alsoPrefetchToMemory = false
     /// ``AlcedoOptionsInfoItem/cacheOriginalImage``.
     public var cacheOriginalImage = false
     /// ``AlcedoOptionsInfoItem/processor(_:)``.
@@ -106,6 +108,7 @@ public struct AlcedoParsedOptionsInfo: Sendable {
             case .onlyFromCache: onlyFromCache = true
             case .cacheMemoryOnly: cacheMemoryOnly = true
             case .waitForCache: waitForCache = true
+            case .alsoPrefetchToMemory: alsoPrefetchToMemory = true
             case .cacheOriginalImage: cacheOriginalImage = true
             case .processor(let processor): self.processor = processor
             case .cacheSerializer(let serializer): cacheSerializer = serializer

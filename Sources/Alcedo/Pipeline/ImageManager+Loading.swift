@@ -34,13 +34,22 @@ extension ImageManager {
                 progress?(value)
             }
         }
-        let loaded = try await pipelines.value(for: request.pipelineKey, priority: PriorityTicket(priority: options.downloadPriority),
+        let loaded: LoadedImage
+        do throws(AlcedoError) {
+            loaded = try await pipelines.value(for: request.pipelineKey, priority: PriorityTicket(priority: options.downloadPriority),
                                                progress: progress) { [self] context in
-            do throws(AlcedoError) {
-                return .success(try await run(request, context: context))
-            } catch {
-                return .failure(error)
+                do throws(AlcedoError) {
+                    return .success(try await run(request, context: context))
+                } catch {
+                    return .failure(error)
+                }
             }
+        } catch {
+            // A cancelled load from a data provider is Kingfisher's `dataProviderCancelled`.
+            if case .provider(let provider) = request.source, error.isTaskCancelled {
+                throw .requestError(reason: .dataProviderCancelled(provider: provider))
+            }
+            throw error
         }
         return deliver(loaded, request, originalSource: originalSource, since: start)
     }
@@ -260,7 +269,15 @@ extension ImageManager {
                 (data, response) = (fresh.data, fresh.response)
             }
         case .provider(let provider):
-            data = try await provider.data()
+            do {
+                data = try await provider.data()
+            } catch let error as AlcedoError {
+                throw error
+            } catch is CancellationError {
+                throw .requestError(reason: .dataProviderCancelled(provider: provider))
+            } catch {
+                throw .imageSettingError(reason: .dataProviderError(provider: provider, error: error))
+            }
         }
         metrics.loading = clock.now - loadStart
 
