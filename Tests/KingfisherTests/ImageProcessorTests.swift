@@ -29,6 +29,9 @@ import XCTest
 
 class ImageProcessorTests: XCTestCase {
 
+    // Alcedo's port: a known difference, run only with -DALCEDO_KINGFISHER_DIFFERENCES
+    // (see EXCLUDED.md and the "Coming from Kingfisher" article).
+    #if ALCEDO_KINGFISHER_DIFFERENCES
     // Issue 1125. https://github.com/onevcat/Kingfisher/issues/1125
     func testDownsamplingSizes() {
         XCTAssertEqual(testImage.size, CGSize(width: 64, height: 64))
@@ -44,6 +47,7 @@ class ImageProcessorTests: XCTestCase {
         let resultFromImage = downsamplingProcessor.process(item: .image(testImage), options: emptyOption)
         XCTAssertEqual(resultFromImage!.size, CGSize(width: 40, height: 40))
     }
+    #endif
 
     func testProcessorConcating() {
         let p1 = BlurImageProcessor(blurRadius: 10)

@@ -49,6 +49,7 @@ final class LSNocilla: Sendable {
     }
 
     /// Serves `response` for `url` (any query) and routes its host to the server.
+    @discardableResult
     func stub(_ url: URL, _ response: TestHTTPServer.Response) -> LSStubResponseDSL {
         let host = url.host ?? "localhost"
         LoopbackRouting.routes.withLock { $0[host] = server.port }
