@@ -5,8 +5,9 @@
 ///
 /// Decoding and encoding are the two ends of the processing stage (Kingfisher's
 /// `DefaultImageProcessor` is what decodes there), so their failures are
-/// ``ProcessorErrorReason/decodingFailed(_:)`` and ``ProcessorErrorReason/encodingFailed(_:)``
-/// inside ``processorError(reason:)``. ``decodingError(reason:)`` and
+/// ``processorError(reason:)`` with Kingfisher's single
+/// ``ProcessorErrorReason/processingFailed(processor:item:)``, whose
+/// ``ProcessorErrorReason/cause`` is `.decodingFailed` or `.encodingFailed`. ``decodingError(reason:)`` and
 /// ``encodingError(reason:)`` build them; ``decodingReason`` and ``encodingReason`` read them.
 public enum AlcedoError: Error, Sendable, CustomStringConvertible {
     /// The request could not be made or was stopped before a response (invalid URL, refused

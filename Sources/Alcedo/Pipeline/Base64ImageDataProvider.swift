@@ -9,7 +9,7 @@ import Foundation
 ///
 /// White space and line breaks are ignored, the URL-safe alphabet (`-`, `_`) and missing `=`
 /// padding are accepted; any other character, or `=` anywhere but at the end, makes ``data()`` throw
-/// ``ImageSettingErrorReason/invalidBase64(cacheKey:length:)``, never crash.
+/// ``ImageSettingErrorReason/DataProviderFailure/invalidBase64(cacheKey:length:)``, never crash.
 public struct Base64ImageDataProvider: ImageDataProvider {
     /// The string as given.
     public let base64String: String
