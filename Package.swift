@@ -147,6 +147,21 @@ let package = Package(
             ],
             resources: [.copy("Fixtures")]
         ),
+        // Kingfisher 8.11's own non-UI tests (XCTest), ported with only the import, the network
+        // stubs and the test-image helpers changed (see Tests/KingfisherTests/PROVENANCE.md).
+        // Swift 5 language mode: the test bodies are Kingfisher's, written for it.
+        .testTarget(
+            name: "KingfisherTests",
+            dependencies: [
+                "Alcedo",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            exclude: ["PROVENANCE.md", "EXCLUDED.md", "LICENSE-Kingfisher"],
+            resources: [.copy("Resources")],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         // What the test targets share: the seeded generator, a log capture.
         .target(
             name: "AlcedoTestSupport",

@@ -214,7 +214,7 @@ final class RedisNode: Sendable {
     private func recordFailure(_ error: AlcedoError) {
         let (first, opened) = state.withLock { state in
             state.statistics.failures += 1
-            if case .cacheError(.sharedStorageError(.timedOut)) = error { state.statistics.timeouts += 1 }
+            if case .cacheError(let reason) = error, case .timedOut? = reason.sharedStorageReason { state.statistics.timeouts += 1 }
             let opened = state.breaker.recordFailure(at: .now)
             defer { state.failing = true }
             return (!state.failing, opened)

@@ -76,11 +76,12 @@ public final class RedisSharedStorage: SharedCacheStorage {
             do throws(AlcedoError) {
                 try await node.probe()
             } catch {
-                switch error {
-                case .cacheError(.sharedStorageError(.authenticationFailed)), .cacheError(.sharedStorageError(.serverError)):
+                let shared: SharedStorageErrorReason? = if case .cacheError(let reason) = error { reason.sharedStorageReason } else { nil }
+                switch shared {
+                case .authenticationFailed?, .serverError?:
                     configuration.logger.error("Redis node \(node.name) refused the configured login or database: \(error)")
                     if firstError == nil { firstError = error }
-                case .cacheError(.sharedStorageError(.tlsFailed)):
+                case .tlsFailed?:
                     configuration.logger.error(
                         "Redis node \(node.name): TLS handshake failed, check the trusted CA (caFile, --redis-ca-file) and the node's certificate: \(error)")
                     if firstError == nil { firstError = error }

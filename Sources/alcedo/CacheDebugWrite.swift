@@ -94,11 +94,11 @@ extension CacheCommand {
 
         static func kind(of error: AlcedoError) -> String {
             guard case .cacheError(let reason) = error else { return "other" }
-            switch reason {
-            case .diskFull: return "diskFull"
-            case .readOnly: return "readOnly"
-            case .cannotCreateDirectory: return "cannotCreateDirectory"
-            case .writeFailed: return "writeFailed"
+            switch reason.storageFailure {
+            case .diskFull?: return "diskFull"
+            case .readOnly?: return "readOnly"
+            case .cannotCreateDirectory?: return "cannotCreateDirectory"
+            case .writeFailed?: return "writeFailed"
             default: return "other"
             }
         }

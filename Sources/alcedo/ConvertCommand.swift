@@ -120,7 +120,7 @@ struct ConvertCommand: ParsableCommand {
             }
             if image.frames.count > 1 { image = image.frame(at: frameIndex) }
         }
-        if let finalSize, finalSize != image.size { image = image.resized(to: finalSize) }
+        if let finalSize, finalSize != image.pixelSize { image = image.resized(to: finalSize) }
 
         switch target {
         case .pam:

@@ -142,7 +142,7 @@ struct RedisSharedStorageTests {
         await #expect {
             try await wrong.start()
         } throws: { error in
-            guard case .cacheError(.sharedStorageError(.authenticationFailed(let node, let message))) = error as? AlcedoError else { return false }
+            guard case .cacheError(.cannotLoadDataFromDisk(_, .sharedStorageError(.authenticationFailed(let node, let message)))) = error as? AlcedoError else { return false }
             return node == "redis://127.0.0.1:\(server.port)" && message.contains("WRONGPASS")
         }
         #expect(logs.all.contains { $0.hasPrefix("error:") && $0.contains("refused the configured login") && $0.contains("WRONGPASS") },
@@ -154,7 +154,7 @@ struct RedisSharedStorageTests {
         await #expect {
             try await none.start()
         } throws: { error in
-            if case .cacheError(.sharedStorageError(.authenticationFailed(_, let message))) = error as? AlcedoError {
+            if case .cacheError(.cannotLoadDataFromDisk(_, .sharedStorageError(.authenticationFailed(_, let message)))) = error as? AlcedoError {
                 return message.hasPrefix("NOAUTH")
             }
             return false

@@ -116,7 +116,7 @@ struct RedisTLSTests {
         await #expect {
             try await wrong.start()
         } throws: { error in
-            guard case .cacheError(.sharedStorageError(.tlsFailed(let node, let description))) = error as? AlcedoError else {
+            guard case .cacheError(.cannotLoadDataFromDisk(_, .sharedStorageError(.tlsFailed(let node, let description)))) = error as? AlcedoError else {
                 return false
             }
             return node == url && description.contains("CERTIFICATE_VERIFY_FAILED")
@@ -132,7 +132,7 @@ struct RedisTLSTests {
         await #expect {
             try await system.start()
         } throws: { error in
-            if case .cacheError(.sharedStorageError(.tlsFailed)) = error as? AlcedoError { return true }
+            if case .cacheError(.cannotLoadDataFromDisk(_, .sharedStorageError(.tlsFailed))) = error as? AlcedoError { return true }
             return false
         }
 
@@ -140,7 +140,7 @@ struct RedisTLSTests {
         #expect {
             try storage(url, caFile: certificates.folder.url.appendingPathComponent("missing.pem").path)
         } throws: { error in
-            guard case .cacheError(.sharedStorageError(.invalidConfiguration(let message))) = error as? AlcedoError else { return false }
+            guard case .cacheError(.cannotLoadDataFromDisk(_, .sharedStorageError(.invalidConfiguration(let message)))) = error as? AlcedoError else { return false }
             return message.contains("CA file") && message.contains("missing.pem")
         }
     }

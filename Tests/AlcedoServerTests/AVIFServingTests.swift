@@ -38,7 +38,7 @@ struct AVIFServingTests {
             #expect(reply.format == .avif, "\(path)")
             #expect(reply.header("Vary") == nil, "\(path): the URL chose the format")
             let image = try reply.image()
-            #expect(image.size == PixelSize(width: 100, height: 75))
+            #expect(image.pixelSize == PixelSize(width: 100, height: 75))
             // Left half red, right half blue survive the encode.
             #expect(image.pixel(x: 20, y: 37).isClose(to: RGBA(red: 220, green: 0, blue: 0)))
             #expect(image.pixel(x: 80, y: 37).isClose(to: RGBA(red: 0, green: 0, blue: 220)))
@@ -165,7 +165,7 @@ struct AVIFServingTests {
         let avif = try await get("/a.jpg", accept: Self.avifAndWebP.1)
         #expect(avif.format == .avif && avif.header("Content-Type") == "image/avif")
         #expect(avif.header("Vary") == "Accept")
-        #expect(try avif.image().size == PixelSize(width: 50, height: 25))
+        #expect(try avif.image().pixelSize == PixelSize(width: 50, height: 25))
         #expect(try await get("/b.png", accept: "image/avif").format == .avif)
         #expect(try await get("/c.webp", accept: "image/avif").format == .avif, "a still WebP source")
         // Without AVIF in Accept: WebP, then the source's format; every answer varies on Accept.
@@ -224,7 +224,7 @@ struct AVIFServingTests {
             let reply = try await harness.request(harness.path(origin.url("/d.gif"), "w:20", ext: "avif"))
             #expect(reply.status == 200 && reply.format == .avif, "speed \(speed): \(reply.text)")
             let image = try reply.image()
-            #expect(image.frames.count == 2 && image.size == PixelSize(width: 20, height: 20))
+            #expect(image.frames.count == 2 && image.pixelSize == PixelSize(width: 20, height: 20))
             #expect(abs(image.frames[1].duration - 0.1) < 0.01)
             // pg picks one frame instead.
             let page = try await harness.request(harness.path(origin.url("/d.gif"), "w:20/pg:1", ext: "avif"))

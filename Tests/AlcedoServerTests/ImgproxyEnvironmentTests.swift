@@ -221,7 +221,7 @@ struct ImgproxyEnvironmentTests {
             let reply = try await OneShotClient().get(server.baseURL + "/insecure/w:200/plain/" + source + "@webp")
             #expect(reply.status == 200)
             #expect(ImageFormat.sniff(reply.body) == .webp)
-            #expect(try ImageCodecRegistry.shared.decode(reply.body).size == PixelSize(width: 200, height: 150))
+            #expect(try ImageCodecRegistry.shared.decode(reply.body).pixelSize == PixelSize(width: 200, height: 150))
             bodies.append(reply.body)
         }
         #expect(bodies[0] != bodies[1], "efforts 1 and 6 encode differently")

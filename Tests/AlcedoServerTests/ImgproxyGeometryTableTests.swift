@@ -181,6 +181,6 @@ struct ImgproxyGeometryTableTests {
     func sizesMatchImgproxy(_ path: String, _ width: Int, _ height: Int) throws {
         let options = try ImgproxyPath.parse("/unsafe/\(path)/plain/http://a.test/x").path.options
         let result = try ImgproxyProcessor(options: options).process(Self.source)
-        #expect(result.size == PixelSize(width: width, height: height), "\(path)")
+        #expect(result.pixelSize == PixelSize(width: width, height: height), "\(path)")
     }
 }

@@ -55,7 +55,7 @@ struct ImgproxyMetadataTests {
             #expect(Self.contains(metadata.iptc, "Lisbon") && Self.contains(metadata.iptc, "Ada Photographer"))
             // Turned upright (32x48) and tagged 1: a reader applying the tag leaves it upright.
             let image = try reply.image()
-            #expect(image.size == PixelSize(width: 32, height: 48))
+            #expect(image.pixelSize == PixelSize(width: 32, height: 48))
             #expect(image.orientation == .up)
             #expect(image.pixel(x: 16, y: 8).isClose(to: RGBA(red: 255, green: 0, blue: 0)), "the red half on top")
 
@@ -66,9 +66,9 @@ struct ImgproxyMetadataTests {
             // Without auto-rotation the pixels stay as stored and the tag stays 6.
             let stored = try await server.request(server.path(origin.url("/photo.jpg"), "sm:0/ar:0", ext: "jpg"))
             let rotated = try stored.image()
-            #expect(rotated.orientation == .right && rotated.size == PixelSize(width: 32, height: 48))
+            #expect(rotated.orientation == .right && rotated.pixelSize == PixelSize(width: 32, height: 48))
             let raw = try ImageCodecRegistry.shared.decode(stored.body, options: DecodingOptions(appliesOrientation: false))
-            #expect(raw.size == PixelSize(width: 48, height: 32))
+            #expect(raw.pixelSize == PixelSize(width: 48, height: 32))
         }
     }
 
@@ -84,7 +84,7 @@ struct ImgproxyMetadataTests {
             #expect(!Self.contains(metadata.xmp, "Lisbon") && !Self.contains(metadata.xmp, "CreatorTool"))
             #expect(Self.contains(metadata.iptc, "(c) Alcedo Fixtures") && Self.contains(metadata.iptc, "Ada Photographer"))
             #expect(!Self.contains(metadata.iptc, "Lisbon"))
-            #expect(try reply.image().size == PixelSize(width: 20, height: 30))
+            #expect(try reply.image().pixelSize == PixelSize(width: 20, height: 30))
 
             // kcr:0: nothing at all.
             let bare = try await server.request(server.path(origin.url("/photo.jpg"), "w:20/kcr:0", ext: "jpg"))
@@ -114,7 +114,7 @@ struct ImgproxyMetadataTests {
                     #expect(metadata.iptc == nil || format == .jpeg)
                     // Still a valid file, upright.
                     let image = try reply.image()
-                    #expect(image.width == 24 && image.orientation == .up, "\(source) as \(format): \(image.size)")
+                    #expect(image.width == 24 && image.orientation == .up, "\(source) as \(format): \(image.pixelSize)")
                 }
             }
         }
@@ -126,7 +126,7 @@ struct ImgproxyMetadataTests {
             let reply = try await server.request(server.path(origin.url("/photo.jpg"), "sm:0/w:16", ext: "avif"))
             #expect(reply.status == 200 && reply.format == .avif)
             #expect(Self.contains(reply.body, "AlcedoCam") && Self.contains(reply.body, "photoshop:City=\"Lisbon\""))
-            #expect(try reply.image().size == PixelSize(width: 16, height: 24))
+            #expect(try reply.image().pixelSize == PixelSize(width: 16, height: 24))
             let copyright = try await server.request(server.path(origin.url("/photo.jpg"), "w:16", ext: "avif"))
             #expect(Self.contains(copyright.body, "(c) Alcedo Fixtures") && !Self.contains(copyright.body, "AlcedoCam"))
             let bare = try await server.request(server.path(origin.url("/photo.jpg"), "w:16/kcr:0", ext: "avif"))
@@ -226,7 +226,7 @@ struct ImgproxyMetadataTests {
                     #expect(Self.exifDimensions(kept.exif) == [16, 24], "\(format)")
                 }
                 let image = try reply.image()
-                #expect(image.size == PixelSize(width: 16, height: 24) && image.orientation == .up, "\(format): \(image.size)")
+                #expect(image.pixelSize == PixelSize(width: 16, height: 24) && image.orientation == .up, "\(format): \(image.pixelSize)")
 
                 let copyright = try await server.request(server.path(origin.url("/photo.jpg"), "w:16", ext: format.preferredFileExtension))
                 let notices = EmbeddedMetadata.read(from: copyright.body)

@@ -53,8 +53,8 @@ struct ImgproxyOptionTests {
         ("pd:1:2:3:4", 206, 104, 106, 204),
     ])
     func sizes(_ path: String, _ lw: Int, _ lh: Int, _ pw: Int, _ ph: Int) throws {
-        #expect(try run(path).size == PixelSize(width: lw, height: lh), "landscape \(path)")
-        #expect(try run(path, Self.portrait).size == PixelSize(width: pw, height: ph), "portrait \(path)")
+        #expect(try run(path).pixelSize == PixelSize(width: lw, height: lh), "landscape \(path)")
+        #expect(try run(path, Self.portrait).pixelSize == PixelSize(width: pw, height: ph), "portrait \(path)")
     }
 
     @Test func gravityOffsetsAsImgproxyParsesThem() throws {
@@ -69,7 +69,7 @@ struct ImgproxyOptionTests {
     @Test func fractionalOffsetsMoveTheCropByAFractionOfTheImage() throws {
         // Crop 50x50 of 200x100: centre (151/2 → 76, 51/2 → 26) plus 10% (20, 10).
         let cut = try run("c:50:50:ce:0.1:0.1")
-        #expect(cut.size == PixelSize(width: 50, height: 50))
+        #expect(cut.pixelSize == PixelSize(width: 50, height: 50))
         #expect(cut.pixel(x: 0, y: 0) == Self.source(Self.landscape, 96, 36))
         // Pixel offsets: north-west plus 30 x 7.
         let corner = try run("c:20:20:nowe:30:7")
@@ -82,7 +82,7 @@ struct ImgproxyOptionTests {
         #expect(plain.pixel(x: 0, y: 0) == Self.source(Self.landscape, 80, 0))
         // The same layout at dpr 2 from a 50x50 request: the 10 px offset becomes 20.
         let retina = try run("rs:fill:50:50/g:ea:10/dpr:2")
-        #expect(retina.size == PixelSize(width: 100, height: 100))
+        #expect(retina.pixelSize == PixelSize(width: 100, height: 100))
         #expect(retina.pixel(x: 0, y: 0) == Self.source(Self.landscape, 80, 0))
         // Focus point: x 0.75 of 200 is 150, the 100 wide crop starts at 100.
         let focus = try run("rs:fill:100:100/g:fp:0.75:0.5")
@@ -93,7 +93,7 @@ struct ImgproxyOptionTests {
     func extendPlacesTheImageByItsGravity(_ path: String) throws {
         // 200x100 on 300x300: south, x = (101/2 → 50) + 10, y = 300 - 100 - 20.
         let result = try run(path)
-        #expect(result.size == PixelSize(width: 300, height: 300))
+        #expect(result.pixelSize == PixelSize(width: 300, height: 300))
         #expect(result.pixel(x: 60, y: 180) == Self.source(Self.landscape, 0, 0))
         #expect(result.pixel(x: 259, y: 279) == Self.source(Self.landscape, 199, 99))
         #expect(result.pixel(x: 59, y: 180).alpha == 0 && result.pixel(x: 60, y: 179).alpha == 0)
@@ -103,7 +103,7 @@ struct ImgproxyOptionTests {
         let result = try run("rs:fit:150:150/ex:1:nowe:5:5/dpr:2/bg:fff")
         // Not enlarged, dpr is capped at 200/150: a 200x200 canvas, offsets 5 x 4/3 → 7; the
         // image fills the width, so x is kept at 0.
-        #expect(result.size == PixelSize(width: 200, height: 200))
+        #expect(result.pixelSize == PixelSize(width: 200, height: 200))
         #expect(result.pixel(x: 0, y: 7) == Self.source(Self.landscape, 0, 0))
         #expect(result.pixel(x: 5, y: 5) == RGBA(red: 255, green: 255, blue: 255))
     }
@@ -111,18 +111,18 @@ struct ImgproxyOptionTests {
     @Test func extendAspectRatio() throws {
         // fit 100x100 → 100x50, extended to 1:1 → 100x100, west: y = 51/2 → 26.
         let result = try run("rs:fit:100:100/exar:1:we")
-        #expect(result.size == PixelSize(width: 100, height: 100))
+        #expect(result.pixelSize == PixelSize(width: 100, height: 100))
         #expect(result.pixel(x: 0, y: 25).alpha == 0)
         #expect(result.pixel(x: 0, y: 26).alpha == 255)
         // Without a target size nothing changes.
-        #expect(try run("exar:1").size == Self.landscape.size)
+        #expect(try run("exar:1").pixelSize == Self.landscape.pixelSize)
         #expect(try options("extend_ar:1:no").extendAspectRatioGravity == .compass(.north, xOffset: 0, yOffset: 0))
         #expect(try options("extend_aspect_ratio:1").extendAspectRatio)
     }
 
     @Test func paddingIsFilledWithTheBackground() throws {
         let result = try run("rs:fit:50:50/pd:10:20/dpr:2/bg:ff0000")
-        #expect(result.size == PixelSize(width: 180, height: 90))
+        #expect(result.pixelSize == PixelSize(width: 180, height: 90))
         #expect(result.pixel(x: 5, y: 5) == RGBA(red: 255, green: 0, blue: 0))
         #expect(result.pixel(x: 40, y: 20).isClose(to: Self.source(Self.landscape, 0, 0), tolerance: 8))
         let clear = try run("pd:5")
@@ -140,7 +140,7 @@ struct ImgproxyOptionTests {
 
     @Test func pixelateAveragesBlocks() throws {
         let result = try run("pix:10")
-        #expect(result.size == Self.landscape.size)
+        #expect(result.pixelSize == Self.landscape.pixelSize)
         #expect(result.pixel(x: 0, y: 0) == result.pixel(x: 9, y: 9))
         #expect(result.pixel(x: 0, y: 0) != result.pixel(x: 10, y: 0))
         #expect(try options("pix:1").pixelate == 0, "1 is no pixelation")
@@ -152,16 +152,16 @@ struct ImgproxyOptionTests {
         for y in 20..<50 { for x in 10..<60 { let i = (y * 100 + x) * 4; pixels[i] = UInt8(x); pixels[i + 1] = UInt8(y); pixels[i + 2] = 0 } }
         let framed = AlcedoImage(width: 100, height: 80, pixels: pixels)
         let trimmed = try run("t:10", framed)
-        #expect(trimmed.size == PixelSize(width: 50, height: 30))
+        #expect(trimmed.pixelSize == PixelSize(width: 50, height: 30))
         #expect(trimmed.pixel(x: 0, y: 0) == framed.pixel(x: 10, y: 20))
         // Equal sides: left 10 and right 40 are cut by 10 both; top 20 and bottom 30 by 20.
-        #expect(try run("t:10::1:1", framed).size == PixelSize(width: 80, height: 40))
+        #expect(try run("t:10::1:1", framed).pixelSize == PixelSize(width: 80, height: 40))
         // A colour that is not the background: nothing to cut.
-        #expect(try run("t:10:000000", framed).size == framed.size)
+        #expect(try run("t:10:000000", framed).pixelSize == framed.pixelSize)
         // Transparent margins are magenta for the comparison.
         var clear = [UInt8](repeating: 0, count: 20 * 20 * 4)
         for y in 5..<15 { for x in 5..<15 { let i = (y * 20 + x) * 4; clear[i] = 10; clear[i + 3] = 255 } }
-        #expect(try run("t:10:ff00ff", AlcedoImage(width: 20, height: 20, pixels: clear)).size == PixelSize(width: 10, height: 10))
+        #expect(try run("t:10:ff00ff", AlcedoImage(width: 20, height: 20, pixels: clear)).pixelSize == PixelSize(width: 10, height: 10))
         #expect(try options("trim:5:f0f:t:0").trim == .init(threshold: 5, color: RGBA(red: 255, green: 0, blue: 255),
                                                             equalHorizontal: true, equalVertical: false))
     }

@@ -43,7 +43,7 @@ struct ImgproxyServingTests {
         // Any signature segment without keys; %3A in the options.
         let unsafe = try await harness.request("/unsafe/rs%3Afit%3A40%3A40/plain/" + origin.url("/a.jpg").absoluteString)
         #expect(unsafe.status == 200)
-        #expect(try unsafe.image().size == PixelSize(width: 40, height: 20))
+        #expect(try unsafe.image().pixelSize == PixelSize(width: 40, height: 20))
         // raw: the source's bytes; skp for a matching format too.
         let raw = try await harness.request(harness.path(origin.url("/photo.webp"), "raw:1/w:10"))
         #expect(raw.status == 200 && raw.body == Self.webp(alpha: false))
@@ -69,9 +69,9 @@ struct ImgproxyServingTests {
         defer { Task { await harness.stop() } }
         // The server's result dimension scales results down; the URL's mrd replaces it.
         let limited = try await harness.request(harness.path(origin.url("/a.jpg"), "f:png"))
-        #expect(try limited.image().size == PixelSize(width: 150, height: 75))
+        #expect(try limited.image().pixelSize == PixelSize(width: 150, height: 75))
         let own = try await harness.request(harness.path(origin.url("/a.jpg"), "mrd:50/f:png"))
-        #expect(try own.image().size == PixelSize(width: 50, height: 25))
+        #expect(try own.image().pixelSize == PixelSize(width: 50, height: 25))
         // msr below the source: refused before decoding.
         #expect(try await harness.request(harness.path(origin.url("/a.jpg"), "msr:0.001")).status == 422)
         // The watermark (green 10x10) in the south-east corner.

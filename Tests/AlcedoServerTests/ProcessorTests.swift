@@ -16,8 +16,8 @@ struct ProcessorTests {
     /// memory budget reserves for, before decoding) gave the same.
     private func size(_ image: AlcedoImage, _ path: String) throws -> PixelSize {
         let processor = ImgproxyProcessor(options: try options(path))
-        let result = try processor.process(image).size
-        #expect(processor.outputSize(for: image.size) == result, "\(image.size) \(path): estimated before decoding")
+        let result = try processor.process(image).pixelSize
+        #expect(processor.outputSize(for: image.pixelSize) == result, "\(image.pixelSize) \(path): estimated before decoding")
         return result
     }
 
@@ -101,14 +101,14 @@ struct ProcessorTests {
     /// may swap the sides: the estimate bounds the result.
     @Test func aTrimOrAStoredOrientationIsBoundedByTheEstimate() throws {
         let unrotated = ImgproxyProcessor(options: try options("ar:0/rs:fit:100:300"))
-        let made = try unrotated.process(Self.landscape).size
-        let bound = unrotated.outputSize(for: Self.landscape.size)
+        let made = try unrotated.process(Self.landscape).pixelSize
+        let bound = unrotated.outputSize(for: Self.landscape.pixelSize)
         #expect(made == PixelSize(width: 100, height: 75) && bound == PixelSize(width: 100, height: 133))
         let processor = ImgproxyProcessor(options: try options("t:10/rs:fit:1000:1000"))
         let framed = TestImages.halves(width: 400, height: 300).embedded(in: PixelSize(width: 440, height: 340), at: (20, 20),
                                                                          background: RGBA(red: 255, green: 255, blue: 255))
-        let result = try processor.process(framed).size
-        let estimate = processor.outputSize(for: framed.size)
+        let result = try processor.process(framed).pixelSize
+        let estimate = processor.outputSize(for: framed.pixelSize)
         #expect(result.width < framed.width && result.width <= estimate.width && result.height <= estimate.height)
     }
 
@@ -130,22 +130,22 @@ struct ProcessorTests {
 
     @Test func cropBeforeResize() throws {
         let left = try ImgproxyProcessor(options: options("c:100:300:we")).process(Self.landscape)
-        #expect(left.size == PixelSize(width: 100, height: 300))
+        #expect(left.pixelSize == PixelSize(width: 100, height: 300))
         #expect(left.pixel(x: 99, y: 10).isClose(to: RGBA(red: 220, green: 0, blue: 0)))
         let relative = try ImgproxyProcessor(options: options("c:0.5:0.5:ea/w:50")).process(Self.landscape)
-        #expect(relative.size == PixelSize(width: 50, height: 38))
+        #expect(relative.pixelSize == PixelSize(width: 50, height: 38))
         #expect(relative.pixel(x: 5, y: 5).isClose(to: RGBA(red: 0, green: 0, blue: 220)))
         #expect(ImgproxyProcessor(options: try options("c:10:10")).decodingTarget == nil)
     }
 
     @Test func rotateAndBackgroundAndExtend() throws {
         let rotated = try ImgproxyProcessor(options: options("rot:90")).process(Self.landscape)
-        #expect(rotated.size == PixelSize(width: 300, height: 400))
+        #expect(rotated.pixelSize == PixelSize(width: 300, height: 400))
         // Turned clockwise, the red left half is now on top.
         #expect(rotated.pixel(x: 150, y: 20).isClose(to: RGBA(red: 220, green: 0, blue: 0)))
         #expect(rotated.pixel(x: 150, y: 380).isClose(to: RGBA(red: 0, green: 0, blue: 220)))
         let extended = try ImgproxyProcessor(options: options("rs:fit:600:300:0:1/bg:00ff00")).process(Self.landscape)
-        #expect(extended.size == PixelSize(width: 600, height: 300))
+        #expect(extended.pixelSize == PixelSize(width: 600, height: 300))
         #expect(extended.pixel(x: 10, y: 150) == RGBA(red: 0, green: 255, blue: 0))
         #expect(extended.pixel(x: 110, y: 150).isClose(to: RGBA(red: 220, green: 0, blue: 0)))
         let transparent = try ImgproxyProcessor(options: options("rs:fit:600:300:0:1")).process(Self.landscape)
@@ -190,7 +190,7 @@ struct ProcessorTests {
         do {
             _ = try processor.process(Self.landscape)
         } catch {
-            guard case .processorError(.outputTooLarge(_, let size, let limit)) = error else { throw error }
+            guard case .outputTooLarge(_, let size, let limit)? = error.processorCause else { throw error }
             #expect(size == PixelSize(width: 5000, height: 3750) && limit == 1000)
         }
     }

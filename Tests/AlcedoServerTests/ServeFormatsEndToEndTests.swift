@@ -184,7 +184,7 @@ struct ServeFormatsEndToEndTests {
         try await Self.withServer { server, origin in
             // The main image: 64x48, unless eth:1 asks for the 16x12 thumbnail.
             let main = try await Self.get(server, origin.path("thumb.heic", "", ext: "png"))
-            #expect(try main.image().size == PixelSize(width: 64, height: 48))
+            #expect(try main.image().pixelSize == PixelSize(width: 64, height: 48))
             let thumbnail = try await Self.get(server, origin.path("thumb.heic", "eth:1", ext: "png"))
             #expect(thumbnail.status == 200)
             Self.expectHalves(try thumbnail.image(), width: 16, height: 12, "the thumbnail")
@@ -193,9 +193,9 @@ struct ServeFormatsEndToEndTests {
             Self.expectHalves(try resized.image(), width: 32, height: 24, "enlarged from the thumbnail")
             // A HEIC without a thumbnail, and other formats: the main image.
             let plain = try await Self.get(server, origin.path("a.heic", "eth:1", ext: "png"))
-            #expect(try plain.image().size == PixelSize(width: 64, height: 48))
+            #expect(try plain.image().pixelSize == PixelSize(width: 64, height: 48))
             let png = try await Self.get(server, origin.path("a.png", "eth:1", ext: "png"))
-            #expect(try png.image().size == PixelSize(width: 64, height: 48))
+            #expect(try png.image().pixelSize == PixelSize(width: 64, height: 48))
         }
         let origin = try await Origin.start()
         defer { origin.stop() }
@@ -203,9 +203,9 @@ struct ServeFormatsEndToEndTests {
             let server = try await ServeProcess.start(arguments, environment: environment)
             defer { server.stop() }
             let answer = try await Self.get(server, origin.path("thumb.heic", "", ext: "png"))
-            #expect(try answer.image().size == PixelSize(width: 16, height: 12), "\(arguments) \(environment)")
+            #expect(try answer.image().pixelSize == PixelSize(width: 16, height: 12), "\(arguments) \(environment)")
             let main = try await Self.get(server, origin.path("thumb.heic", "eth:0", ext: "png"))
-            #expect(try main.image().size == PixelSize(width: 64, height: 48), "eth:0 wins")
+            #expect(try main.image().pixelSize == PixelSize(width: 64, height: 48), "eth:0 wins")
         }
     }
 

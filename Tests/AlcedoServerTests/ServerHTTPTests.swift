@@ -31,7 +31,7 @@ struct ServerHTTPTests {
         #expect(reply.header("Last-Modified") == "Wed, 21 Oct 2015 07:28:00 GMT")
         #expect(reply.header("ETag")?.hasPrefix("\"") == true)
         #expect(reply.header("Vary") == nil, "the extension chose the format: nothing negotiated")
-        #expect(try reply.image().size == PixelSize(width: 100, height: 50))
+        #expect(try reply.image().pixelSize == PixelSize(width: 100, height: 50))
 
         let health = try await harness.request("/health")
         #expect(health.status == 200)
@@ -88,7 +88,7 @@ struct ServerHTTPTests {
         let reply = try await harness.request(harness.path(origin.url("/s.gif"), ""), headers: [("Accept", "image/webp,*/*")])
         #expect(reply.status == 200 && reply.format == .webp && reply.header("Vary") == "Accept")
         let webp = try reply.image()
-        #expect(webp.size == source.size && webp.frames.count == source.frames.count && webp.loopCount == source.loopCount)
+        #expect(webp.pixelSize == source.pixelSize && webp.frames.count == source.frames.count && webp.loopCount == source.loopCount)
         for (index, frame) in webp.frames.enumerated() {
             #expect(abs(frame.duration - source.frames[index].duration) < 0.005, "frame \(index)")
             // Lossy WebP: each frame close to the GIF's, transparency kept (a transparent

@@ -52,7 +52,7 @@ struct ServerMemoryBudgetTests {
         let fit = try await harness.request(harness.path(origin.url("/anim.webp"), "rs:fit:1300:1300", ext: "webp"))
         #expect(fit.status == 200, "\(fit.text)")
         let served = try ImageCodecRegistry.shared.decode(fit.body, options: DecodingOptions())
-        #expect(served.size == PixelSize(width: 480, height: 360) && served.frames.count == 12)
+        #expect(served.pixelSize == PixelSize(width: 480, height: 360) && served.frames.count == 12)
         let enlarged = try await harness.request(harness.path(origin.url("/anim.webp"), "rs:fit:1300:1300:1", ext: "webp"))
         #expect(enlarged.status == 422, "\(enlarged.text)")
         #expect(enlarged.text.contains("1300x975") || enlarged.text.contains("memory budget"), "\(enlarged.text)")

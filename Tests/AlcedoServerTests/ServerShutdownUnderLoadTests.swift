@@ -58,7 +58,7 @@ struct ServerShutdownUnderLoadTests {
             guard reply.status == 200 else { continue }
             #expect(reply.contentLength == String(reply.body.count), "\(path): a full body")
             let image = try ImageCodecRegistry.shared.decode(reply.body)
-            #expect(image.size.width == (path.contains("w:120") ? 120 : 200))
+            #expect(image.pixelSize.width == (path.contains("w:120") ? 120 : 200))
         }
         // Within the graceful stop timeout (60 s), with status 0.
         try await eventually { exited.value }

@@ -61,13 +61,13 @@ struct SmartGravityTests {
         for route in ["/wide.png", "/tall.png"] {
             let smart = try await harness.request(harness.path(origin.url(route), "rs:fill:300:300/g:sm", ext: "png")).image()
             let centre = try await harness.request(harness.path(origin.url(route), "rs:fill:300:300/g:ce", ext: "png")).image()
-            #expect(smart.size == PixelSize(width: 300, height: 300) && centre.size == smart.size)
+            #expect(smart.pixelSize == PixelSize(width: 300, height: 300) && centre.pixelSize == smart.pixelSize)
             #expect(Self.objectPixels(smart) > object * 95 / 100, "\(route): g:sm keeps the object")
             #expect(Self.objectPixels(centre) < object / 2, "\(route): g:ce cuts it")
         }
         // Scaled down first (fill 150x150 of 600x300 is 300x150, then cropped): still kept.
         let small = try await harness.request(harness.path(origin.url("/wide.png"), "rs:fill:150:150/g:sm", ext: "png")).image()
-        #expect(small.size == PixelSize(width: 150, height: 150))
+        #expect(small.pixelSize == PixelSize(width: 150, height: 150))
         #expect(Self.objectPixels(small) > object / 4 * 90 / 100)
     }
 
@@ -93,7 +93,7 @@ struct SmartGravityTests {
         let harness = try await ServerHarness.start()
         defer { Task { await harness.stop() } }
         let smart = try await harness.request(harness.path(origin.url("/s.png"), "c:300:300:sm", ext: "png")).image()
-        #expect(smart.size == PixelSize(width: 300, height: 300))
+        #expect(smart.pixelSize == PixelSize(width: 300, height: 300))
         #expect(Self.objectPixels(smart) > 80 * 80 * 95 / 100)
         // `crop` without its own gravity takes the URL's.
         let inherited = try await harness.request(harness.path(origin.url("/s.png"), "c:300:300/g:sm", ext: "png")).image()
@@ -141,7 +141,7 @@ struct SmartGravityTests {
         let reply = try await harness.request(harness.path(origin.url("/anim.gif"), "rs:fill:100:100/g:sm"))
         #expect(reply.format == .gif)
         let image = try reply.image()
-        #expect(image.frames.count == 2 && image.size == PixelSize(width: 100, height: 100))
+        #expect(image.frames.count == 2 && image.pixelSize == PixelSize(width: 100, height: 100))
         #expect(image.frames[0].pixels == image.frames[1].pixels)
         #expect(Self.objectPixels(image) > 60 * 60 * 80 / 100)
     }

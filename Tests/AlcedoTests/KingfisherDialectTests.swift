@@ -28,7 +28,7 @@ struct KingfisherDialectTests {
         ImageManager.shared.retrieveImage(with: url, options: [.targetCache(cache), .downloader(downloader)]) { result in
             switch result {
             case .success(let value):
-                results.append("manager \(value.image.size) \(value.cacheType)")
+                results.append("manager \(value.image.pixelSize) \(value.cacheType)")
             case .failure(let error):
                 results.append("manager failed: \(error)")
             }
@@ -36,7 +36,7 @@ struct KingfisherDialectTests {
         downloader.downloadImage(with: url, options: nil) { result in
             switch result {
             case .success(let value):
-                results.append("downloader \(value.image.size)")
+                results.append("downloader \(value.image.pixelSize)")
             case .failure(let error):
                 results.append("downloader failed: \(error)")
             }
@@ -60,10 +60,10 @@ struct KingfisherDialectTests {
             let url = h.server.url("/b.jpg")
             let results = Collected<String>()
             ImageManager.shared.retrieveImage(with: url, options: [.targetCache(h.cache), .downloader(h.downloader)]) { result in
-                results.append((try? result.get()).map { "manager \($0.image.size)" } ?? "manager failed")
+                results.append((try? result.get()).map { "manager \($0.image.pixelSize)" } ?? "manager failed")
             }
             h.downloader.downloadImage(with: url) { result in
-                results.append((try? result.get()).map { "downloader \($0.image.size)" } ?? "downloader failed")
+                results.append((try? result.get()).map { "downloader \($0.image.pixelSize)" } ?? "downloader failed")
             }
             #expect(await eventually { results.values.count == 2 })
             #expect(Set(results.values) == ["manager 10x10", "downloader 10x10"])
@@ -78,7 +78,7 @@ struct KingfisherDialectTests {
             h.server.route("/gone.jpg", .status(404))
             let result = try await ImageManager.shared.retrieveImage(with: h.server.url("/c.jpg"),
                                                                      options: [.targetCache(h.cache), .downloader(h.downloader)])
-            #expect(result.image.size == PixelSize(width: 8, height: 8))
+            #expect(result.image.size == CGSize(width: 8, height: 8))
 
             // A plain do/catch: `error` is `any Error`, as in Kingfisher.
             var caught = ""
@@ -113,7 +113,7 @@ struct KingfisherDialectTests {
             // Untyped: a typed pattern, then the catch-all.
             do {
                 let result = try await h.manager.retrieveImage(with: url)
-                outcomes.append("image \(result.image.size)")
+                outcomes.append("image \(result.image.pixelSize)")
             } catch let error as AlcedoError {
                 if case .responseError(reason: .invalidHTTPStatusCode(let response)) = error, response.statusCode == 404 { outcomes.append("404") }
             } catch {
@@ -161,7 +161,8 @@ struct KingfisherDialectTests {
                 }
             #expect(await eventually { results.values.count == 1 })
             // 100x100 points at 2x: 200x200 pixels.
-            #expect(imageView.image?.size == PixelSize(width: 200, height: 200))
+            #expect(imageView.image?.size == CGSize(width: 100, height: 100))
+            #expect(imageView.image?.pixelSize == PixelSize(width: 200, height: 200))
         }
     }
 
@@ -179,13 +180,13 @@ struct KingfisherDialectTests {
                 .targetCache(h.cache)
                 .downloader(h.downloader)
                 .onProgress { receivedSize, totalSize in events.append("progress \(receivedSize <= totalSize)") }
-                .onSuccess { result in events.append("success \(result.image.size)") }
+                .onSuccess { result in events.append("success \(result.image.pixelSize)") }
                 .onFailure { error in events.append("failure \(error)") }
                 .set(to: imageView)
             #expect(await eventually { events.values.contains { $0.hasPrefix("success") || $0.hasPrefix("failure") } })
             #expect(events.values.contains("success 60x30"))
             #expect(!events.values.contains("progress false"))
-            #expect(imageView.image?.size == PixelSize(width: 60, height: 30))
+            #expect(imageView.image?.size == CGSize(width: 60, height: 30))
         }
     }
 
@@ -242,7 +243,7 @@ struct KingfisherDialectTests {
         cache.retrieveImage(forKey: "key_for_image") { result in
             switch result {
             case .success(let value):
-                log.append("retrieved \(value.cacheType) \(value.image?.size.description ?? "nil")")
+                log.append("retrieved \(value.cacheType) \(value.image?.pixelSize.description ?? "nil")")
             case .failure(let error):
                 log.append("retrieve failed: \(error)")
             }
@@ -295,16 +296,16 @@ struct KingfisherDialectTests {
             try TestImages.jpeg(width: 7, height: 3).write(to: file)
             let provider = LocalFileImageDataProvider(fileURL: file)
             let fromFile = try await h.manager.retrieveImage(with: .provider(provider))
-            #expect(fromFile.image.size == PixelSize(width: 7, height: 3))
+            #expect(fromFile.image.size == CGSize(width: 7, height: 3))
 
             let base64 = TestImages.jpeg(width: 4, height: 4).base64EncodedString()
             let fromBase64 = try await h.manager.retrieveImage(with: .provider(Base64ImageDataProvider(base64String: base64, cacheKey: "b64")))
-            #expect(fromBase64.image.size == PixelSize(width: 4, height: 4))
+            #expect(fromBase64.image.size == CGSize(width: 4, height: 4))
 
             h.server.route("/r.jpg", .ok(TestImages.jpeg(width: 6, height: 2)))
             let resource = ImageResource(downloadURL: h.server.url("/r.jpg"), cacheKey: "my_cache_key")
             let fromResource = try await h.manager.retrieveImage(with: resource)
-            #expect(fromResource.image.size == PixelSize(width: 6, height: 2))
+            #expect(fromResource.image.size == CGSize(width: 6, height: 2))
             #expect(h.cache.isCached(forKey: "my_cache_key"))
         }
     }

@@ -956,7 +956,7 @@ struct KingfisherDocsCompileTests {
             // README: the low data mode source is never used on Linux.
             readme102(imageView: imageView, url: h.server.url("/hi.jpg"), placeholderImage: placeholder,
                       processor: RoundCornerImageProcessor(cornerRadius: 4), lowResolutionURL: h.server.url("/lo.jpg"))
-            #expect(await eventually { imageView.image?.size == PixelSize(width: 40, height: 30) })
+            #expect(await eventually { imageView.image?.size == CGSize(width: 40, height: 30) })
             #expect(h.server.requestCount("/lo.jpg") == 0)
 
             // CommonTasks: the completion handler prints the image, where it came from and the source.
@@ -968,14 +968,14 @@ struct KingfisherDocsCompileTests {
             #expect(lines[0] == "AlcedoImage(20x10, jpeg, 1 frame, sRGB)")
             #expect(lines[1] == "none")
             #expect(lines[2].contains("/ct.jpg"))
-            #expect(other.image?.size == PixelSize(width: 20, height: 10))
+            #expect(other.image?.size == CGSize(width: 20, height: 10))
             // Again: now from memory.
             clearPrinted()
             commonTasks111(imageView: other, url: h.server.url("/ct.jpg"))
             #expect(await eventually { printedLines().count == 3 })
             #expect(printedLines()[1] == "memory")
             commonTasks95(imageView: other, url: h.server.url("/hi.jpg"))
-            #expect(await eventually { other.image?.size == PixelSize(width: 40, height: 30) })
+            #expect(await eventually { other.image?.size == CGSize(width: 40, height: 30) })
         }
     }
 
@@ -1086,7 +1086,7 @@ struct KingfisherDocsCompileTests {
                 let result = try processor.process(TestImages.image(width: 24, height: 16))
                 #expect(result.width > 0, "\(processor.identifier)")
             }
-            #expect(await eventually { imageView.image?.size == PixelSize(width: 24, height: 16) })
+            #expect(await eventually { imageView.image?.size == CGSize(width: 24, height: 16) })
             // `DefaultImageProcessor.default` is no processor: the same cache entry.
             processor13(imageView: imageView, url: url)
             #expect(await eventually { imageView.image != nil })
@@ -1094,7 +1094,7 @@ struct KingfisherDocsCompileTests {
             #expect(await eventually { ImageCache.default.isCached(forKey: url.cacheKey, processorIdentifier: chained.identifier) })
             // A custom processor in Kingfisher's shape, by the pipeline.
             let result = try await h.manager.retrieveImage(with: url, options: [.processor(MyProcessor(someValue: 10))])
-            #expect(result.image.size == PixelSize(width: 24, height: 16))
+            #expect(result.image.size == CGSize(width: 24, height: 16))
         }
     }
 
@@ -1143,11 +1143,11 @@ struct KingfisherDocsCompileTests {
             try TestImages.jpeg(width: 7, height: 5).write(to: URL(fileURLWithPath: path))
             let imageView = DocImageView()
             provider18and26(imageView: imageView, path: path)
-            #expect(await eventually { imageView.image?.size == PixelSize(width: 7, height: 5) })
+            #expect(await eventually { imageView.image?.size == CGSize(width: 7, height: 5) })
             let base64View = DocImageView()
             try? await ImageCache.default.removeImage(forKey: "some-cache-key")
             provider36(imageView: base64View, base64: TestImages.jpeg(width: 3, height: 2).base64EncodedString())
-            #expect(await eventually { base64View.image?.size == PixelSize(width: 3, height: 2) })
+            #expect(await eventually { base64View.image?.size == CGSize(width: 3, height: 2) })
 
             h.server.route("/big.jpg", .ok(TestImages.jpeg(width: 300, height: 200)))
             let model = ProgressModel()
@@ -1159,7 +1159,7 @@ struct KingfisherDocsCompileTests {
             h.server.route("/high.jpg", .ok(TestImages.jpeg(width: 30, height: 20)))
             let lowData = DocImageView()
             lowDataMode27(imageView: lowData, highResolutionURL: h.server.url("/high.jpg"), localFileURL: URL(fileURLWithPath: path))
-            #expect(await eventually { lowData.image?.size == PixelSize(width: 30, height: 20) })
+            #expect(await eventually { lowData.image?.size == CGSize(width: 30, height: 20) })
         }
     }
 
@@ -1175,7 +1175,7 @@ struct KingfisherDocsCompileTests {
             h.server.release("/u1.jpg")
             #expect(await eventually { printedLines().count == 2 })
             #expect(Set(printedLines()) == ["url1: not current", "url2: success"])
-            #expect(imageView.image?.size == PixelSize(width: 11, height: 11))
+            #expect(imageView.image?.size == CGSize(width: 11, height: 11))
             // "But the download (and cache) is done normally."
             #expect(await eventually { ImageCache.default.isCached(forKey: h.server.url("/u1.jpg").cacheKey) })
 
@@ -1220,7 +1220,7 @@ struct KingfisherDocsCompileTests {
             // The page's two processors on one URL, through the view.
             let imageView = DocImageView()
             performance68and76(imageView: imageView, url: url)
-            #expect(await eventually { imageView.image?.size == PixelSize(width: 4, height: 3) })
+            #expect(await eventually { imageView.image?.size == CGSize(width: 4, height: 3) })
         }
     }
 
@@ -1286,7 +1286,7 @@ struct KingfisherDocsCompileTests {
             h.server.route("/r.jpg", sequence: [.status(503), .ok(TestImages.jpeg(width: 5, height: 4))])
             let retried = DocImageView()
             retry46(imageView: retried, url: h.server.url("/r.jpg"))
-            #expect(await eventually { retried.image?.size == PixelSize(width: 5, height: 4) })
+            #expect(await eventually { retried.image?.size == CGSize(width: 5, height: 4) })
             #expect(h.server.requestCount("/r.jpg") == 2)
         }
     }
@@ -1304,7 +1304,7 @@ struct KingfisherDocsCompileTests {
             #expect(h.server.requestCount("/n.jpg") == 1)
             reachability.reachable.withLock { $0 = true }
             let result = try await task.value
-            #expect(result.image.size == PixelSize(width: 3, height: 3))
+            #expect(result.image.size == CGSize(width: 3, height: 3))
             #expect(h.server.requestCount("/n.jpg") == 2)
 
             // With a timeout and the network never back: the first failure is reported.

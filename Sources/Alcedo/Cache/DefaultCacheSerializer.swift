@@ -31,10 +31,13 @@ public struct DefaultCacheSerializer: CacheSerializer {
         self.encodingOptions = encodingOptions
     }
 
+    /// ``preferCacheOriginalData``: whether the original bytes are stored when given.
+    public var originalDataUsed: Bool { preferCacheOriginalData }
+
     /// `original` when given (and ``preferCacheOriginalData``), else `image` encoded in its
     /// own format, PNG when no encoder writes that format.
     /// - Throws: the encoder's error, or `.encodingError(.unsupportedFormat(.png))` when not even PNG can be written.
-    public func data(with image: AlcedoImage, original: Data?) throws(AlcedoError) -> Data {
+    public func serializedData(with image: AlcedoImage, original: Data?) throws(AlcedoError) -> Data {
         if preferCacheOriginalData, let original, !original.isEmpty { return original }
         let wanted = original.map { ImageFormat.sniff($0) } ?? image.sourceFormat
         var format = codecs.encoder(for: wanted == .apng ? .png : wanted) != nil ? wanted : .png
@@ -44,7 +47,7 @@ public struct DefaultCacheSerializer: CacheSerializer {
     }
 
     /// Decodes `data` with ``codecs``, whatever its format.
-    public func image(with data: Data, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
+    public func deserializedImage(with data: Data, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
         try codecs.decode(data, options: options)
     }
 }

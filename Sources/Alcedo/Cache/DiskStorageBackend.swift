@@ -174,10 +174,11 @@ extension DiskStorage {
                 return fd
             case .failure(let error) where error.code == ENOENT:
                 if let error = POSIXFile.makeDirectory(directoryPath) {
-                    switch CacheErrorReason.writeError(path: directoryPath, errno: error.code) {
-                    case .writeFailed: throw .cacheError(reason: .cannotCreateDirectory(path: directoryPath, errno: error.code))
-                    case let reason: throw .cacheError(reason: reason)
+                    let reason = CacheErrorReason.writeError(path: directoryPath, errno: error.code)
+                    if case .writeFailed? = reason.storageFailure {
+                        throw .cacheError(reason: .cannotCreateDirectory(path: directoryPath, errno: error.code))
                     }
+                    throw .cacheError(reason: reason)
                 }
                 index.reset()
                 switch POSIXFile.open(temporaryPath, flags) {

@@ -47,12 +47,12 @@ public struct FormatIndicatedCacheSerializer: CacheSerializer {
     }
 
     /// Encodes `image` in ``format``; the original bytes are not used.
-    public func data(with image: AlcedoImage, original: Data?) throws(AlcedoError) -> Data {
+    public func serializedData(with image: AlcedoImage, original: Data?) throws(AlcedoError) -> Data {
         try codecs.encode(image, as: format, options: options)
     }
 
     /// Decodes `data` with ``codecs``, whatever its format.
-    public func image(with data: Data, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
+    public func deserializedImage(with data: Data, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
         try codecs.decode(data, options: options)
     }
 }

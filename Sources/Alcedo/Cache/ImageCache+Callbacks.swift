@@ -83,7 +83,7 @@ extension ImageCache {
         Task {
             let disk: Result<Void, AlcedoError>
             do throws(AlcedoError) {
-                let data = try serializer.data(with: image, original: bytes)
+                let data = try serializer.serializedData(with: image, original: bytes)
                 try await storeToDisk(data, forKey: key, processorIdentifier: processorIdentifier)
                 disk = .success(())
             } catch {

@@ -40,7 +40,7 @@ extension ImageCache {
         _ = await writeBack(entry, computedKey: computedKey)
         let serializer = cacheSerializer ?? self.cacheSerializer
         return try? await io.run { () throws(AlcedoError) -> AlcedoImage in
-            try serializer.image(with: entry.data, options: options)
+            try serializer.deserializedImage(with: entry.data, options: options)
         }
     }
 

@@ -130,7 +130,7 @@ public final class ImageCache: Sendable {
         let original = processorIdentifier.isEmpty ? original : nil
         let disk = diskStorage
         let written = try await io.run { [self] () throws(AlcedoError) -> (data: Data, error: AlcedoError?) in
-            let data = try serializer.data(with: image, original: original)
+            let data = try serializer.serializedData(with: image, original: original)
             do throws(AlcedoError) {
                 try disk.store(value: data, forKey: computedKey, expiration: diskExpiration, httpCacheInfo: httpCacheInfo)
                 diskFailures.recordSuccess(folder: disk.directoryURL.path, logger: logger)
@@ -218,7 +218,7 @@ public final class ImageCache: Sendable {
         let disk = diskStorage
         return try await io.run { () throws(AlcedoError) -> AlcedoImage? in
             guard let data = try disk.value(forKey: computedKey, extendingExpiration: extendingExpiration) else { return nil }
-            return try serializer.image(with: data, options: options)
+            return try serializer.deserializedImage(with: data, options: options)
         }
     }
 

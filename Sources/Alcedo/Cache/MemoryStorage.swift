@@ -57,13 +57,13 @@ public enum MemoryStorage {
     /// update: values that leave the table (replaced or evicted) are released after the lock is
     /// dropped, so freeing a large image never stalls other callers.
     public final class Backend<T: CacheCostCalculable & Sendable>: Sendable {
-        private struct State {
+        struct State {
             var table = LRUTable<T>()
             var config: Config
             var cleanScheduled = false
         }
 
-        private let state: Mutex<State>
+        let state: Mutex<State>
 
         /// Creates an empty storage with `config`.
         public init(config: Config) {

@@ -214,7 +214,7 @@ public final class SharedCacheTier: Sendable {
                 record(error, operation: "lookup") { _ in }
                 // A skipped node will not answer before the bound: work now. Other failures
                 // may pass (a slow reply): keep polling.
-                if case .cacheError(.sharedStorageError(.nodeUnavailable)) = error {
+                if case .cacheError(let reason) = error, case .nodeUnavailable? = reason.sharedStorageReason {
                     state.withLock { $0.statistics.lockWaitTimeouts += 1 }
                     return .proceed(holdsLock: false)
                 }

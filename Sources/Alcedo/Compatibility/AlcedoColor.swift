@@ -61,8 +61,32 @@ public struct AlcedoColor: Sendable, Hashable, CustomStringConvertible {
         AlcedoColor(red: red, green: green, blue: blue, alpha: alpha)
     }
 
+    /// A colour given in Display P3 (UIKit's `init(displayP3Red:green:blue:alpha:)`), kept as
+    /// extended sRGB: a P3 colour outside sRGB has components below 0 or above 1.
+    public init(displayP3Red red: CGFloat, green: CGFloat, blue: CGFloat, alpha: CGFloat) {
+        func linear(_ v: Double) -> Double {
+            let m = abs(v)
+            let l = m <= 0.04045 ? m / 12.92 : pow((m + 0.055) / 1.055, 2.4)
+            return v < 0 ? -l : l
+        }
+        func encoded(_ v: Double) -> CGFloat {
+            let m = abs(v)
+            let e = m <= 0.0031308 ? m * 12.92 : 1.055 * pow(m, 1 / 2.4) - 0.055
+            return CGFloat(v < 0 ? -e : e)
+        }
+        let (r, g, b) = (linear(Double(red)), linear(Double(green)), linear(Double(blue)))
+        // Linear Display P3 to linear sRGB (both D65).
+        self.init(red: encoded(1.2249401 * r - 0.2249404 * g),
+                  green: encoded(-0.0420569 * r + 1.0420571 * g),
+                  blue: encoded(-0.0196376 * r - 0.0786361 * g + 1.0982735 * b),
+                  alpha: alpha)
+    }
+
+    /// The components, unclamped (extended sRGB), as Kingfisher's `rgba` reads them.
+    public var rgba: (r: CGFloat, g: CGFloat, b: CGFloat, a: CGFloat) { (red, green, blue, alpha) }
+
     /// The colour as an 8-bit pixel, each component clamped to `0...1` and rounded.
-    public var rgba: RGBA {
+    public var pixel: RGBA {
         func byte(_ value: CGFloat) -> UInt8 {
             guard value.isFinite else { return 0 }
             return UInt8((min(max(value, 0), 1) * 255).rounded())
@@ -72,7 +96,7 @@ public struct AlcedoColor: Sendable, Hashable, CustomStringConvertible {
 
     /// `#RRGGBBAA`, as Kingfisher's `rgbaDescription` writes a colour.
     public var hex: String {
-        let p = rgba
+        let p = pixel
         return String(cFormat: "#%02X%02X%02X%02X", p.red, p.green, p.blue, p.alpha)
     }
 

@@ -38,16 +38,16 @@ extension AlcedoError: LocalizedError {
         return false
     }
 
-    /// A number per stage, as Kingfisher's `errorCode`: 1001… for request errors, 2001… for
-    /// response errors (2101… for connection failures, by ``NetworkErrorReason``), 3001… for cache errors, 4001… for processor errors (4001 a processor
-    /// that gave no image, 4101… decoding, 4201… encoding), 5001… for image setting errors.
+    /// Kingfisher's error code of the reason: 1001… for request errors, 2001… for response
+    /// errors, 3001… for cache errors, 4001 for processor errors, 5001… for image setting
+    /// errors, each case numbered as in Kingfisher 8.
     public var errorCode: Int {
         switch self {
-        case .requestError(let reason): return 1001 + reason.codeOffset
-        case .responseError(let reason): return 2001 + reason.codeOffset
-        case .cacheError(let reason): return 3001 + reason.codeOffset
-        case .processorError(let reason): return 4001 + reason.codeOffset
-        case .imageSettingError(let reason): return 5001 + reason.codeOffset
+        case .requestError(let reason): return reason.errorCode
+        case .responseError(let reason): return reason.errorCode
+        case .cacheError(let reason): return reason.errorCode
+        case .processorError(let reason): return reason.errorCode
+        case .imageSettingError(let reason): return reason.errorCode
         }
     }
 }
@@ -72,82 +72,4 @@ extension AlcedoError {
 
     /// ``errorCode``, read by `NSError` bridging.
     public var _code: Int { errorCode }
-}
-
-extension RequestErrorReason {
-    var codeOffset: Int {
-        switch self {
-        case .emptyRequest: return 0
-        case .invalidURL: return 1
-        case .taskCancelled: return 2
-        case .localFileNotAllowed: return 3
-        case .redirectLoop: return 6
-        case .tooManyRedirects: return 7
-        case .invalidRedirect: return 8
-        case .sourceNotAllowed: return 15
-        }
-    }
-}
-
-extension ResponseErrorReason {
-    var codeOffset: Int {
-        switch self {
-        case .invalidHTTPStatusCode: return 0
-        case .URLSessionError(let error as NetworkErrorReason): return 100 + error.codeOffset
-        case .URLSessionError: return 3
-        case .bodyTooLarge: return 1
-        case .lengthMismatch: return 2
-        case .rejected: return 4
-        case .objectStorageError: return 5
-        }
-    }
-}
-
-extension CacheErrorReason {
-    var codeOffset: Int {
-        switch self {
-        case .imageNotExisting: return 0
-        case .cannotCreateDirectory: return 1
-        case .cannotListDirectory: return 2
-        case .diskFull: return 3
-        case .readOnly: return 4
-        case .writeFailed: return 5
-        case .readFailed: return 6
-        case .removeFailed: return 7
-        case .metadataTooLarge: return 8
-        case .corruptEntry: return 9
-        case .sharedStorageError: return 10
-        case .cannotSerializeImage: return 11
-        }
-    }
-}
-
-extension ProcessorErrorReason {
-    var codeOffset: Int {
-        switch self {
-        case .processingFailed: return 0
-        case .invalidParameter: return 1
-        case .outputTooLarge: return 2
-        case .workingMemoryTooLarge: return 3
-        case .memoryBudgetExceeded: return 4
-        case .decodingFailed: return 100
-        case .encodingFailed: return 200
-        }
-    }
-}
-
-extension ImageSettingErrorReason {
-    var codeOffset: Int {
-        switch self {
-        case .emptySource: return 0
-        case .notCurrentSourceTask: return 1
-        case .dataProviderError: return 2
-        case .alternativeSourcesExhausted: return 3
-        case .fileNotFound: return 4
-        case .notARegularFile: return 5
-        case .fileTooLarge: return 6
-        case .fileReadFailed: return 7
-        case .invalidBase64: return 8
-        }
-    }
 }

@@ -3,10 +3,38 @@ import Foundation
 // Kingfisher's `kf` helpers on images and data (`image.kf.pngRepresentation()`,
 // `image.kf.resize(to:for:)`, `data.kf.imageFormat`…), made of Alcedo's encoders and
 // processors. As in Kingfisher, a drawing helper that cannot work returns the image unchanged,
-// and an encoder that fails returns `nil`. Alcedo's images have no point scale: one point is
-// one pixel.
+// and an encoder that fails returns `nil`. Sizes are in points, as UIKit's: pixels divided by
+// the image's scale (`AlcedoImage.pointScale`).
 
 extension AlcedoImage {
+    /// The size in points (UIKit's `UIImage.size`): ``pixelSize`` divided by ``scale``.
+    /// An image decoded at scale 3 from 600x450 pixels is 200x150 points.
+    public var size: CGSize {
+        CGSize(width: CGFloat(Double(width) / pointScale), height: CGFloat(Double(height) / pointScale))
+    }
+
+    /// Pixels per point (UIKit's `UIImage.scale`; ``pointScale``, default 1).
+    public var scale: CGFloat { CGFloat(pointScale) }
+
+    /// A one-pixel transparent image, for code that makes a placeholder with UIKit's `UIImage()`
+    /// (which is empty: 0x0 points; Alcedo's images have at least one pixel).
+    public init() {
+        self.init(width: 1, height: 1, pixels: [0, 0, 0, 0])
+    }
+
+    /// The image `data` decodes to with the shared codecs, at scale 1, or `nil` when it does
+    /// not decode (UIKit's `UIImage(data:)`).
+    public init?(data: Data) {
+        self.init(data: data, scale: 1)
+    }
+
+    /// The image `data` decodes to with the shared codecs, at `scale` points per pixel, or
+    /// `nil` when it does not decode (UIKit's `UIImage(data:scale:)`).
+    public init?(data: Data, scale: CGFloat) {
+        guard let image = try? ImageCodecRegistry.shared.decode(data) else { return nil }
+        self = image.withPointScale(Double(scale))
+    }
+
     /// Kingfisher's namespace for the image helpers (see ``KingfisherWrapper``).
     public var kf: KingfisherWrapper<AlcedoImage> { KingfisherWrapper(self) }
 }
@@ -24,7 +52,7 @@ extension KingfisherWrapper where Base == Data {
 
 /// Kingfisher's options for making an image from data: ``KingfisherWrapper/image(data:options:)``.
 public struct ImageCreatingOptions: Sendable {
-    /// The point scale (default 1; Alcedo's images have none, so it is kept only).
+    /// The point scale given to the image (default 1).
     public let scale: CGFloat
     /// The duration of an animation (default 0: the file's own timing).
     public let duration: TimeInterval
@@ -43,11 +71,11 @@ public struct ImageCreatingOptions: Sendable {
 }
 
 extension KingfisherWrapper where Base == AlcedoImage {
-    /// The size in points (pixels here).
-    public var size: CGSize { base.size.cgSize }
+    /// The size in points: pixels divided by ``scale``.
+    public var size: CGSize { base.size }
 
-    /// The point scale: always 1.
-    public var scale: CGFloat { 1 }
+    /// Pixels per point (``AlcedoImage/pointScale``).
+    public var scale: CGFloat { base.scale }
 
     /// The number of frames of an animated image, `nil` for a still one.
     public var imageFrameCount: Int? { base.isAnimated ? base.frames.count : nil }
@@ -58,7 +86,10 @@ extension KingfisherWrapper where Base == AlcedoImage {
     /// The frames of an animated image, each as an image; `nil` for a still one.
     public var images: [KFCrossPlatformImage]? {
         guard base.isAnimated else { return nil }
-        return base.frames.map { AlcedoImage(width: base.width, height: base.height, frames: [$0], colorMetadata: base.colorMetadata) }
+        return base.frames.map {
+            AlcedoImage(width: base.width, height: base.height, frames: [$0], colorMetadata: base.colorMetadata)
+                .withPointScale(base.pointScale)
+        }
     }
 
     /// The length of one loop of an animated image in seconds; `.infinity` for a still GIF (as
@@ -71,11 +102,21 @@ extension KingfisherWrapper where Base == AlcedoImage {
     /// The image itself: Alcedo's images are always decoded.
     public var decoded: KFCrossPlatformImage { base }
 
-    /// The image itself (`scale` is kept nowhere: Alcedo's images have no point scale).
-    public func decoded(scale: CGFloat) -> KFCrossPlatformImage { base }
+    /// The image redrawn at `scale`, as Kingfisher's: the same size in points, `scale` pixels
+    /// per point (the pixels are resampled when the scale changes).
+    public func decoded(scale: CGFloat) -> KFCrossPlatformImage {
+        let newScale = Double(scale) > 0 && Double(scale).isFinite ? Double(scale) : 1
+        guard newScale != base.pointScale else { return base }
+        let target = PixelSize(width: max(1, Int((Double(base.width) / base.pointScale * newScale).rounded())),
+                               height: max(1, Int((Double(base.height) / base.pointScale * newScale).rounded())))
+        return base.resized(to: target).withPointScale(newScale)
+    }
 
-    /// The image at `scale`: Alcedo's images have no point scale, so the image itself.
-    public func scaled(to scale: CGFloat) -> KFCrossPlatformImage { base }
+    /// The same pixels at `scale` points per pixel: the size in points changes, the pixels do not.
+    public func scaled(to scale: CGFloat) -> KFCrossPlatformImage {
+        guard scale != base.scale else { return base }
+        return base.withPointScale(Double(scale))
+    }
 
     /// The image encoded as PNG, or `nil` when it cannot be.
     public func pngRepresentation() -> Data? { try? ImageCodecRegistry.shared.encode(base, as: .png) }
@@ -96,20 +137,20 @@ extension KingfisherWrapper where Base == AlcedoImage {
                                                      options: EncodingOptions(quality: max(quality, 1)))
     }
 
-    /// The image resized to exactly `size`.
+    /// The image resized to exactly `size` (in points: pixels are `size` times ``scale``).
     public func resize(to size: CGSize) -> KFCrossPlatformImage {
-        apply(ResizingImageProcessor(referenceSize: size, mode: .none))
+        apply(ResizingImageProcessor(referenceSize: inPixels(size), mode: .none))
     }
 
     /// The image resized to `targetSize` with `contentMode`: `.none` (exactly that size),
     /// `.aspectFit` (inside it) or `.aspectFill` (covering it).
     public func resize(to targetSize: CGSize, for contentMode: ResizingImageProcessor.Mode) -> KFCrossPlatformImage {
-        apply(ResizingImageProcessor(referenceSize: targetSize, mode: contentMode))
+        apply(ResizingImageProcessor(referenceSize: inPixels(targetSize), mode: contentMode))
     }
 
     /// The part of the image of `size` placed at the unit point `anchor` ((0.5, 0.5): the centre).
     public func crop(to size: CGSize, anchorOn anchor: CGPoint) -> KFCrossPlatformImage {
-        apply(CroppingImageProcessor(size: size, anchor: anchor))
+        apply(CroppingImageProcessor(size: inPixels(size), anchor: anchor))
     }
 
     /// The image blurred with `radius`.
@@ -137,8 +178,8 @@ extension KingfisherWrapper where Base == AlcedoImage {
     /// transparent or `backgroundColor` (default `nil`).
     public func image(withRoundRadius radius: CGFloat, fit size: CGSize, roundingCorners corners: RectCorner = .all,
                       backgroundColor: KFCrossPlatformColor? = nil) -> KFCrossPlatformImage {
-        apply(RoundCornerImageProcessor(cornerRadius: Double(radius), targetSize: PixelSize(size), roundingCorners: corners,
-                                        backgroundColor: backgroundColor?.rgba))
+        apply(RoundCornerImageProcessor(cornerRadius: Double(radius), targetSize: PixelSize(inPixels(size)), roundingCorners: corners,
+                                        backgroundColor: backgroundColor?.pixel))
     }
 
     /// The image with `border` drawn inside its edge.
@@ -146,21 +187,31 @@ extension KingfisherWrapper where Base == AlcedoImage {
         apply(BorderImageProcessor(border: border))
     }
 
-    /// An image decoded from `data` (the first frame only with `options.onlyFirstFrame`), or `nil`.
+    /// An image decoded from `data` at `options.scale` (the first frame only with
+    /// `options.onlyFirstFrame`), or `nil`.
     public static func image(data: Data, options: ImageCreatingOptions) -> KFCrossPlatformImage? {
         guard let image = try? ImageCodecRegistry.shared.decode(data) else { return nil }
-        guard options.onlyFirstFrame, image.isAnimated else { return image }
+        guard options.onlyFirstFrame, image.isAnimated else { return image.withPointScale(Double(options.scale)) }
         return AlcedoImage(width: image.width, height: image.height, frames: [image.frames[0]],
                            sourceFormat: image.sourceFormat, colorMetadata: image.colorMetadata)
+            .withPointScale(Double(options.scale))
     }
 
-    /// An image decoded from `data` to fit `pointSize` (``DownsamplingImageProcessor``), or `nil`.
+    /// An image decoded from `data` to fit `pointSize` at `scale` (pixels: `pointSize` times
+    /// `scale`, by ``DownsamplingImageProcessor``), or `nil`.
     public static func downsampledImage(data: Data, to pointSize: CGSize, scale: CGFloat) -> KFCrossPlatformImage? {
         let pixels = CGSize(width: pointSize.width * scale, height: pointSize.height * scale)
-        return try? DownsamplingImageProcessor(size: pixels).process(ImageCodecRegistry.shared.decode(data))
+        return (try? DownsamplingImageProcessor(size: pixels).process(ImageCodecRegistry.shared.decode(data)))?
+            .withPointScale(Double(scale))
+    }
+
+    /// `size` in points as pixels at the image's scale.
+    private func inPixels(_ size: CGSize) -> CGSize {
+        CGSize(width: size.width * base.scale, height: size.height * base.scale)
     }
 
     private func apply(_ processor: some ImageProcessor) -> KFCrossPlatformImage {
-        (try? processor.process(base)) ?? base
+        guard let result = try? processor.process(base) else { return base }
+        return result.withPointScale(base.pointScale)
     }
 }

@@ -63,3 +63,34 @@ extension StorageExpiration {
         }
     }
 }
+
+extension StorageExpiration {
+    /// When a value stored now with this expiration expires (Kingfisher's
+    /// `estimatedExpirationSinceNow`).
+    public var estimatedExpirationSinceNow: Date { estimatedExpiration(since: Date()) }
+
+    /// `true` when a value stored now would already be expired (only ``expired`` and a past ``date(_:)``).
+    public var isExpired: Bool { timeInterval <= 0 }
+}
+
+extension Date {
+    /// `true` once the date is before now (Kingfisher's `isPast`).
+    var isPast: Bool { isPast(referenceDate: Date()) }
+
+    /// `true` when the date is before `referenceDate` (Kingfisher's `isPast(referenceDate:)`).
+    func isPast(referenceDate: Date) -> Bool { timeIntervalSince(referenceDate) <= 0 }
+}
+
+/// Kingfisher's time constants.
+enum TimeConstants {
+    /// Seconds in a day: 86,400.
+    static let secondsInOneDay = 86_400
+}
+
+extension DiskStorage.Backend {
+    /// Removes every entry (Kingfisher's `removeAll(skipCreatingDirectory:)`). Alcedo keeps the
+    /// cache folder either way: the next write creates it again when it is gone.
+    public func removeAll(skipCreatingDirectory: Bool) throws(AlcedoError) {
+        try removeAll()
+    }
+}

@@ -54,6 +54,6 @@ extension RequestErrorReason {
     /// Matches a reason used as a pattern value (such as ``cancelled``): `true` when both are
     /// the same case with the same one-line description (every cancellation reads `cancelled`).
     public static func ~= (pattern: RequestErrorReason, value: RequestErrorReason) -> Bool {
-        pattern.codeOffset == value.codeOffset && pattern.description == value.description
+        pattern.errorCode == value.errorCode && pattern.description == value.description
     }
 }

@@ -30,7 +30,7 @@ extension BorderImageProcessor {
     /// Creates a border processor from Kingfisher's ``Border``:
     /// `BorderImageProcessor(border: .init(color: .red, lineWidth: 2))`.
     public init(border: Border) {
-        self.init(border: Double(border.lineWidth), color: border.color.rgba, cornerRadius: border.radius,
+        self.init(border: Double(border.lineWidth), color: border.color.pixel, cornerRadius: border.radius,
                   roundingCorners: border.roundingCorners)
     }
 
@@ -44,7 +44,7 @@ extension TintImageProcessor {
     /// Creates a tint processor from a colour: `TintImageProcessor(tint: .blue)`.
     @_disfavoredOverload
     public init(tint: AlcedoColor) {
-        self.init(tint: tint.rgba)
+        self.init(tint: tint.pixel)
     }
 }
 
@@ -53,7 +53,7 @@ extension OverlayImageProcessor {
     /// `OverlayImageProcessor(overlay: .red, fraction: 0.7)`.
     @_disfavoredOverload
     public init(overlay: AlcedoColor, fraction: CGFloat = 0.5) {
-        self.init(overlay: overlay.rgba, fraction: Double(fraction))
+        self.init(overlay: overlay.pixel, fraction: Double(fraction))
     }
 }
 
@@ -62,7 +62,7 @@ extension BlendImageProcessor {
     /// `BlendImageProcessor(blendMode: .darken, alpha: 1.0, backgroundColor: .lightGray)`.
     @_disfavoredOverload
     public init(blendMode: BlendMode, alpha: CGFloat = 1, backgroundColor: AlcedoColor?) {
-        self.init(blendMode: blendMode, alpha: Double(alpha), backgroundColor: backgroundColor?.rgba)
+        self.init(blendMode: blendMode, alpha: Double(alpha), backgroundColor: backgroundColor?.pixel)
     }
 }
 
@@ -71,6 +71,6 @@ extension CompositingImageProcessor {
     /// as Kingfisher's: `CompositingImageProcessor(compositingOperation: .darken, alpha: 1.0, backgroundColor: .lightGray)`.
     @_disfavoredOverload
     public init(compositingOperation: CompositingOperation, alpha: CGFloat = 1, backgroundColor: AlcedoColor?) {
-        self.init(compositingOperation: compositingOperation, alpha: Double(alpha), backgroundColor: backgroundColor?.rgba)
+        self.init(compositingOperation: compositingOperation, alpha: Double(alpha), backgroundColor: backgroundColor?.pixel)
     }
 }

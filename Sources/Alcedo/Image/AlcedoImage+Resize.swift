@@ -15,8 +15,8 @@ extension AlcedoImage {
     /// Synchronous and CPU-bound: run it off Swift's cooperative pool.
     public func resized(to size: PixelSize) -> AlcedoImage {
         let target = Resampler.clamped(size)
-        guard target != self.size else { return self }
-        let plan = ResamplerPlan(from: self.size, to: target)
+        guard target != self.pixelSize else { return self }
+        let plan = ResamplerPlan(from: self.pixelSize, to: target)
         let pixels = Self.resize(frames.map(\.pixels), with: plan)
         let newFrames = zip(frames, pixels).map { Frame(pixels: $1, duration: $0.duration) }
         return replacingFrames(newFrames, width: target.width, height: target.height)
@@ -26,14 +26,14 @@ extension AlcedoImage {
     /// see ``PixelSize/fitting(in:)``). Never enlarges: an image already inside `bounds` is
     /// returned as it is.
     public func resized(toFit bounds: PixelSize) -> AlcedoImage {
-        resized(to: size.fitting(in: bounds))
+        resized(to: pixelSize.fitting(in: bounds))
     }
 
     /// A copy scaled to cover `bounds` with its aspect ratio kept (the smallest such size, see
     /// ``PixelSize/filling(_:)``); nothing is cropped, so one side may exceed `bounds`. Never
     /// enlarges: an image smaller than `bounds` is returned as it is.
     public func resized(toFill bounds: PixelSize) -> AlcedoImage {
-        resized(to: size.filling(bounds))
+        resized(to: pixelSize.filling(bounds))
     }
 
     /// Resizes every frame with `plan`. A frame big enough to use all cores by itself is

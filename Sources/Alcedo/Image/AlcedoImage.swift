@@ -60,6 +60,10 @@ public struct AlcedoImage: Sendable, Equatable {
     /// The EXIF, XMP and IPTC blocks the source carried (default `nil`: not read; read under
     /// ``DecodingOptions/readsMetadata``, written by encoders under ``EncodingOptions/writesMetadata``).
     public var metadata: EmbeddedMetadata?
+    /// Pixels per point (Kingfisher's and UIKit's `scale`; default 1). The pixels stay as they
+    /// are: only the size in points (`size`: ``pixelSize`` divided by this) depends on it. The
+    /// pipeline sets it to ``AlcedoOptionsInfoItem/scaleFactor(_:)`` on every image it gives.
+    public var pointScale: Double = 1
 
     /// Creates an image from frames. Every frame must hold exactly `width * height * 4` bytes,
     /// and there must be at least one frame: anything else is a programming error and traps.
@@ -93,8 +97,16 @@ public struct AlcedoImage: Sendable, Equatable {
     /// The pixels of the first frame.
     public var pixels: [UInt8] { frames[0].pixels }
 
-    /// The size in pixels.
-    public var size: PixelSize { PixelSize(width: width, height: height) }
+    /// The size in pixels (``width`` by ``height``). Kingfisher's `size` is in points: see
+    /// ``pointScale``.
+    public var pixelSize: PixelSize { PixelSize(width: width, height: height) }
+
+    /// A copy whose ``pointScale`` is `scale` (values not above 0 count as 1); the pixels are shared.
+    public func withPointScale(_ scale: Double) -> AlcedoImage {
+        var image = self
+        image.pointScale = scale > 0 && scale.isFinite ? scale : 1
+        return image
+    }
 
     /// `true` when the image has more than one frame.
     public var isAnimated: Bool { frames.count > 1 }
@@ -135,6 +147,7 @@ public struct AlcedoImage: Sendable, Equatable {
         var image = AlcedoImage(width: width, height: height, frames: [Frame(pixels: frames[index].pixels)],
                                 sourceFormat: sourceFormat, orientation: orientation, colorMetadata: colorMetadata)
         image.metadata = metadata
+        image.pointScale = pointScale
         return image
     }
 
@@ -144,6 +157,7 @@ public struct AlcedoImage: Sendable, Equatable {
                                 loopCount: loopCount, sourceFormat: sourceFormat, orientation: orientation,
                                 colorMetadata: colorMetadata)
         image.metadata = metadata
+        image.pointScale = pointScale
         return image
     }
 
@@ -152,6 +166,7 @@ public struct AlcedoImage: Sendable, Equatable {
         var image = AlcedoImage(width: width, height: height, frames: frames, loopCount: loopCount,
                                 sourceFormat: sourceFormat, orientation: orientation, colorMetadata: metadata)
         image.metadata = self.metadata
+        image.pointScale = pointScale
         return image
     }
 

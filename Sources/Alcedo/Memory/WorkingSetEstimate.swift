@@ -192,7 +192,7 @@ public struct WorkingSetEstimate: Sendable, Equatable, CustomStringConvertible {
         info.hasAlpha = false
         var estimate = estimate(info: info, options: options, outputFormat: outputFormat)
         // Already decoded and held by whoever passed it: nothing to decode.
-        estimate.decodedSize = image.size
+        estimate.decodedSize = image.pixelSize
         estimate.decoded = 0
         estimate.decoderWorking = 0
         return estimate

@@ -116,7 +116,7 @@ public final class AsyncHTTPClientImageLoader: ImageDataLoading {
         // The client converts the port and host without checking them (a port above 65,535
         // stops the process): nothing unchecked reaches it, whoever calls this loader.
         try RequestURLCheck.validateHTTPURL(request.url)
-        var clientRequest = HTTPClientRequest(url: request.url.absoluteString)
+        var clientRequest = HTTPClientRequest(url: (LoopbackRouting.route(request.url) ?? request.url).absoluteString)
         clientRequest.method = .GET
         for field in request.headers {
             clientRequest.headers.add(name: field.name, value: field.value)

@@ -74,12 +74,14 @@ final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
             state.nextID += 1
             let id = state.nextID
             let caller = Caller(progress: mailbox, completion: completion)
-            if var entry = state.entries[key] {
-                entry.callers[id] = caller
+            // The entry is changed in place: a copy taken out and stored back would copy its
+            // callers on every join, quadratic in the callers of one key.
+            if let index = state.entries.index(forKey: key) {
+                state.entries.values[index].callers[id] = caller
+                let entry = state.entries.values[index]
                 entry.ticket.link(priority)
                 // Under the lock that orders the reports: the catch-up comes before any later one.
                 let drains = entry.latestProgress.flatMap { mailbox?.post($0.catchUp) } ?? false
-                state.entries[key] = entry
                 return (Subscription(key: key, id: id), entry.generation, entry.ticket, false, drains)
             }
             var entry = Entry(generation: id, ticket: PriorityTicket(priority: .low))
@@ -110,13 +112,14 @@ final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// Removes one caller (its completion gets `.cancelled`); cancels the work if it was the last.
     func cancel(_ subscription: Subscription) {
         let (caller, task): (Caller?, Task<Void, Never>?) = state.withLock { state in
-            guard var entry = state.entries[subscription.key],
-                  let caller = entry.callers.removeValue(forKey: subscription.id) else { return (nil, nil) }
-            if entry.callers.isEmpty {
-                state.entries[subscription.key] = nil
-                return (caller, entry.task)
+            // In place, as in `subscribe`.
+            guard let index = state.entries.index(forKey: subscription.key),
+                  let caller = state.entries.values[index].callers.removeValue(forKey: subscription.id) else { return (nil, nil) }
+            if state.entries.values[index].callers.isEmpty {
+                let task = state.entries.values[index].task
+                state.entries.remove(at: index)
+                return (caller, task)
             }
-            state.entries[subscription.key] = entry
             return (caller, nil)
         }
         task?.cancel()

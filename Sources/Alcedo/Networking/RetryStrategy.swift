@@ -56,7 +56,7 @@ public struct RetryContext: Sendable {
 
     /// The wait the server asked for with `Retry-After` on a 429 or 503 response, if any.
     public var retryAfter: Duration? {
-        if case .responseError(.objectStorageError(let storageError)) = error { return storageError.retryAfter }
+        if case .responseError(let reason) = error, let storageError = reason.objectStorageError { return storageError.retryAfter }
         guard case .responseError(.invalidHTTPStatusCode(let response)) = error, response.statusCode == 429 || response.statusCode == 503 else {
             return nil
         }
@@ -140,8 +140,8 @@ extension AlcedoError {
             case .invalidHTTPStatusCode(let response):
                 let code = response.statusCode
                 return code == 408 || code == 429 || (500...599).contains(code)
-            case .lengthMismatch(_, let expected, let received): return received < expected
-            case .objectStorageError(let storageError): return storageError.category == .throttled
+            case .URLSessionError(let storageError as ObjectStorageError): return storageError.category == .throttled
+            case .invalidURLResponse(.lengthMismatch(_, let expected, let received)): return received < expected
             default: return false
             }
         default:

@@ -14,7 +14,16 @@ extension AlcedoError: CustomDebugStringConvertible {
         case .processorError(let value): (stage, reason) = ("processorError", value)
         case .imageSettingError(let value): (stage, reason) = ("imageSettingError", value)
         }
-        return "AlcedoError.\(stage)(.\(Self.caseName(of: reason))): \(description)"
+        // Alcedo's detail inside Kingfisher's case, when there is one: `.invalidURL(.redirectLoop)`.
+        let detail: Any? = switch self {
+        case .requestError(let value): value.invalidRequest
+        case .responseError(let value): value.invalidResponse ?? value.objectStorageError
+        case .cacheError(let value): value.storageFailure
+        case .processorError(let value): value.cause
+        case .imageSettingError(let value): value.dataProviderFailure
+        }
+        let inner = detail.map { "(.\(Self.caseName(of: $0)))" } ?? ""
+        return "AlcedoError.\(stage)(.\(Self.caseName(of: reason))\(inner)): \(description)"
     }
 
     /// The name of the case of a reason enum.

@@ -5,8 +5,9 @@
 ///
 /// Decoding and encoding are the two ends of the processing stage (Kingfisher's
 /// `DefaultImageProcessor` is what decodes there), so their failures are
-/// ``ProcessorErrorReason/decodingFailed(_:)`` and ``ProcessorErrorReason/encodingFailed(_:)``
-/// inside ``processorError(reason:)``. ``decodingError(reason:)`` and
+/// ``processorError(reason:)`` with Kingfisher's single
+/// ``ProcessorErrorReason/processingFailed(processor:item:)``, whose
+/// ``ProcessorErrorReason/cause`` is `.decodingFailed` or `.encodingFailed`. ``decodingError(reason:)`` and
 /// ``encodingError(reason:)`` build them; ``decodingReason`` and ``encodingReason`` read them.
 public enum AlcedoError: Error, Sendable, CustomStringConvertible {
     /// The request could not be made or was stopped before a response (invalid URL, refused
@@ -41,19 +42,28 @@ public enum AlcedoError: Error, Sendable, CustomStringConvertible {
 
     /// Why a ``MemoryBudget`` refused the work, when it did; `nil` otherwise.
     public var memoryBudgetReason: MemoryBudgetErrorReason? {
-        if case .processorError(reason: .memoryBudgetExceeded(let reason)) = self { return reason }
+        if case .processorError(let processorReason) = self, case .memoryBudgetExceeded(let reason)? = processorReason.cause {
+            return reason
+        }
         return nil
     }
 
     /// Why decoding failed, when this is a decoding failure; `nil` otherwise.
     public var decodingReason: DecodingErrorReason? {
-        if case .processorError(reason: .decodingFailed(let reason)) = self { return reason }
+        if case .decodingFailed(let reason)? = processorCause { return reason }
         return nil
     }
 
     /// Why encoding failed, when this is an encoding failure; `nil` otherwise.
     public var encodingReason: EncodingErrorReason? {
-        if case .processorError(reason: .encodingFailed(let reason)) = self { return reason }
+        if case .encodingFailed(let reason)? = processorCause { return reason }
+        return nil
+    }
+
+    /// Why Alcedo could not make the image (``ProcessorErrorReason/cause``), when this is a
+    /// processor error that says; `nil` otherwise.
+    public var processorCause: ProcessorErrorReason.Cause? {
+        if case .processorError(let reason) = self { return reason.cause }
         return nil
     }
 
@@ -63,10 +73,13 @@ public enum AlcedoError: Error, Sendable, CustomStringConvertible {
         case .responseError(.URLSessionError(let error as NetworkErrorReason)): return "network error: \(error)"
         case .responseError(let reason): return "response error: \(reason)"
         case .cacheError(let reason): return "cache error: \(reason)"
-        case .processorError(.decodingFailed(let reason)): return "decoding error: \(reason)"
-        case .processorError(.encodingFailed(let reason)): return "encoding error: \(reason)"
-        case .processorError(.memoryBudgetExceeded(let reason)): return "memory budget error: \(reason)"
-        case .processorError(let reason): return "processor error: \(reason)"
+        case .processorError(let reason):
+            switch reason.cause {
+            case .decodingFailed(let cause)?: return "decoding error: \(cause)"
+            case .encodingFailed(let cause)?: return "encoding error: \(cause)"
+            case .memoryBudgetExceeded(let cause)?: return "memory budget error: \(cause)"
+            default: return "processor error: \(reason)"
+            }
         case .imageSettingError(let reason): return "image setting error: \(reason)"
         }
     }

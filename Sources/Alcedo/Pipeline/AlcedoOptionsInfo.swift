@@ -30,6 +30,9 @@ public enum AlcedoOptionsInfoItem: Sendable {
     /// Deliver the result only once it is stored on disk. Default: the disk write finishes
     /// after delivery (a memory store always happens before).
     case waitForCache
+    /// For ``ImagePrefetcher``: an image found only on disk is also loaded into the memory
+    /// cache (it still counts as skipped). Default: such an image is skipped without loading.
+    case alsoPrefetchToMemory
     /// With a processor, also store the original bytes on disk in the original cache, so
     /// another processor can start from them without a download.
     case cacheOriginalImage

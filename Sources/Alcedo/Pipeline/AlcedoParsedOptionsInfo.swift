@@ -19,6 +19,8 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     public var cacheMemoryOnly = false
     /// ``AlcedoOptionsInfoItem/waitForCache``.
     public var waitForCache = false
+    /// ``AlcedoOptionsInfoItem/alsoPrefetchToMemory``.
+    public var alsoPrefetchToMemory = false
     /// ``AlcedoOptionsInfoItem/cacheOriginalImage``.
     public var cacheOriginalImage = false
     /// ``AlcedoOptionsInfoItem/processor(_:)``.
@@ -77,6 +79,10 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     public var progressiveJPEG: ImageProgressive?
     /// ``AlcedoOptionsInfoItem/scaleFactor(_:)`` (default 1), already applied to ``processor``.
     public var scaleFactor: CGFloat = 1
+
+    /// ``scaleFactor`` as the ``AlcedoImage/pointScale`` of the images the request gives (1
+    /// when it is not a positive number).
+    var pointScale: Double { scaleFactor > 0 && Double(scaleFactor).isFinite ? Double(scaleFactor) : 1 }
     /// ``AlcedoOptionsInfoItem/transition(_:)`` (no effect on Linux; kept for reading back).
     public var transition: ImageTransition = .none
     /// ``AlcedoOptionsInfoItem/forceTransition`` (no effect on Linux).
@@ -102,6 +108,7 @@ public struct AlcedoParsedOptionsInfo: Sendable {
             case .onlyFromCache: onlyFromCache = true
             case .cacheMemoryOnly: cacheMemoryOnly = true
             case .waitForCache: waitForCache = true
+            case .alsoPrefetchToMemory: alsoPrefetchToMemory = true
             case .cacheOriginalImage: cacheOriginalImage = true
             case .processor(let processor): self.processor = processor
             case .cacheSerializer(let serializer): cacheSerializer = serializer

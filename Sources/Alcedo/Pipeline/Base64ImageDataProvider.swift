@@ -9,7 +9,7 @@ import Foundation
 ///
 /// White space and line breaks are ignored, the URL-safe alphabet (`-`, `_`) and missing `=`
 /// padding are accepted; any other character, or `=` anywhere but at the end, makes ``data()`` throw
-/// ``ImageSettingErrorReason/invalidBase64(cacheKey:length:)``, never crash.
+/// ``ImageSettingErrorReason/DataProviderFailure/invalidBase64(cacheKey:length:)``, never crash.
 public struct Base64ImageDataProvider: ImageDataProvider {
     /// The string as given.
     public let base64String: String
@@ -24,7 +24,8 @@ public struct Base64ImageDataProvider: ImageDataProvider {
 
     public func data() async throws(AlcedoError) -> Data {
         guard let data = Self.decode(base64String) else {
-            throw .imageSettingError(reason: .invalidBase64(cacheKey: cacheKey, length: base64String.count))
+            throw .imageSettingError(reason: .dataProviderError(
+                provider: self, error: ImageSettingErrorReason.DataProviderFailure.invalidBase64(cacheKey: cacheKey, length: base64String.count)))
         }
         return data
     }

@@ -14,17 +14,19 @@ public protocol ImageDataProvider: Sendable {
     /// The key the image is cached under; two providers with the same key must give the same image.
     var cacheKey: String { get }
 
-    /// The encoded image bytes. Failures should be ``AlcedoError/imageSettingError(reason:)``
-    /// (for example ``ImageSettingErrorReason/dataProviderError(cacheKey:message:)``). Blocking
+    /// The encoded image bytes (Kingfisher's shape: any error). An ``AlcedoError`` reaches the
+    /// caller as it is, a `CancellationError` as ``RequestErrorReason/dataProviderCancelled(provider:)``,
+    /// any other error as ``ImageSettingErrorReason/dataProviderError(provider:error:)``. The
+    /// task running it is cancelled when every caller waiting for it has cancelled. Blocking
     /// work belongs on a thread of your own, not on the cooperative pool.
-    func data() async throws(AlcedoError) -> Data
+    func data() async throws -> Data
 
     /// Kingfisher's callback shape of ``data()``: calls `handler` once with the bytes or the
     /// error, from any thread.
     ///
     /// Implement this or ``data()``; each has a default that calls the other, so a provider
     /// must implement at least one. An error that is not an ``AlcedoError`` reaches the caller
-    /// as ``ImageSettingErrorReason/dataProviderError(cacheKey:message:)``.
+    /// as ``ImageSettingErrorReason/dataProviderError(provider:error:)``.
     func data(handler: @escaping @Sendable (Result<Data, any Error>) -> Void)
 
     /// A URL that shows where the data comes from, for messages (default `nil`).
@@ -37,7 +39,7 @@ extension ImageDataProvider {
     /// Runs ``data()`` in a task and gives its result to `handler`.
     public func data(handler: @escaping @Sendable (Result<Data, any Error>) -> Void) {
         Task {
-            do throws(AlcedoError) {
+            do {
                 handler(.success(try await data()))
             } catch {
                 handler(.failure(error))
@@ -46,7 +48,7 @@ extension ImageDataProvider {
     }
 
     /// Waits for ``data(handler:)``.
-    public func data() async throws(AlcedoError) -> Data {
+    public func data() async throws -> Data {
         // A handler called more than once counts once.
         let result = await firstCallbackValue { (handler: @escaping @Sendable (Result<Data, any Error>) -> Void) in
             data(handler: handler)
@@ -55,7 +57,7 @@ extension ImageDataProvider {
         case .success(let data): return data
         case .failure(let error as AlcedoError): throw error
         case .failure(let error):
-            throw .imageSettingError(reason: .dataProviderError(cacheKey: cacheKey, message: "\(error)"))
+            throw AlcedoError.imageSettingError(reason: .dataProviderError(provider: self, error: error))
         }
     }
 }

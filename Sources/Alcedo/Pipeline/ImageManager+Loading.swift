@@ -34,13 +34,22 @@ extension ImageManager {
                 progress?(value)
             }
         }
-        let loaded = try await pipelines.value(for: request.pipelineKey, priority: PriorityTicket(priority: options.downloadPriority),
+        let loaded: LoadedImage
+        do throws(AlcedoError) {
+            loaded = try await pipelines.value(for: request.pipelineKey, priority: PriorityTicket(priority: options.downloadPriority),
                                                progress: progress) { [self] context in
-            do throws(AlcedoError) {
-                return .success(try await run(request, context: context))
-            } catch {
-                return .failure(error)
+                do throws(AlcedoError) {
+                    return .success(try await run(request, context: context))
+                } catch {
+                    return .failure(error)
+                }
             }
+        } catch {
+            // A cancelled load from a data provider is Kingfisher's `dataProviderCancelled`.
+            if case .provider(let provider) = request.source, error.isTaskCancelled {
+                throw .requestError(reason: .dataProviderCancelled(provider: provider))
+            }
+            throw error
         }
         return deliver(loaded, request, originalSource: originalSource, since: start)
     }
@@ -98,7 +107,7 @@ extension ImageManager {
     /// the image modifier applied, the total time set.
     private func deliver(_ loaded: LoadedImage, _ request: LoadRequest, originalSource: Source,
                          since start: ContinuousClock.Instant) -> RetrieveImageResult {
-        var image = loaded.image
+        var image = loaded.image.withPointScale(request.options.pointScale)
         if request.options.onlyLoadFirstFrame && image.isAnimated { image = image.frame(at: 0) }
         if let modifier = request.options.imageModifier { image = modifier.modify(image) }
         var metrics = loaded.metrics
@@ -260,7 +269,15 @@ extension ImageManager {
                 (data, response) = (fresh.data, fresh.response)
             }
         case .provider(let provider):
-            data = try await provider.data()
+            do {
+                data = try await provider.data()
+            } catch let error as AlcedoError {
+                throw error
+            } catch is CancellationError {
+                throw .requestError(reason: .dataProviderCancelled(provider: provider))
+            } catch {
+                throw .imageSettingError(reason: .dataProviderError(provider: provider, error: error))
+            }
         }
         metrics.loading = clock.now - loadStart
 
@@ -469,17 +486,18 @@ extension ImageManager {
             image = decoded
         case .bytes(let data, let fromDisk):
             do throws(AlcedoError) {
-                image = fromDisk ? try serializer.image(with: data, options: options) : try registry.decode(data, options: options)
+                image = fromDisk ? try serializer.deserializedImage(with: data, options: options) : try registry.decode(data, options: options)
             } catch {
                 return TransformOutcome(result: .failure(.decoding(error)), decoding: clock.now - start, processing: .zero)
             }
         }
         let decoded = clock.now - start
+        image = image.withPointScale(parsedOptions.pointScale)
         if firstFrameOnly && image.isAnimated { image = image.frame(at: 0) }
         guard let processor else { return TransformOutcome(result: .success(image), decoding: decoded, processing: .zero) }
         let processingStart = clock.now
         switch processNow(image, processor: processor, options: parsedOptions) {
-        case .success(let processed): image = processed
+        case .success(let processed): image = processed.withPointScale(parsedOptions.pointScale)
         case .failure(let error):
             return TransformOutcome(result: .failure(.processing(error)), decoding: decoded, processing: clock.now - processingStart)
         }

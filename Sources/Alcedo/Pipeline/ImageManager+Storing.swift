@@ -80,7 +80,7 @@ private struct DiskWrites: Sendable {
             let serializer = request.serializer
             let image = self.image
             let encoded = await BlockingWorkPool.shared.run(priority: options.downloadPriority) { () -> Result<Data, AlcedoError> in
-                Result { () throws(AlcedoError) in try serializer.data(with: image, original: nil) }
+                Result { () throws(AlcedoError) in try serializer.serializedData(with: image, original: nil) }
             }
             if case .success(let bytes) = encoded {
                 variant = bytes
@@ -96,7 +96,7 @@ private struct DiskWrites: Sendable {
                 let serializer = request.serializer
                 let image = self.image
                 let encoded = await BlockingWorkPool.shared.run(priority: options.downloadPriority) { () -> Result<Data, AlcedoError> in
-                    Result { () throws(AlcedoError) in try serializer.data(with: image, original: data) }
+                    Result { () throws(AlcedoError) in try serializer.serializedData(with: image, original: data) }
                 }
                 guard case .success(let serialized) = encoded else { return variant }
                 bytes = serialized

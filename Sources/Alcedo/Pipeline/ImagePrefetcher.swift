@@ -266,7 +266,14 @@ public final class ImagePrefetcher: Sendable {
         if Task.isCancelled { return (source, .failed(.requestError(reason: .cancelled))) }
         if !options.forceRefresh, let resolved = try? manager.resolved(source, options: options) {
             let request = LoadRequest(source: resolved, options: options, manager: manager)
-            if await request.targetCache.loadedImageCachedType(forKey: request.key, processorIdentifier: request.variant).cached {
+            // Answered at once (the memory cache, then the disk index): thousands of sources
+            // checked at the same time wait for no I/O thread.
+            let cached = request.targetCache.imageCachedType(forKey: request.key, processorIdentifier: request.variant)
+            if cached.cached {
+                // Loading a disk hit stores it in memory.
+                if cached == .disk && options.alsoPrefetchToMemory {
+                    _ = try? await manager.retrieve(source, options: options, progress: nil)
+                }
                 return (source, .skipped)
             }
         }

@@ -54,14 +54,14 @@ public struct LocalFileImageDataProvider: ImageDataProvider {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
-            return .failure(.imageSettingError(reason: code == ENOENT || code == ENOTDIR ? .fileNotFound(url) : .fileReadFailed(url, errno: code)))
+            return .failure(.imageSettingError(reason: .localFile(url, code == ENOENT || code == ENOTDIR ? .fileNotFound(url) : .fileReadFailed(url, errno: code))))
         }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { return .failure(.imageSettingError(reason: .fileReadFailed(url, errno: errno))) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { return .failure(.imageSettingError(reason: .notARegularFile(url))) }
+        guard fstat(fd, &info) == 0 else { return .failure(.imageSettingError(reason: .localFile(url, .fileReadFailed(url, errno: errno)))) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return .failure(.imageSettingError(reason: .localFile(url, .notARegularFile(url)))) }
         let size = Int(info.st_size)
-        guard size <= limit else { return .failure(.imageSettingError(reason: .fileTooLarge(url, size: size, limit: limit))) }
+        guard size <= limit else { return .failure(.imageSettingError(reason: .localFile(url, .fileTooLarge(url, size: size, limit: limit)))) }
         var data = Data(count: size)
         var offset = 0
         while offset < size {
@@ -71,7 +71,7 @@ public struct LocalFileImageDataProvider: ImageDataProvider {
             }
             if count < 0 {
                 if errno == EINTR { continue }
-                return .failure(.imageSettingError(reason: .fileReadFailed(url, errno: errno)))
+                return .failure(.imageSettingError(reason: .localFile(url, .fileReadFailed(url, errno: errno))))
             }
             if count == 0 { break }
             offset += count

@@ -50,7 +50,7 @@ public struct BorderImageProcessor: ImageProcessor {
         guard lineWidth > 0, color.alpha > 0 else { return image }
         let (width, height) = (image.width, image.height)
         let (w, h) = (Double(width), Double(height))
-        let radius = min(cornerRadius.compute(with: image.size), min(w, h) / 2)
+        let radius = min(cornerRadius.compute(with: image.pixelSize), min(w, h) / 2)
         let outer = RoundedRectMask(minX: 0, minY: 0, maxX: w, maxY: h, radius: radius, corners: roundingCorners)
         let inner = RoundedRectMask(minX: lineWidth, minY: lineWidth, maxX: w - lineWidth, maxY: h - lineWidth,
                                     radius: max(radius - lineWidth, 0), corners: roundingCorners)

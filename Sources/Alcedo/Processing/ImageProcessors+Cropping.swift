@@ -74,8 +74,8 @@ public struct CroppingImageProcessor: ImageProcessor {
         try ProcessorSupport.requirePositive(size, "size", in: "CroppingImageProcessor")
         try ProcessorSupport.requireFraction(anchor.x, "anchor.x", in: "CroppingImageProcessor")
         try ProcessorSupport.requireFraction(anchor.y, "anchor.y", in: "CroppingImageProcessor")
-        let rect = cropRect(for: image.size)
-        if rect.size == image.size { return image }
+        let rect = cropRect(for: image.pixelSize)
+        if rect.size == image.pixelSize { return image }
         let sourceRowBytes = image.width * 4
         let rowBytes = rect.size.width * 4
         return image.mappingFrames(to: rect.size) { pixels in

@@ -68,9 +68,9 @@ public struct ResizingImageProcessor: ImageProcessor {
     /// as for 1x100,000,000).
     public func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
         try ProcessorSupport.requirePositive(referenceSize, "referenceSize", in: "ResizingImageProcessor")
-        let target = targetSize(for: image.size)
+        let target = targetSize(for: image.pixelSize)
         try ProcessorSupport.requireOutput(target, frameCount: image.frames.count, in: "ResizingImageProcessor")
-        try ProcessorSupport.requireResampling(from: image.size, to: target, in: "ResizingImageProcessor")
+        try ProcessorSupport.requireResampling(from: image.pixelSize, to: target, in: "ResizingImageProcessor")
         return image.resized(to: target)
     }
 }

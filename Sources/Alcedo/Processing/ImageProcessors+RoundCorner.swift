@@ -108,12 +108,12 @@ public struct RoundCornerImageProcessor: ImageProcessor {
         if let targetSize {
             try ProcessorSupport.requirePositive(targetSize, "targetSize", in: "RoundCornerImageProcessor")
             try ProcessorSupport.requireOutput(targetSize, frameCount: image.frames.count, in: "RoundCornerImageProcessor")
-            try ProcessorSupport.requireResampling(from: image.size, to: targetSize, in: "RoundCornerImageProcessor")
+            try ProcessorSupport.requireResampling(from: image.pixelSize, to: targetSize, in: "RoundCornerImageProcessor")
             image = image.resized(to: targetSize)
         }
         let (width, height) = (image.width, image.height)
         let mask = RoundedRectMask(minX: 0, minY: 0, maxX: Double(width), maxY: Double(height),
-                                   radius: radius.compute(with: image.size), corners: roundingCorners)
+                                   radius: radius.compute(with: image.pixelSize), corners: roundingCorners)
         let background = backgroundColor?.premultiplied
         return image.mappingFrames { pixels in
             var output = pixels

@@ -17,7 +17,7 @@ extension AlcedoImage {
 
     /// The rectangle at (`x`, `y`) of `size`, which must lie inside the image.
     func cropped(x: Int, y: Int, size: PixelSize) -> AlcedoImage {
-        guard size != self.size || x != 0 || y != 0 else { return self }
+        guard size != self.pixelSize || x != 0 || y != 0 else { return self }
         let rowBytes = size.width * 4, sourceRowBytes = width * 4
         let cut = frames.map { frame -> Frame in
             var pixels = [UInt8](repeating: 0, count: rowBytes * size.height)

@@ -163,14 +163,14 @@ public struct ImgproxyProcessor: ImageProcessor {
         if options.flipHorizontal || options.flipVertical {
             image = try FlipImageProcessor(horizontal: options.flipHorizontal, vertical: options.flipVertical).process(image)
         }
-        let plan = ImgproxyGeometry(source: image.size, options: options, maxResultDimension: effectiveResultDimension)
+        let plan = ImgproxyGeometry(source: image.pixelSize, options: options, maxResultDimension: effectiveResultDimension)
 
         // The crop before the resize (its offsets are source pixels: no dpr).
         image = Self.crop(image, width: plan.cropWidth, height: plan.cropHeight, gravity: options.crop?.gravity ?? options.gravity,
                           dpr: 1)
         let scaled = PixelSize(width: max(1, plan.scaledWidth), height: max(1, plan.scaledHeight))
         try checkResult(PixelSize(width: plan.outputWidth, height: plan.outputHeight))
-        if scaled != image.size { image = image.resized(to: scaled) }
+        if scaled != image.pixelSize { image = image.resized(to: scaled) }
         image = Self.crop(image, width: plan.resultCropWidth, height: plan.resultCropHeight, gravity: options.gravity,
                           dpr: plan.dprScale)
 
@@ -210,10 +210,10 @@ public struct ImgproxyProcessor: ImageProcessor {
     /// by `gravity`; nothing when the image already covers it.
     private func extend(_ image: AlcedoImage, to size: PixelSize, gravity: ProcessingOptions.Gravity, dpr: Double,
                         fill: RGBA) throws(AlcedoError) -> AlcedoImage {
-        let canvas = Self.extended(image.size, to: size)
-        guard canvas != image.size else { return image }
+        let canvas = Self.extended(image.pixelSize, to: size)
+        guard canvas != image.pixelSize else { return image }
         try checkResult(canvas)
-        let origin = ImgproxyGeometry.position(outer: canvas, inner: image.size, gravity: gravity, dpr: dpr)
+        let origin = ImgproxyGeometry.position(outer: canvas, inner: image.pixelSize, gravity: gravity, dpr: dpr)
         return image.embedded(in: canvas, at: origin, background: fill)
     }
 
@@ -234,7 +234,7 @@ public struct ImgproxyProcessor: ImageProcessor {
         if case .compass(.smart, _, _) = gravity {
             origin = SmartCrop.origin(of: size, in: image)
         } else {
-            origin = ImgproxyGeometry.position(outer: image.size, inner: size, gravity: gravity, dpr: dpr)
+            origin = ImgproxyGeometry.position(outer: image.pixelSize, inner: size, gravity: gravity, dpr: dpr)
         }
         return image.cropped(x: origin.x, y: origin.y, size: size)
     }

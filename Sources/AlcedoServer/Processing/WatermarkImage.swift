@@ -43,7 +43,7 @@ public final class WatermarkImage: Sendable {
 
     /// The watermark at `size` (made once per size while cached).
     func scaled(to size: PixelSize) -> AlcedoImage {
-        if size == image.size { return image }
+        if size == image.pixelSize { return image }
         if let hit = scaledCopies.withLock({ $0[size] }) { return hit }
         let result = image.resized(to: size)
         scaledCopies.withLock { table in
@@ -57,7 +57,7 @@ public final class WatermarkImage: Sendable {
     func apply(_ mark: ProcessingOptions.Watermark, to image: AlcedoImage, dpr: Double) -> AlcedoImage {
         let strength = mark.opacity * opacity
         guard strength > 0 else { return image }
-        var size = self.image.size
+        var size = self.image.pixelSize
         if mark.scale > 0 {
             let boxWidth = max(ImgproxyGeometry.scaleToEven(image.width, mark.scale), 1)
             let boxHeight = max(ImgproxyGeometry.scaleToEven(image.height, mark.scale), 1)
@@ -86,14 +86,14 @@ public final class WatermarkImage: Sendable {
                     overlay[to + 2] = tilePixels[from + 2]; overlay[to + 3] = tilePixels[from + 3]
                 }
             }
-            return Self.composite(overlay, size: image.size, at: (0, 0), over: image, opacity: strength)
+            return Self.composite(overlay, size: image.pixelSize, at: (0, 0), over: image, opacity: strength)
         case .compass(let compass):
-            let origin = ImgproxyGeometry.position(outer: image.size, inner: size,
+            let origin = ImgproxyGeometry.position(outer: image.pixelSize, inner: size,
                                                    gravity: .compass(compass, xOffset: mark.xOffset, yOffset: mark.yOffset),
                                                    dpr: dpr, allowOverflow: true)
             return Self.composite(mark0.pixels, size: size, at: origin, over: image, opacity: strength)
         case .focusPoint(let x, let y):
-            let origin = ImgproxyGeometry.position(outer: image.size, inner: size, gravity: .focusPoint(x: x, y: y), dpr: dpr,
+            let origin = ImgproxyGeometry.position(outer: image.pixelSize, inner: size, gravity: .focusPoint(x: x, y: y), dpr: dpr,
                                                    allowOverflow: true)
             return Self.composite(mark0.pixels, size: size, at: origin, over: image, opacity: strength)
         }

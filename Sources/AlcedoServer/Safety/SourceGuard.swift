@@ -101,7 +101,7 @@ public struct SourceGuard: Sendable {
             do throws(AlcedoError) {
                 _ = try LocalFolderImageDataLoader.segments(of: url)
             } catch {
-                if case .requestError(.sourceNotAllowed(_, let reason)) = error { throw SourceRefusal("\(text): \(reason)") }
+                if case .requestError(.invalidURL(.sourceNotAllowed(_, let reason))) = error { throw SourceRefusal("\(text): \(reason)") }
                 throw SourceRefusal("\"\(text)\" is not local:///path")
             }
         default:

@@ -49,25 +49,16 @@ struct ErrorStatus: Sendable, Equatable {
         switch error {
         case .requestError(let reason):
             switch reason {
-            case .invalidURL: return ErrorStatus(status: 400, reason: text)
-            case .emptyRequest, .localFileNotAllowed, .sourceNotAllowed: return ErrorStatus(status: 403, reason: text)
-            case .taskCancelled: return ErrorStatus(status: 503, reason: text)
-            case .redirectLoop, .tooManyRedirects, .invalidRedirect: return ErrorStatus(status: 502, reason: text)
+            case .invalidURL(.malformed): return ErrorStatus(status: 400, reason: text)
+            case .emptyRequest, .invalidURL(.localFileNotAllowed), .invalidURL(.sourceNotAllowed): return ErrorStatus(status: 403, reason: text)
+            case .taskCancelled, .asyncTaskContextCancelled, .dataProviderCancelled, .livePhotoTaskCancelled:
+                return ErrorStatus(status: 503, reason: text)
+            case .invalidURL(.redirectLoop), .invalidURL(.tooManyRedirects), .invalidURL(.invalidRedirect):
+                return ErrorStatus(status: 502, reason: text)
             }
         case .responseError(let reason):
             switch reason {
-            case .URLSessionError(let error):
-                switch error as? NetworkErrorReason {
-                case .connectTimedOut, .timedOut: return ErrorStatus(status: 504, reason: text)
-                case .networkFailure(_, let underlying as SourceRefusal):
-                    return ErrorStatus(status: 403, reason: underlying.description)
-                default: return ErrorStatus(status: 502, reason: text)
-                }
-            case .invalidHTTPStatusCode(let response):
-                return ErrorStatus(status: response.statusCode == 404 || response.statusCode == 410 ? 404 : 502, reason: text)
-            case .bodyTooLarge: return ErrorStatus(status: 422, reason: text)
-            case .lengthMismatch, .rejected: return ErrorStatus(status: 502, reason: text)
-            case .objectStorageError(let storageError):
+            case .URLSessionError(let storageError as ObjectStorageError):
                 switch storageError.category {
                 case .notFound: return ErrorStatus(status: 404, reason: text)
                 case .accessDenied:
@@ -79,14 +70,27 @@ struct ErrorStatus: Sendable, Equatable {
                                            + (storageError.requestID.map { ", request ID \($0)" } ?? ""))
                 case .throttled, .other: return ErrorStatus(status: 502, reason: text)
                 }
+            case .URLSessionError(let error):
+                switch error as? NetworkErrorReason {
+                case .connectTimedOut, .timedOut: return ErrorStatus(status: 504, reason: text)
+                case .networkFailure(_, let underlying as SourceRefusal):
+                    return ErrorStatus(status: 403, reason: underlying.description)
+                default: return ErrorStatus(status: 502, reason: text)
+                }
+            case .invalidHTTPStatusCode(let response):
+                return ErrorStatus(status: response.statusCode == 404 || response.statusCode == 410 ? 404 : 502, reason: text)
+            case .invalidURLResponse(.bodyTooLarge): return ErrorStatus(status: 422, reason: text)
+            case .invalidURLResponse(.lengthMismatch), .invalidURLResponse(.rejected), .dataModifyingFailed, .noURLResponse,
+                 .cancelledByDelegate:
+                return ErrorStatus(status: 502, reason: text)
             }
         case .processorError(let reason):
-            switch reason {
-            case .decodingFailed, .encodingFailed, .processingFailed, .outputTooLarge, .workingMemoryTooLarge:
+            switch reason.cause {
+            case .decodingFailed?, .encodingFailed?, .outputTooLarge?, .workingMemoryTooLarge?, nil:
                 return ErrorStatus(status: 422, reason: text)
-            case .invalidParameter: return ErrorStatus(status: 400, reason: text)
-            case .memoryBudgetExceeded(.neverFits): return ErrorStatus(status: 422, reason: text)
-            case .memoryBudgetExceeded(.queueFull): return ErrorStatus(status: 429, reason: "too many requests: " + text)
+            case .invalidParameter?: return ErrorStatus(status: 400, reason: text)
+            case .memoryBudgetExceeded(.neverFits)?: return ErrorStatus(status: 422, reason: text)
+            case .memoryBudgetExceeded(.queueFull)?: return ErrorStatus(status: 429, reason: "too many requests: " + text)
             }
         case .imageSettingError(let reason):
             if case .alternativeSourcesExhausted(let failures) = reason, let last = failures.last {

@@ -148,7 +148,7 @@ public final class ImageService: Sendable {
         if let error = error as? AlcedoError, case .neverFits = error.memoryBudgetReason {
             return ErrorStatus(status: status.status, reason: status.reason + " (--max-memory \(configuration.maxMemory >> 20) MiB)")
         }
-        guard let error = error as? AlcedoError, case .processorError(.decodingFailed(let reason)) = error else { return status }
+        guard let error = error as? AlcedoError, let reason = error.decodingReason else { return status }
         switch reason {
         case .tooManyPixels, .tooManyFrames, .animationTooLarge:
             let megapixels = ProcessingOptions.number(configuration.maxSourceResolution)
@@ -272,9 +272,9 @@ public final class ImageService: Sendable {
             return true
         case .responseError:
             return true
-        case .processorError(.decodingFailed(let reason)):
-            switch reason {
-            case .emptyData, .unsupportedFormat, .invalidHeader: return true
+        case .processorError(let reason) where reason.cause != nil:
+            switch reason.cause {
+            case .decodingFailed(.emptyData)?, .decodingFailed(.unsupportedFormat)?, .decodingFailed(.invalidHeader)?: return true
             default: return false
             }
         case .processorError(.processingFailed(_, .data(let data))):
@@ -356,7 +356,7 @@ public final class ImageService: Sendable {
             let image = retrieved.image
             // The encoding's own working set, reserved as a decode's is.
             let working = WorkingSetEstimate.estimate(image: image, options: DecodingOptions(), outputFormat: format)
-            let reservation = try await memoryBudget.reserve(working.total, for: "encoding this \(image.size) image")
+            let reservation = try await memoryBudget.reserve(working.total, for: "encoding this \(image.pixelSize) image")
             defer { reservation.release() }
             body = try await Self.offPool { () throws(AlcedoError) -> Data in
                 try Self.encode(image, as: format, encoding: encoding)

@@ -144,7 +144,7 @@ struct ServedVariantProcessor: ImageProcessor {
         if encoding.keepsMetadata, let metadata = image.metadata {
             let options = processing.options
             let turned = options.autoRotate || options.rotate != 0 || options.flipHorizontal || options.flipVertical
-            result.metadata = encoding.resultMetadata(metadata, pixelsTurned: turned, size: result.size)
+            result.metadata = encoding.resultMetadata(metadata, pixelsTurned: turned, size: result.pixelSize)
         } else {
             result.metadata = nil
         }
@@ -157,13 +157,13 @@ struct ServedVariantProcessor: ImageProcessor {
 struct ResponseSerializer: CacheSerializer {
     let encoding: ResponseEncoding
 
-    func data(with image: AlcedoImage, original: Data?) throws(AlcedoError) -> Data {
+    func serializedData(with image: AlcedoImage, original: Data?) throws(AlcedoError) -> Data {
         let format = encoding.format(source: image.sourceFormat, animated: image.isAnimated, alpha: { image.hasAlpha })
         if format == .svg { return try encoding.svgBody(original: original) }
         return try ImageService.encode(image, as: format, encoding: encoding)
     }
 
-    func image(with data: Data, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
+    func deserializedImage(with data: Data, options: DecodingOptions) throws(AlcedoError) -> AlcedoImage {
         try ImageCodecRegistry.shared.decode(data, options: options)
     }
 

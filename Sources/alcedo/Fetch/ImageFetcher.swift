@@ -42,7 +42,7 @@ struct ImageFetcher: Sendable {
             report.cacheType = retrieved.cacheType.description
             report.httpStatus = retrieved.httpStatus
             report.sourceSize = retrieved.sourceSize
-            report.size = retrieved.image.size
+            report.size = retrieved.image.pixelSize
             if let folder = settings.outputFolder {
                 let written = try await Blocking.run { () throws(FetchFailure) in try write(retrieved.image, for: nameKey ?? text, into: folder) }
                 report.bytes = written.bytes

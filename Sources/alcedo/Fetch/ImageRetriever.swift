@@ -115,7 +115,7 @@ struct ImageRetriever: Sendable {
             do {
                 try disk.prepareFolder()
             } catch {
-                if case .cacheError(reason: .readOnly) = error {
+                if case .cacheError(let reason) = error, case .readOnly? = reason.storageFailure {
                     Console.error("alcedo: warning: \(error); nothing new will be cached on disk")
                 } else {
                     Console.error("alcedo: warning: \(error); continuing without the disk cache")

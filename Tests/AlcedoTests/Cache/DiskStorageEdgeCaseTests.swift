@@ -109,7 +109,7 @@ struct DiskStorageEdgeCaseTests {
         try FileManager.default.createDirectory(at: blocked, withIntermediateDirectories: false)
         try Data("x".utf8).write(to: blocked.appendingPathComponent("inside"))
         let error = #expect(throws: AlcedoError.self) { try storage.store(value: Data("b".utf8), forKey: "blocked") }
-        guard case .cacheError(.writeFailed(let path, let code)) = error else {
+        guard case .cacheError(.cannotCreateCacheFile(_, _, _, .writeFailed(let path, let code))) = error else {
             Issue.record("unexpected \(String(describing: error))")
             return
         }
@@ -125,7 +125,7 @@ struct DiskStorageEdgeCaseTests {
         let storage = makeStorage(at: tooLong)
         #expect(throws: AlcedoError.self) { try storage.store(value: Data("a".utf8), forKey: "a") }
         let error = #expect(throws: AlcedoError.self) { try storage.prepareFolder() }
-        guard case .cacheError(.cannotCreateDirectory(_, let code)) = error else {
+        guard case .cacheError(.cannotCreateDirectory(_, .cannotCreateDirectory(_, let code))) = error else {
             Issue.record("unexpected \(String(describing: error))")
             return
         }
@@ -137,7 +137,7 @@ struct DiskStorageEdgeCaseTests {
         try FileManager.default.createSymbolicLink(atPath: cacheURL.path, withDestinationPath: cacheURL.path)
         let storage = makeStorage()
         let error = #expect(throws: AlcedoError.self) { try storage.statistics() }
-        guard case .cacheError(.cannotListDirectory(_, let code)) = error else {
+        guard case .cacheError(.cannotLoadDataFromDisk(_, .cannotListDirectory(_, let code))) = error else {
             Issue.record("unexpected \(String(describing: error))")
             return
         }

@@ -38,7 +38,7 @@ struct ImageCacheCallbackTests {
             cache.retrieveImage(forKey: "k", completionHandler: done)
         }
         #expect(try found.get().cacheType == .disk)
-        #expect(try found.get().image?.size == PixelSize(width: 6, height: 4))
+        #expect(try found.get().image?.pixelSize == PixelSize(width: 6, height: 4))
         let missing: Result<ImageCacheResult, AlcedoError> = try await Self.waitFor { done in
             cache.retrieveImage(forKey: "nothing", options: [.processor(DefaultImageProcessor.default)], completionHandler: done)
         }

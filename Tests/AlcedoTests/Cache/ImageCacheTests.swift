@@ -58,8 +58,8 @@ struct ImageCacheTests {
         #expect(cache.hash(forKey: "url", processorIdentifier: "resize(4x3)") == cache.diskStorage.hash(forKey: "url@resize(4x3)"))
         #expect(cache.cachePath(forKey: "url") != cache.cachePath(forKey: "url", processorIdentifier: "resize(4x3)"))
         cache.clearMemoryCache()
-        #expect(try await cache.retrieveImage(forKey: "url").image?.size == original.size)
-        #expect(try await cache.retrieveImage(forKey: "url", processorIdentifier: "resize(4x3)").image?.size == processed.size)
+        #expect(try await cache.retrieveImage(forKey: "url").image?.pixelSize == original.pixelSize)
+        #expect(try await cache.retrieveImage(forKey: "url", processorIdentifier: "resize(4x3)").image?.pixelSize == processed.pixelSize)
         #expect(try await cache.retrieveImage(forKey: "url", processorIdentifier: "other").cacheType == .none)
     }
 
@@ -236,7 +236,7 @@ struct ImageCacheTests {
         #expect(ImageFormat.sniff(stored) == .jpeg)
         #expect(stored != original)
         cache.clearMemoryCache()
-        #expect(try await cache.retrieveImage(forKey: "photo", processorIdentifier: "half").image?.size == half.size)
+        #expect(try await cache.retrieveImage(forKey: "photo", processorIdentifier: "half").image?.pixelSize == half.pixelSize)
 
         try await cache.store(half, forKey: "photo", processorIdentifier: "png", cacheSerializer: FormatIndicatedCacheSerializer.png)
         let png = try #require(try await cache.retrieveDataInDiskCache(forKey: "photo", processorIdentifier: "png")?.data)

@@ -177,7 +177,7 @@ struct SharedCacheTierPipelineTests {
             let (ra, rb) = try await (a, b)
             #expect(ra.cacheType == .none)
             #expect(rb.cacheType == .disk)
-            #expect(ra.image.size == rb.image.size)
+            #expect(ra.image.pixelSize == rb.image.pixelSize)
             #expect(second.cache.sharedTier?.statistics.lockWaitHits == 1)
 
             let rc = try await late.retrieveImage(with: url, options: [.processor(processor)])

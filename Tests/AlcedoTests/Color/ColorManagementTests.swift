@@ -14,7 +14,7 @@ enum ColorFixtures {
 
     /// The largest difference of any R, G or B sample between two images of the same size.
     static func maxDifference(_ a: AlcedoImage, _ b: AlcedoImage) -> Int {
-        precondition(a.width == b.width && a.height == b.height, "sizes differ: \(a.size) and \(b.size)")
+        precondition(a.width == b.width && a.height == b.height, "sizes differ: \(a.pixelSize) and \(b.pixelSize)")
         var worst = 0
         for index in a.pixels.indices where index % 4 != 3 {
             worst = max(worst, abs(Int(a.pixels[index]) - Int(b.pixels[index])))

@@ -23,7 +23,7 @@ struct DemoCommandTests {
         // The contact sheet decodes, and holds one cell per result on a grid wider than one cell.
         let sheet = try ImageCodecRegistry.shared.decode(Data(contentsOf: out.appendingPathComponent("contact-sheet.png")))
         #expect(sheet.sourceFormat == .png)
-        #expect(sheet.width > 480 && sheet.height > 180, "\(sheet.size)")
+        #expect(sheet.width > 480 && sheet.height > 180, "\(sheet.pixelSize)")
 
         // The page shows every result file written next to it.
         let page = try String(contentsOf: out.appendingPathComponent("contact-sheet.html"), encoding: .utf8)

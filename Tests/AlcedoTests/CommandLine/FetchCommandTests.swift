@@ -48,7 +48,7 @@ struct FetchCommandTests {
             #expect(URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL.path == out.standardizedFileURL.path)
             let written = try Data(contentsOf: URL(fileURLWithPath: file))
             #expect(object["bytes"] as? Int == written.count)
-            #expect(try ImageCodecRegistry.shared.decode(written).size == PixelSize(width: 227, height: 149))
+            #expect(try ImageCodecRegistry.shared.decode(written).pixelSize == PixelSize(width: 227, height: 149))
         }
         let files = Set(objects.compactMap { $0["file"] as? String }.map { URL(fileURLWithPath: $0).lastPathComponent })
         #expect(files.count == 3, "distinct URLs get distinct files: \(files)")

@@ -68,12 +68,12 @@ struct InfoAndConvertCommandTests {
         var result = try await AlcedoProcess.runDetached(["convert", input, dir.url.appendingPathComponent("small.jpg").path, "--downsample", "100x100"])
         #expect(result.status == 0, "\(result.stderr)")
         var image = try ImageCodecRegistry.shared.decode(Data(contentsOf: dir.url.appendingPathComponent("small.jpg")))
-        #expect(image.size == PixelSize(width: 100, height: 66))
+        #expect(image.pixelSize == PixelSize(width: 100, height: 66))
         result = try await AlcedoProcess.runDetached(["convert", input, small, "--downsample", "1000x1000", "--format", "webp"])
         #expect(result.status == 0, "\(result.stderr)")
         image = try ImageCodecRegistry.shared.decode(Data(contentsOf: URL(fileURLWithPath: small)))
         #expect(image.sourceFormat == .webp)
-        #expect(image.size == PixelSize(width: 227, height: 149))
+        #expect(image.pixelSize == PixelSize(width: 227, height: 149))
     }
 
     @Test("convert to pam writes RGBA8 of the chosen frame, equal to the library's decode")

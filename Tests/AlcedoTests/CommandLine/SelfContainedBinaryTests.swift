@@ -84,7 +84,7 @@ struct SelfContainedBinaryTests {
         // The downloader fails on any status but 2xx, and on a body that is not an image.
         let data = try await ImageDownloader(name: "self-contained-test").downloadData(with: url).data
         let image = try ImageCodecRegistry.shared.decode(data)
-        #expect(image.width == 300 && image.height == 200, "\(image.size)")
+        #expect(image.width == 300 && image.height == 200, "\(image.pixelSize)")
     }
 
     /// Reads the child's standard error until its `example: curl … 'URL'` line (at most 60 s).

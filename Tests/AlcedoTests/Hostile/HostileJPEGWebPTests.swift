@@ -275,7 +275,7 @@ struct HostileJPEGWebPTests {
             _ = try processor.process(image)
             Issue.record("the resize was not refused")
         } catch {
-            guard case .processorError(.workingMemoryTooLarge(let name, let size, let bytes, let limit)) = error else {
+            guard case .workingMemoryTooLarge(let name, let size, let bytes, let limit)? = error.processorCause else {
                 Issue.record("unexpected \(error)")
                 return
             }

@@ -160,7 +160,7 @@ private func hostileDecode(_ data: [UInt8], options: DecodingOptions = .default,
         let image = try decoder.decode(bytes, options: options)
         return (image, nil, clock.elapsed)
     } catch {
-        if case .processorError(.decodingFailed(let reason)) = error { return (nil, reason, clock.elapsed) }
+        if case .decodingFailed(let reason)? = error.processorCause { return (nil, reason, clock.elapsed) }
         return (nil, .unsupportedFeature(format: .unknown, message: "\(error)"), clock.elapsed)
     }
 }

@@ -199,7 +199,7 @@ struct WorkingSetEstimateTests {
         #expect(thumbnail.total < full.total / 8)
         // What the decoder really makes is what was estimated.
         let decoded = try ImageCodecRegistry.shared.decode(data, options: DecodingOptions(targetSize: PixelSize(width: 200, height: 150)))
-        #expect(decoded.size == thumbnail.decodedSize)
+        #expect(decoded.pixelSize == thumbnail.decodedSize)
     }
 
     @Test func aProgressiveJPEGCountsItsWholeCoefficientBuffer() throws {
@@ -217,7 +217,7 @@ struct WorkingSetEstimateTests {
         let png = try ImageCodecRegistry.shared.encode(image(width: 800, height: 800), as: .png)
         let shrunk = try WorkingSetEstimate.estimate(data: png, options: DecodingOptions(targetSize: PixelSize(width: 100, height: 100)))
         let decoded = try ImageCodecRegistry.shared.decode(png, options: DecodingOptions(targetSize: PixelSize(width: 100, height: 100)))
-        #expect(shrunk.decodedSize == decoded.size)
+        #expect(shrunk.decodedSize == decoded.pixelSize)
         let frame = image(width: 64, height: 48)
         let animation = AlcedoImage(width: 64, height: 48, frames: Array(repeating: .init(pixels: frame.pixels, duration: 0.1), count: 5))
         let gif = try ImageCodecRegistry.shared.encode(animation, as: .gif)
@@ -297,8 +297,8 @@ struct WorkingSetEstimateTests {
             ResizingImageProcessor(referenceSize: PixelSize(width: 960, height: 720)) |> BorderImageProcessor(border: 4),
         ]
         for processor in processors {
-            let made = try processor.process(source).size
-            #expect(processor.outputSize(for: source.size) == made, "\(processor.identifier)")
+            let made = try processor.process(source).pixelSize
+            #expect(processor.outputSize(for: source.pixelSize) == made, "\(processor.identifier)")
             let options = DownloadOptions(processor: processor).effectiveDecodingOptions
             #expect(options.processedSize == (processor.identifier.isEmpty ? nil : ProcessedSizeHint(processor)))
             let estimate = WorkingSetEstimate.estimate(info: ImageInfo(format: .png, width: 480, height: 360), options: options)

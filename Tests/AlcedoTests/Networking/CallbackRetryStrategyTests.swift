@@ -36,7 +36,7 @@ struct CallbackRetryStrategyTests {
             let seen = Collected<Int>()
             let result = try await h.manager.retrieveImage(
                 with: h.server.url("/cb.jpg"), options: [.retryStrategy(QueueRetryStrategy(maxRetryCount: 5, seen: seen))])
-            #expect(result.image.size.width > 0)
+            #expect(result.image.pixelSize.width > 0)
             #expect(h.server.requestCount("/cb.jpg") == 3)
             #expect(seen.values == [0, 1])
         }

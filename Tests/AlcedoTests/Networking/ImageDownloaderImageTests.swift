@@ -57,7 +57,7 @@ struct ImageDownloaderImageTests {
         let png = try samplePNG()
         server.route("/a.png", .ok(png))
         let result = try await downloader.downloadImage(with: server.url("/a.png"))
-        #expect(result.image.size == PixelSize(width: 2, height: 2))
+        #expect(result.image.pixelSize == PixelSize(width: 2, height: 2))
         #expect(result.originalData == png)
         #expect(result.url == server.url("/a.png"))
         #expect(result.response.statusCode == 200)
@@ -115,12 +115,12 @@ struct ImageDownloaderImageTests {
         server.route("/short.png", .ok(pngLikeData(count: 10)))
         server.route("/a.gif", .ok(Data("GIF89a".utf8) + Data(repeating: 0, count: 30)))
         let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadImage(with: server.url("/short.png")) }
-        guard case .processorError(.decodingFailed(.truncated(.png, _))) = error else {
+        guard case .decodingFailed(.truncated(.png, _))? = error?.processorCause else {
             Issue.record("unexpected \(String(describing: error))")
             return
         }
         let unsupported = await #expect(throws: AlcedoError.self) { try await downloader.downloadImage(with: server.url("/a.gif")) }
-        guard case .processorError(.decodingFailed(.unsupportedFormat(.gif))) = unsupported else {
+        guard case .decodingFailed(.unsupportedFormat(.gif))? = unsupported?.processorCause else {
             Issue.record("unexpected \(String(describing: unsupported))")
             return
         }
@@ -158,7 +158,7 @@ struct ImageDownloaderImageTests {
         server.route("/a.png", .ok(pngLikeData(count: 100)))
         let delivered = Collected<Result<PixelSize, AlcedoError>>()
         let task = downloader.downloadImage(with: server.url("/a.png")) { result in
-            delivered.append(result.map(\.image.size))
+            delivered.append(result.map(\.image.pixelSize))
         }
         #expect(task.url == server.url("/a.png"))
         #expect(await eventually { !delivered.values.isEmpty })
@@ -174,7 +174,7 @@ struct ImageDownloaderCodecTests {
             let jpeg = try Fixtures.data("libjpeg-turbo/testorig.jpg")
             server.route("/photo.jpg", .ok(jpeg, contentType: "image/jpeg"))
             let result = try await downloader.downloadImage(with: server.url("/photo.jpg"))
-            #expect(result.image.size == PixelSize(width: 227, height: 149))
+            #expect(result.image.pixelSize == PixelSize(width: 227, height: 149))
             #expect(result.image.sourceFormat == .jpeg)
             #expect(result.originalData == jpeg)
 
@@ -182,7 +182,7 @@ struct ImageDownloaderCodecTests {
             server.route("/a.png", .ok(png))
             let decoded = try await downloader.downloadImage(with: server.url("/a.png"))
             let info = try ImageCodecRegistry.shared.info(for: png)
-            #expect(decoded.image.size == PixelSize(width: info.width, height: info.height))
+            #expect(decoded.image.pixelSize == PixelSize(width: info.width, height: info.height))
             #expect(decoded.image.sourceFormat == .png)
         }
     }

@@ -70,7 +70,7 @@ struct ImageDownloaderRequestTests {
             server.route("/a", .redirect(to: "/b"))
             server.route("/b", .redirect(to: "/a"))
             let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: server.url("/a")) }
-            guard case .requestError(.redirectLoop(let url)) = error else {
+            guard case .requestError(.invalidURL(.redirectLoop(let url))) = error else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }
@@ -88,7 +88,7 @@ struct ImageDownloaderRequestTests {
                 return .redirect(to: "/hop?n=\(n + 1)")
             }
             let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: server.url("/hop?n=0")) }
-            guard case .requestError(.tooManyRedirects(_, 3)) = error else {
+            guard case .requestError(.invalidURL(.tooManyRedirects(_, 3))) = error else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }
@@ -100,7 +100,7 @@ struct ImageDownloaderRequestTests {
         try await withDownloader { server, downloader in
             server.route("/r", .status(302))
             let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: server.url("/r")) }
-            guard case .requestError(.invalidRedirect(_, nil)) = error else {
+            guard case .requestError(.invalidURL(.invalidRedirect(_, nil))) = error else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }
@@ -191,7 +191,7 @@ struct ImageDownloaderRequestTests {
             let result = try await downloader.downloadData(with: server.url("/wrapped"))
             #expect(result.data == pngLikeData(count: 100))
             let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: server.url("/plain")) }
-            guard case .responseError(.rejected(_, "not wrapped")) = error else {
+            guard case .responseError(.invalidURLResponse(.rejected(_, "not wrapped"))) = error else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }

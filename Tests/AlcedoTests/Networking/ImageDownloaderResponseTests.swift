@@ -105,7 +105,7 @@ struct ImageDownloaderResponseTests {
         try await withDownloader(configuration) { server, downloader in
             server.route("/big", .ok(pngLikeData(count: 5000)))
             let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: server.url("/big")) }
-            guard case .responseError(.bodyTooLarge(_, let limit, let received)) = error else {
+            guard case .responseError(.invalidURLResponse(.bodyTooLarge(_, let limit, let received))) = error else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }
@@ -123,7 +123,7 @@ struct ImageDownloaderResponseTests {
             response.chunkSize = 4000
             server.route("/big", response)
             let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: server.url("/big")) }
-            guard case .responseError(.bodyTooLarge(_, 10_000, let received)) = error else {
+            guard case .responseError(.invalidURLResponse(.bodyTooLarge(_, 10_000, let received))) = error else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }
@@ -137,7 +137,7 @@ struct ImageDownloaderResponseTests {
             response.closeAfter = 3000
             server.route("/cut", response)
             let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: server.url("/cut")) }
-            guard case .responseError(.lengthMismatch(_, let expected, let received)) = error else {
+            guard case .responseError(.invalidURLResponse(.lengthMismatch(_, let expected, let received))) = error else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }
@@ -153,7 +153,7 @@ struct ImageDownloaderResponseTests {
             response.closeAfter = 500
             server.route("/lie", response)
             let error = await #expect(throws: AlcedoError.self) { try await downloader.downloadData(with: server.url("/lie")) }
-            guard case .responseError(.lengthMismatch(_, 800, 500)) = error else {
+            guard case .responseError(.invalidURLResponse(.lengthMismatch(_, 800, 500))) = error else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }

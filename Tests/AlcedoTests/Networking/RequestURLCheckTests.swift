@@ -44,7 +44,7 @@ struct RequestURLCheckTests {
             _ = try await loader.load(DownloadRequest(url: url))
             Issue.record("a port above 65535 was loaded")
         } catch let error as AlcedoError {
-            guard case .requestError(reason: .invalidURL(let text)) = error else { Issue.record("\(error)"); return }
+            guard case .requestError(reason: .invalidURL(request: .malformed(let text))) = error else { Issue.record("\(error)"); return }
             #expect(text.contains("99999"), "\(text)")
         }
     }
@@ -70,7 +70,7 @@ struct RequestURLCheckTests {
     /// `true` for the request errors of a URL refused before loading.
     static func isRefusedURL(_ error: AlcedoError?) -> Bool {
         switch error {
-        case .requestError(reason: .invalidURL)?, .requestError(reason: .invalidRedirect)?: return true
+        case .requestError(reason: .invalidURL(request: .malformed))?, .requestError(reason: .invalidURL(request: .invalidRedirect))?: return true
         default: return false
         }
     }

@@ -37,7 +37,7 @@ struct ImageBindingTests {
             #expect(target.imageBinding.currentSource?.cacheKey == h.server.url("/a.jpg").cacheKey)
             h.server.release("/a.jpg")
             #expect(await eventually { results.values.count == 1 })
-            #expect(target.current?.size == PixelSize(width: 10, height: 10))
+            #expect(target.current?.pixelSize == PixelSize(width: 10, height: 10))
             #expect(target.history.count == 2)
         }
     }
@@ -52,7 +52,7 @@ struct ImageBindingTests {
             let task = target.setImage(with: url, placeholder: placeholder, manager: h.manager) { results.append($0) }
             #expect(task == nil)
             #expect(target.history.count == 1)
-            #expect(target.current?.size == PixelSize(width: 16, height: 12))
+            #expect(target.current?.pixelSize == PixelSize(width: 16, height: 12))
             #expect((try? results.values.first?.get())?.cacheType == .memory)
         }
     }
@@ -84,10 +84,10 @@ struct ImageBindingTests {
             h.server.hold("/2.jpg")
             target.setImage(with: h.server.url("/2.jpg"), placeholder: placeholder, options: [.keepCurrentImageWhileLoading],
                             manager: h.manager) { _ in done.increment() }
-            #expect(target.current?.size == PixelSize(width: 4, height: 4))
+            #expect(target.current?.pixelSize == PixelSize(width: 4, height: 4))
             h.server.release("/2.jpg")
             #expect(await eventually { done.count == 2 })
-            #expect(target.current?.size == PixelSize(width: 5, height: 5))
+            #expect(target.current?.pixelSize == PixelSize(width: 5, height: 5))
             #expect(!target.history.contains { $0 == placeholder })
         }
     }
@@ -104,7 +104,7 @@ struct ImageBindingTests {
             #expect(await eventually { h.server.requestCount("/old.jpg") == 1 })
             target.setImage(with: h.server.url("/new.jpg"), manager: h.manager) { newResults.append($0) }
             #expect(await eventually { newResults.values.count == 1 })
-            #expect(target.current?.size == PixelSize(width: 7, height: 7))
+            #expect(target.current?.pixelSize == PixelSize(width: 7, height: 7))
             // The superseded download goes on (as in Kingfisher): released, it ends and is cached.
             #expect(oldResults.values.isEmpty)
             h.server.release("/old.jpg")
@@ -114,10 +114,10 @@ struct ImageBindingTests {
                 Issue.record("unexpected \(String(describing: oldResults.values.first))")
                 return
             }
-            #expect(result?.image.size == PixelSize(width: 6, height: 6))
+            #expect(result?.image.pixelSize == PixelSize(width: 6, height: 6))
             #expect(underlying == nil)
             #expect(source.url?.path == "/old.jpg")
-            #expect(target.current?.size == PixelSize(width: 7, height: 7))
+            #expect(target.current?.pixelSize == PixelSize(width: 7, height: 7))
             #expect(h.server.abortedCount("/old.jpg") == 0)
             #expect(h.cache.isCached(forKey: h.server.url("/old.jpg").cacheKey))
         }
@@ -175,7 +175,7 @@ struct ImageBindingTests {
                 target.setImage(with: h.server.url("/r\(index).jpg"), manager: h.manager) { results.append($0) }
             }
             #expect(await eventually { results.values.count == 20 })
-            #expect(target.current?.size == PixelSize(width: 23, height: 4))
+            #expect(target.current?.pixelSize == PixelSize(width: 23, height: 4))
             #expect(results.values.filter { (try? $0.get()) != nil }.count == 1)
             #expect(target.maximumConcurrentDisplays == 1)
         }
@@ -205,7 +205,7 @@ struct ImageBindingTests {
             #expect(target.current == placeholder)
             #expect(await eventually { successes.values.count == 1 })
             #expect(failures.values.isEmpty)
-            #expect(target.current?.size == PixelSize(width: 20, height: 10))
+            #expect(target.current?.pixelSize == PixelSize(width: 20, height: 10))
             #expect(target.current?.pixel(x: 0, y: 0).alpha == 0)
 
             let missing = KF.url(h.server.url("/nothing.jpg")).manager(h.manager).onFailure { failures.append($0) }

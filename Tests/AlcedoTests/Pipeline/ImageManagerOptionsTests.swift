@@ -269,7 +269,7 @@ struct ImageManagerOptionsTests {
             guard failures.count == 3 else { return }
             if case .responseError(.invalidHTTPStatusCode(let response)) = failures[0].error, response.statusCode == 404 {} else { Issue.record("first: \(failures[0])") }
             if case .processorError(.processingFailed(_, .data)) = failures[1].error {} else { Issue.record("second: \(failures[1])") }
-            if case .invalidBase64 = failures[2].error.settingReason {} else { Issue.record("third: \(failures[2])") }
+            if case .invalidBase64? = failures[2].error.settingReason?.dataProviderFailure {} else { Issue.record("third: \(failures[2])") }
             #expect(error?.description.contains("all 3 sources failed") == true)
         }
     }
@@ -352,7 +352,7 @@ struct ImageManagerOptionsTests {
                 try await h.manager.retrieveImage(with: h.server.url("/large.jpg"),
                                                   options: [.decodingLimits(DecodingLimits(maxPixelCount: 100))])
             }
-            guard case .processorError(.decodingFailed(.tooManyPixels)) = error else {
+            guard case .decodingFailed(.tooManyPixels)? = error?.processorCause else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }

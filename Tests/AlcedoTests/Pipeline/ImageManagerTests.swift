@@ -14,7 +14,7 @@ struct ImageManagerTests {
 
             let first = try await h.manager.retrieveImage(with: url, options: [.waitForCache])
             #expect(first.cacheType == .none)
-            #expect(first.image.size == PixelSize(width: 20, height: 10))
+            #expect(first.image.pixelSize == PixelSize(width: 20, height: 10))
             #expect(first.originalData == jpeg)
             #expect(first.response?.statusCode == 200)
             #expect(first.metrics.loading > .zero)
@@ -41,7 +41,7 @@ struct ImageManagerTests {
             let url = h.server.url("/p.jpg")
             let processor = DownsamplingImageProcessor(size: PixelSize(width: 10, height: 10))
             let result = try await h.manager.retrieveImage(with: url, options: [.processor(processor), .waitForCache])
-            #expect(result.image.size == PixelSize(width: 10, height: 5))
+            #expect(result.image.pixelSize == PixelSize(width: 10, height: 5))
             #expect(h.cache.imageCachedType(forKey: url.absoluteString, processorIdentifier: processor.identifier) == .memory)
             h.cache.clearMemoryCache()
             #expect(h.cache.imageCachedType(forKey: url.absoluteString, processorIdentifier: processor.identifier) == .disk)
@@ -49,7 +49,7 @@ struct ImageManagerTests {
             #expect(h.cache.imageCachedType(forKey: url.absoluteString) == .none)
             let again = try await h.manager.retrieveImage(with: url, options: [.processor(processor)])
             #expect(again.cacheType == .disk)
-            #expect(again.image.size == PixelSize(width: 10, height: 5))
+            #expect(again.image.pixelSize == PixelSize(width: 10, height: 5))
             #expect(h.server.requestCount("/p.jpg") == 1)
         }
     }
@@ -144,10 +144,10 @@ struct ImageManagerTests {
             let url = h.server.url("/d.jpg")
             h.manager.defaultOptions = [.processor(DownsamplingImageProcessor(size: PixelSize(width: 10, height: 10)))]
             let defaulted = try await h.manager.retrieveImage(with: url)
-            #expect(defaulted.image.size == PixelSize(width: 10, height: 10))
+            #expect(defaulted.image.pixelSize == PixelSize(width: 10, height: 10))
             let overridden = try await h.manager.retrieveImage(
                 with: url, options: [.processor(DownsamplingImageProcessor(size: PixelSize(width: 5, height: 5)))])
-            #expect(overridden.image.size == PixelSize(width: 5, height: 5))
+            #expect(overridden.image.pixelSize == PixelSize(width: 5, height: 5))
         }
     }
 
@@ -174,7 +174,7 @@ struct ImageManagerTests {
                 Issue.record("text should not be an image")
                 return
             }
-            guard case .processorError(.decodingFailed) = await error("/corrupt.jpg") else {
+            guard case .decodingFailed? = (await error("/corrupt.jpg"))?.processorCause else {
                 Issue.record("a corrupt JPEG should be a decoding error")
                 return
             }
@@ -194,7 +194,7 @@ struct ImageManagerTests {
             let error = await #expect(throws: AlcedoError.self) {
                 try await h.manager.retrieveImage(with: h.server.url("/f.jpg"), options: [.processor(FailingProcessor())])
             }
-            guard case .processorError(.invalidParameter(let name, _)) = error else {
+            guard case .invalidParameter(let name, _)? = error?.processorCause else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }

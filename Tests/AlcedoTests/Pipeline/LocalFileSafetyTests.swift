@@ -24,7 +24,7 @@ struct LocalFileSafetyTests {
             var descriptions: [String] = []
             for url in [existing, missing, folder] {
                 let failure = await Self.error { () async throws(AlcedoError) in _ = try await h.manager.retrieveImage(with: url) }
-                guard case .requestError(.localFileNotAllowed(let refused))? = failure else {
+                guard case .requestError(.invalidURL(.localFileNotAllowed(let refused)))? = failure else {
                     Issue.record("\(url.path) gave \(String(describing: failure))")
                     continue
                 }
@@ -38,12 +38,12 @@ struct LocalFileSafetyTests {
             let viaResource = await Self.error { () async throws(AlcedoError) in _ = try await h.manager.retrieveImage(with: resource) }
             #expect(viaResource?.description == descriptions.first?.replacingOccurrences(of: "<url>", with: existing.absoluteString))
             let viaKF = await Self.error { () async throws(AlcedoError) in _ = try await KF.url(existing).manager(h.manager).retrieve() }
-            guard case .requestError(.localFileNotAllowed)? = viaKF else {
+            guard case .requestError(.invalidURL(.localFileNotAllowed))? = viaKF else {
                 Issue.record("KF gave \(String(describing: viaKF))")
                 return
             }
             let prefetched = await ImagePrefetcher(urls: [existing], manager: h.manager, completion: nil).prefetch()
-            guard case .requestError(.localFileNotAllowed)? = prefetched.failures.first?.error else {
+            guard case .requestError(.invalidURL(.localFileNotAllowed))? = prefetched.failures.first?.error else {
                 Issue.record("the prefetcher gave \(prefetched.failures)")
                 return
             }
@@ -57,7 +57,7 @@ struct LocalFileSafetyTests {
             _ = try await h.manager.retrieveImage(with: file, options: [.allowLocalFiles, .waitForCache])
             #expect(h.cache.isCached(forKey: file.absoluteString))
             let failure = await Self.error { () async throws(AlcedoError) in _ = try await h.manager.retrieveImage(with: file) }
-            guard case .requestError(.localFileNotAllowed)? = failure else {
+            guard case .requestError(.invalidURL(.localFileNotAllowed))? = failure else {
                 Issue.record("a cached file URL gave \(String(describing: failure))")
                 return
             }
@@ -69,11 +69,11 @@ struct LocalFileSafetyTests {
             let file = h.folder.url.appendingPathComponent("ok.jpg")
             try TestImages.jpeg(width: 9, height: 4).write(to: file)
             let viaProvider = try await h.manager.retrieveImage(with: .provider(LocalFileImageDataProvider(fileURL: file)))
-            #expect(viaProvider.image.size == PixelSize(width: 9, height: 4))
+            #expect(viaProvider.image.pixelSize == PixelSize(width: 9, height: 4))
             let viaOption = try await h.manager.retrieveImage(with: file, options: [.allowLocalFiles, .forceRefresh])
-            #expect(viaOption.image.size == PixelSize(width: 9, height: 4))
+            #expect(viaOption.image.pixelSize == PixelSize(width: 9, height: 4))
             let defaults = ImageManager(downloader: h.downloader, cache: h.cache, defaultOptions: [.allowLocalFiles])
-            #expect(try await defaults.retrieveImage(with: file).image.size == PixelSize(width: 9, height: 4))
+            #expect(try await defaults.retrieveImage(with: file).image.pixelSize == PixelSize(width: 9, height: 4))
         }
     }
 
@@ -81,7 +81,7 @@ struct LocalFileSafetyTests {
         try await withPipeline { h in
             let url = URL(string: "ftp://example.com/a.jpg")!
             let failure = await Self.error { () async throws(AlcedoError) in _ = try await h.manager.retrieveImage(with: url) }
-            guard case .requestError(.invalidURL("ftp://example.com/a.jpg"))? = failure else {
+            guard case .requestError(.invalidURL(.malformed("ftp://example.com/a.jpg")))? = failure else {
                 Issue.record("ftp gave \(String(describing: failure))")
                 return
             }

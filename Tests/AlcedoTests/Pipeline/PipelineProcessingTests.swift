@@ -12,7 +12,7 @@ private struct InputRecordingProcessor: ImageProcessor {
     var decodingTarget: (size: PixelSize, mode: ContentMode)? { (target, .aspectFit) }
 
     func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
-        inputs.append(image.size)
+        inputs.append(image.pixelSize)
         return image.resized(toFit: target)
     }
 }
@@ -25,7 +25,7 @@ struct PipelineProcessingTests {
             let inputs = Collected<PixelSize>()
             let processor = InputRecordingProcessor(inputs: inputs, target: PixelSize(width: 32, height: 32))
             let result = try await h.manager.retrieveImage(with: h.server.url("/big.jpg"), options: [.processor(processor)])
-            #expect(result.image.size == PixelSize(width: 32, height: 24))
+            #expect(result.image.pixelSize == PixelSize(width: 32, height: 24))
             // libjpeg's DCT scaling gave 1/8 of the size: the processor never saw the full image.
             #expect(inputs.values == [PixelSize(width: 32, height: 24)])
         }
@@ -57,7 +57,7 @@ struct PipelineProcessingTests {
                 |> BorderImageProcessor(border: 1, color: .white)
                 |> RoundCornerImageProcessor(radius: .point(4))
             let result = try await h.manager.retrieveImage(with: url, options: [.processor(chain), .waitForCache])
-            #expect(result.image.size == PixelSize(width: 20, height: 10))
+            #expect(result.image.pixelSize == PixelSize(width: 20, height: 10))
             #expect(result.image.pixel(x: 0, y: 0).alpha == 0)        // the rounded corner
             #expect(result.image.pixel(x: 10, y: 0) == .white)         // the border
             #expect(chain.identifier.contains("|>"))
@@ -102,7 +102,7 @@ struct PipelineProcessingTests {
             let result = try await h.manager.retrieveImage(with: h.server.url("/anim.webp"),
                                                            options: [.processor(processor), .waitForCache])
             #expect(result.image.frames.count == 4)
-            #expect(result.image.size == PixelSize(width: 16, height: 12))
+            #expect(result.image.pixelSize == PixelSize(width: 16, height: 12))
             #expect(result.image.frames.map(\.duration) == original.frames.map(\.duration))
             #expect(result.image.loopCount == original.loopCount)
             // The frames are composited at the target scale by the decoder (each frame decoded

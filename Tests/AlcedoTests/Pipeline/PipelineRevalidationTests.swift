@@ -79,14 +79,14 @@ struct PipelineRevalidationTests {
             h.server.route("/c.jpg", response(new, etag: "\"2\""))
             let refreshed = try await h.manager.retrieveImage(with: url, options: [.forceRefresh, .waitForCache])
             #expect(refreshed.cacheType == .none)
-            #expect(refreshed.image.size == PixelSize(width: 12, height: 12))
+            #expect(refreshed.image.pixelSize == PixelSize(width: 12, height: 12))
             let stored = try #require(await h.cache.retrieveDataInDiskCache(forKey: url.cacheKey))
             #expect(stored.data == new)
             #expect(stored.metadata.httpCacheInfo?.etag == "\"2\"")
             #expect(h.server.requests("/c.jpg").last?.headers.first(name: "If-None-Match") == "\"1\"")
             let hit = try await h.manager.retrieveImage(with: url)
             #expect(hit.cacheType == .memory)
-            #expect(hit.image.size == PixelSize(width: 12, height: 12))
+            #expect(hit.image.pixelSize == PixelSize(width: 12, height: 12))
         }
     }
 
@@ -140,7 +140,7 @@ struct PipelineRevalidationTests {
             h.server.route("/changed.jpg", response(TestImages.jpeg(width: 9, height: 9), etag: "\"2\"", cacheControl: "max-age=0"))
             let result = try await h.manager.retrieveImage(with: url, options: [.respectHTTPFreshness, .waitForCache])
             #expect(result.cacheType == .none)
-            #expect(result.image.size == PixelSize(width: 9, height: 9))
+            #expect(result.image.pixelSize == PixelSize(width: 9, height: 9))
             #expect(try await h.cache.diskMetadata(forKey: url.cacheKey)?.httpCacheInfo?.etag == "\"2\"")
         }
     }

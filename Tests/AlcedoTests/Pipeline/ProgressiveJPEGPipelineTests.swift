@@ -37,7 +37,7 @@ struct ProgressiveJPEGPipelineTests {
             let shown = flight.previews.values
             #expect(shown.count == sample.scanCount - 1)
             for (index, preview) in shown.enumerated() {
-                #expect(preview.size == plain.size)
+                #expect(preview.pixelSize == plain.pixelSize)
                 #expect(preview == (try? sample.referenceDecode(throughScan: index + 1)), "scan \(index + 1)")
             }
             // The caches hold the final image and the original bytes only.
@@ -63,8 +63,8 @@ struct ProgressiveJPEGPipelineTests {
             #expect(await eventually { flight.previews.values.count == 1 })
             gate.openAll()
             let final = try #require(try? await flight.finish()?.get()).image
-            #expect(final.size == PixelSize(width: 30, height: 20))
-            #expect(flight.previews.values.allSatisfy { $0.size == final.size })
+            #expect(final.pixelSize == PixelSize(width: 30, height: 20))
+            #expect(flight.previews.values.allSatisfy { $0.pixelSize == final.pixelSize })
             // The first preview is blurred: it differs from the processed partial decode.
             var options = DecodingOptions.default
             options.targetSize = processor.decodingTarget?.size
@@ -163,7 +163,7 @@ struct ProgressiveJPEGPipelineTests {
             gate.openAll()
             #expect(await eventually { results.values.count == 1 })
             #expect(target.history.last == (try? JPEGDecoder().decode(Self.sample.data)))
-            #expect(target.history[1]?.size == PixelSize(width: 96, height: 64))
+            #expect(target.history[1]?.pixelSize == PixelSize(width: 96, height: 64))
         }
     }
 
@@ -176,7 +176,7 @@ struct ProgressiveJPEGPipelineTests {
                                                        .decodingLimits(DecodingLimits(maxPixelCount: 1000))])
             let outcome = await limited.finish()
             #expect(limited.previews.values.isEmpty)
-            guard case .failure(.processorError(.decodingFailed(.tooManyPixels))) = outcome else {
+            guard case .failure(let error) = outcome, case .decodingFailed(.tooManyPixels)? = error.processorCause else {
                 Issue.record("expected tooManyPixels, got \(String(describing: outcome))")
                 return
             }
@@ -186,7 +186,7 @@ struct ProgressiveJPEGPipelineTests {
             h.server.route("/cut.jpg", cut)
             let partial = start(h, "/cut.jpg", options: [.progressiveJPEG(Self.sharp)])
             #expect(await partial.finish()?.failureValue != nil)
-            #expect(partial.previews.values.allSatisfy { $0.size == PixelSize(width: 96, height: 64) })
+            #expect(partial.previews.values.allSatisfy { $0.pixelSize == PixelSize(width: 96, height: 64) })
         }
     }
 }

@@ -64,7 +64,7 @@ struct ProgressiveJoinTests {
             let reference = try Self.referencePreviews()
             #expect(first.previews.values == reference)
             #expect(joiner.previews.values == reference)
-            #expect(joiner.previews.values.allSatisfy { $0.size == plain.size })
+            #expect(joiner.previews.values.allSatisfy { $0.pixelSize == plain.pixelSize })
             #expect(h.server.requestCount("/j.jpg") == 1)
         }
     }
@@ -97,9 +97,9 @@ struct ProgressiveJoinTests {
             ) { h.manager.pipelines.inFlightCount == 2 && h.downloader.dataFetches.totalCallerCount == 2 }
             await openScanByScan(gate) { joiner.previews.values.count }
             let final = try #require(try? await joiner.finish()?.get()).image
-            #expect(final.size == size)
+            #expect(final.pixelSize == size)
             #expect(joiner.previews.values.count == sample.scanCount - 1)
-            #expect(joiner.previews.values.allSatisfy { $0.size == size })
+            #expect(joiner.previews.values.allSatisfy { $0.pixelSize == size })
             #expect(first.previews.values == (try Self.referencePreviews()))
             #expect(h.server.requestCount("/o.jpg") == 1)
         }
@@ -148,9 +148,9 @@ struct ProgressiveJoinTests {
             let previews = Collected<AlcedoImage>()
             let first = try await h.manager.retrieveImage(with: h.server.url("/b.jpg"), options: [.progressiveJPEG(Self.sharp)],
                                                           previewHandler: { previews.append($0) })
-            #expect(first.image.size == PixelSize(width: 96, height: 64))
+            #expect(first.image.pixelSize == PixelSize(width: 96, height: 64))
             let second = try await h.manager.retrieveImage(with: h.server.url("/n.jpg"), previewHandler: { previews.append($0) })
-            #expect(second.image.size == PixelSize(width: 96, height: 64))
+            #expect(second.image.pixelSize == PixelSize(width: 96, height: 64))
             #expect(previews.values.isEmpty)
         }
     }
@@ -185,7 +185,7 @@ struct ProgressiveJoinTests {
             let request = Task {
                 try await KF.url(h.server.url("/k.jpg")).progressiveJPEG(Self.sharp).manager(h.manager)
                     .onPreview { previews.append($0) }
-                    .onPreview { also.append($0.size.width) }
+                    .onPreview { also.append($0.pixelSize.width) }
                     .onPreview(nil)
                     .retrieve()
             }

@@ -78,7 +78,7 @@ struct SourceTests {
                 return
             }
             #expect(provider is LocalFileImageDataProvider)
-            #expect(result.image.size == PixelSize(width: 14, height: 7))
+            #expect(result.image.pixelSize == PixelSize(width: 14, height: 7))
             #expect(result.cacheType == .none)
             #expect(result.response == nil)
             #expect(h.cache.imageCachedType(forKey: file.absoluteString) == .memory)
@@ -92,14 +92,14 @@ struct SourceTests {
             let missingError = await #expect(throws: AlcedoError.self) {
                 try await h.manager.retrieveImage(with: missing, options: [.allowLocalFiles])
             }
-            guard case .fileNotFound = missingError?.settingReason else {
+            guard case .fileNotFound? = missingError?.settingReason?.dataProviderFailure else {
                 Issue.record("unexpected \(String(describing: missingError))")
                 return
             }
             let folderError = await #expect(throws: AlcedoError.self) {
                 try await h.manager.retrieveImage(with: .provider(LocalFileImageDataProvider(fileURL: h.folder.url)))
             }
-            guard case .notARegularFile = folderError?.settingReason else {
+            guard case .notARegularFile? = folderError?.settingReason?.dataProviderFailure else {
                 Issue.record("unexpected \(String(describing: folderError))")
                 return
             }
@@ -108,7 +108,7 @@ struct SourceTests {
             let bigError = await #expect(throws: AlcedoError.self) {
                 try await h.manager.retrieveImage(with: .provider(LocalFileImageDataProvider(fileURL: big, maximumFileSize: 10)))
             }
-            guard case .fileTooLarge(_, _, 10) = bigError?.settingReason else {
+            guard case .fileTooLarge(_, _, 10)? = bigError?.settingReason?.dataProviderFailure else {
                 Issue.record("unexpected \(String(describing: bigError))")
                 return
             }
@@ -117,7 +117,7 @@ struct SourceTests {
             let textError = await #expect(throws: AlcedoError.self) {
                 try await h.manager.retrieveImage(with: text, options: [.allowLocalFiles])
             }
-            guard case .processorError(.decodingFailed) = textError else {
+            guard case .decodingFailed? = textError?.processorCause else {
                 Issue.record("unexpected \(String(describing: textError))")
                 return
             }
@@ -129,7 +129,7 @@ struct SourceTests {
             let jpeg = TestImages.jpeg(width: 6, height: 5)
             let base64 = jpeg.base64EncodedString()
             let plain = try await h.manager.retrieveImage(with: .provider(Base64ImageDataProvider(base64String: base64, cacheKey: "b64")))
-            #expect(plain.image.size == PixelSize(width: 6, height: 5))
+            #expect(plain.image.pixelSize == PixelSize(width: 6, height: 5))
             let wrapped = stride(from: 0, to: base64.count, by: 60).map { offset -> String in
                 let start = base64.index(base64.startIndex, offsetBy: offset)
                 return String(base64[start..<(base64.index(start, offsetBy: 60, limitedBy: base64.endIndex) ?? base64.endIndex)])
@@ -144,7 +144,7 @@ struct SourceTests {
     func badBase64IsATypedError(_ text: String) async throws {
         let provider = Base64ImageDataProvider(base64String: text, cacheKey: "bad")
         let error = await #expect(throws: AlcedoError.self) { try await provider.data() }
-        guard case .invalidBase64(let key, let length) = error?.settingReason else {
+        guard case .invalidBase64(let key, let length)? = error?.settingReason?.dataProviderFailure else {
             Issue.record("unexpected \(String(describing: error))")
             return
         }
@@ -159,7 +159,7 @@ struct SourceTests {
             #expect(source.cacheKey == "raw-1")
             #expect(source.url == nil)
             let result = try await h.manager.retrieveImage(with: source, options: [.waitForCache])
-            #expect(result.image.size == PixelSize(width: 9, height: 3))
+            #expect(result.image.pixelSize == PixelSize(width: 9, height: 3))
             #expect(result.originalData == webp)
             h.cache.clearMemoryCache()
             let hit = try await h.manager.retrieveImage(with: source)
@@ -190,13 +190,14 @@ struct SourceTests {
     @Test func customProviderErrorsPassThrough() async throws {
         struct Failing: ImageDataProvider {
             var cacheKey: String { "failing" }
+            struct NoSuchRecord: Error {}
             func data() async throws(AlcedoError) -> Data {
-                throw .imageSettingError(reason: .dataProviderError(cacheKey: cacheKey, message: "no such record"))
+                throw .imageSettingError(reason: .dataProviderError(provider: self, error: NoSuchRecord()))
             }
         }
         try await withPipeline { h in
             let error = await #expect(throws: AlcedoError.self) { try await h.manager.retrieveImage(with: .provider(Failing())) }
-            guard case .dataProviderError("failing", "no such record") = error?.settingReason else {
+            guard case .dataProviderError(let provider, _ as Failing.NoSuchRecord) = error?.settingReason, provider.cacheKey == "failing" else {
                 Issue.record("unexpected \(String(describing: error))")
                 return
             }

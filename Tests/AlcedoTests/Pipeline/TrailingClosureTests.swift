@@ -67,7 +67,7 @@ struct TrailingClosureTests {
             let results = Collected<Result<RetrieveImageResult, AlcedoError>>()
             h.manager.retrieveImage(with: url) { result in results.append(result) }
             #expect(await eventually { results.values.count == 1 })
-            let size = try results.values.first?.get().image.size
+            let size = try results.values.first?.get().image.pixelSize
             #expect(size == PixelSize(width: 20, height: 10))
         }
     }
@@ -85,7 +85,7 @@ struct TrailingClosureTests {
             }
             #expect(await eventually { results.values.count == 1 })
             #expect(task?.isCancelled == false)
-            #expect(try results.values.first?.get().image.size == PixelSize(width: 12, height: 8))
+            #expect(try results.values.first?.get().image.pixelSize == PixelSize(width: 12, height: 8))
             let previews = Collected<AlcedoImage>()
             let direct = try await h.manager.retrieveImage(with: source, options: [.progressiveJPEG(.default)],
                                                            previewHandler: { previews.append($0) })
@@ -102,7 +102,7 @@ struct TrailingClosureTests {
             let result = try await h.manager.retrieveImage(with: h.server.url("/p.jpg"), progressBlock: { received, total in
                 seen.append((received, total))
             })
-            #expect(result.image.size == PixelSize(width: 64, height: 64))
+            #expect(result.image.pixelSize == PixelSize(width: 64, height: 64))
             #expect(seen.values.last.map { [$0.0, $0.1] } == [Int64(body.count), Int64(body.count)])
         }
     }
@@ -113,7 +113,7 @@ struct TrailingClosureTests {
             let results = Collected<Result<ImageLoadingResult, AlcedoError>>()
             downloader.downloadImage(with: server.url("/d.jpg")) { result in results.append(result) }
             #expect(await eventually { results.values.count == 1 })
-            let size = try results.values.first?.get().image.size
+            let size = try results.values.first?.get().image.pixelSize
             #expect(size == PixelSize(width: 8, height: 6))
         }
     }
@@ -138,7 +138,7 @@ struct TrailingClosureTests {
             let result = try await KF.url(h.server.url("/k.jpg")).manager(h.manager)
                 .onProgress { receivedSize, totalSize in seen.append(totalSize - receivedSize) }
                 .retrieve()
-            #expect(result.image.size == PixelSize(width: 32, height: 32))
+            #expect(result.image.pixelSize == PixelSize(width: 32, height: 32))
             #expect(seen.values.last == 0)
         }
     }

@@ -67,7 +67,7 @@ struct CompositingProcessorTests {
         let image = Synthetic.animated(width: 4, height: 3)
         #expect(try CompositingImageProcessor(compositingOperation: .sourceOver).process(image) == image)
         let kingfisher = CompositingImageProcessor(compositingOperation: .darken, alpha: 1.0, backgroundColor: .lightGray)
-        let alcedo = CompositingImageProcessor(compositingOperation: .darken, alpha: 1, backgroundColor: AlcedoColor.lightGray.rgba)
+        let alcedo = CompositingImageProcessor(compositingOperation: .darken, alpha: 1, backgroundColor: AlcedoColor.lightGray.pixel)
         #expect(kingfisher.identifier == alcedo.identifier)
         #expect(kingfisher.identifier == "com.alcedo.compositing(darken,1.0,#AAAAAAFF)")
         #expect(throws: AlcedoError.self) { try CompositingImageProcessor(compositingOperation: .copy, alpha: 2).process(image) }

@@ -19,7 +19,7 @@ struct CroppingProcessorTests {
     func anchors(anchor: CroppingImageProcessor.Anchor, x: Int, y: Int) throws {
         let image = Self.coordinates(width: 10, height: 7)
         let result = try CroppingImageProcessor(size: PixelSize(width: 4, height: 3), anchor: anchor).process(image)
-        #expect(result.size == PixelSize(width: 4, height: 3))
+        #expect(result.pixelSize == PixelSize(width: 4, height: 3))
         for row in 0..<3 {
             for column in 0..<4 {
                 #expect(result.pixel(x: column, y: row) == RGBA(red: UInt8(x + column), green: UInt8(y + row), blue: 9))
@@ -31,7 +31,7 @@ struct CroppingProcessorTests {
     func larger() throws {
         let image = Self.coordinates(width: 4, height: 4)
         let wide = try CroppingImageProcessor(size: PixelSize(width: 10, height: 2)).process(image)
-        #expect(wide.size == PixelSize(width: 4, height: 2))
+        #expect(wide.pixelSize == PixelSize(width: 4, height: 2))
         #expect(wide.pixel(x: 0, y: 0) == RGBA(red: 0, green: 1, blue: 9))
         #expect(try CroppingImageProcessor(size: PixelSize(width: 4, height: 4)).process(image) == image)
         #expect(try CroppingImageProcessor(size: PixelSize(width: 100, height: 100)).process(image) == image)

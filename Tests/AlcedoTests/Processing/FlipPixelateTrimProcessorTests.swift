@@ -42,7 +42,7 @@ struct FlipPixelateTrimProcessorTests {
         let image = AlcedoImage(width: 7, height: 6, pixels: pixels)
         // The 3x3 median (as libvips' find_trim) removes the lone pixel, not the square.
         let trimmed = try TrimImageProcessor().process(image)
-        #expect(trimmed.size == PixelSize(width: 3, height: 3) && trimmed.pixel(x: 0, y: 0) == RGBA(red: 0, green: 0, blue: 0))
+        #expect(trimmed.pixelSize == PixelSize(width: 3, height: 3) && trimmed.pixel(x: 0, y: 0) == RGBA(red: 0, green: 0, blue: 0))
         // Equal sides: left 1 and right 3 → 1 each; top 2 and bottom 1 → 1 each.
         let equal = TrimImageProcessor(equalHorizontal: true, equalVertical: true).contentRect(of: image)
         #expect(equal?.x == 1 && equal?.y == 1 && equal?.size == PixelSize(width: 5, height: 4))

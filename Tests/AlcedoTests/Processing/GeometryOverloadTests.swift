@@ -23,8 +23,8 @@ struct GeometryOverloadTests {
 
     @Test func cgSizeProcessorsProcess() throws {
         let image = TestImages.image(width: 40, height: 20)
-        #expect(try DownsamplingImageProcessor(size: CGSize(width: 10, height: 10)).process(image).size == PixelSize(width: 10, height: 5))
-        #expect(try CroppingImageProcessor(size: CGSize(width: 8, height: 8), anchor: CGPoint(x: 0.5, y: 0.5)).process(image).size
+        #expect(try DownsamplingImageProcessor(size: CGSize(width: 10, height: 10)).process(image).pixelSize == PixelSize(width: 10, height: 5))
+        #expect(try CroppingImageProcessor(size: CGSize(width: 8, height: 8), anchor: CGPoint(x: 0.5, y: 0.5)).process(image).pixelSize
             == PixelSize(width: 8, height: 8))
         #expect(throws: AlcedoError.self) { try DownsamplingImageProcessor(size: CGSize(width: 0, height: 10)).process(image) }
     }
@@ -56,7 +56,7 @@ struct GeometryOverloadTests {
             h.server.route("/big.jpg", .ok(TestImages.jpeg(width: 400, height: 200)))
             let options: AlcedoOptionsInfo = [.processor(DownsamplingImageProcessor(size: CGSize(width: 50, height: 50))), .scaleFactor(2)]
             let result = try await h.manager.retrieveImage(with: h.server.url("/big.jpg"), options: options)
-            #expect(result.image.size == PixelSize(width: 100, height: 50))
+            #expect(result.image.pixelSize == PixelSize(width: 100, height: 50))
         }
     }
 }

@@ -55,7 +55,7 @@ func invalidParameter(_ body: () throws(AlcedoError) -> AlcedoImage) -> (process
         _ = try body()
         return nil
     } catch {
-        if case .processorError(.invalidParameter(let processor, let message)) = error { return (processor, message) }
+        if case .invalidParameter(let processor, let message)? = error.processorCause { return (processor, message) }
         return nil
     }
 }

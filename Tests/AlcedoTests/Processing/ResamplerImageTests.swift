@@ -15,7 +15,7 @@ struct ResamplerImageTests {
         let frames = colors.enumerated().map { Self.solidFrame($1, size: size, duration: 0.1 * Double($0 + 1)) }
         let image = AlcedoImage(width: 30, height: 20, frames: frames, loopCount: 3, sourceFormat: .gif, orientation: .right)
         let small = image.resized(to: PixelSize(width: 7, height: 4))
-        #expect(small.size == PixelSize(width: 7, height: 4))
+        #expect(small.pixelSize == PixelSize(width: 7, height: 4))
         #expect(small.frames.count == 3)
         #expect(small.frames.map(\.duration) == [0.1, 0.2, 0.30000000000000004])
         #expect(small.loopCount == 3 && small.sourceFormat == .gif && small.orientation == .right)
@@ -58,7 +58,7 @@ struct ResamplerImageTests {
         let image = AlcedoImage(frames: [Self.solidFrame(.white, size: size, duration: 0)], size: size)
         let resized = mode == .aspectFit ? image.resized(toFit: bounds) : image.resized(toFill: bounds)
         if let expected {
-            #expect(resized.size == expected)
+            #expect(resized.pixelSize == expected)
             #expect(ResamplerTests.colors(resized.pixels) == [.white])
         } else {
             #expect(resized == image)
@@ -69,9 +69,9 @@ struct ResamplerImageTests {
     func exactSize() {
         let image = AlcedoImage(frames: [Self.solidFrame(.white, size: PixelSize(width: 20, height: 10), duration: 0)],
                                 size: PixelSize(width: 20, height: 10))
-        #expect(image.resized(to: image.size) == image)
+        #expect(image.resized(to: image.pixelSize) == image)
         let stretched = image.resized(to: PixelSize(width: 5, height: 30))
-        #expect(stretched.size == PixelSize(width: 5, height: 30))
+        #expect(stretched.pixelSize == PixelSize(width: 5, height: 30))
         #expect(ResamplerTests.colors(stretched.pixels) == [.white])
     }
 }

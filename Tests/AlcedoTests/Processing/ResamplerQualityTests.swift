@@ -79,7 +79,7 @@ struct ResamplerQualityTests {
     @Test("a large synthetic picture shrunk 8x with the box step matches Pillow's plain Lanczos (PSNR >= 50 dB)")
     func syntheticDownscale() throws {
         let picture = Self.synthetic()
-        #expect(Resampler.boxFactors(from: picture.size, to: PixelSize(width: 150, height: 112)) == (4, 4))
+        #expect(Resampler.boxFactors(from: picture.pixelSize, to: PixelSize(width: 150, height: 112)) == (4, 4))
         let (psnr, worst) = try Self.compare(picture, with: "resample-generated/synthetic-150x112.ppm")
         #expect(psnr >= 50, "PSNR \(psnr) dB, largest difference \(worst)")
         #expect(worst <= 12, "PSNR \(psnr) dB, largest difference \(worst)")

@@ -31,9 +31,9 @@ struct ResizingProcessorTests {
         #expect(fit == Synthetic.solid(Self.teal, width: 4, height: 2))
         let gradient = Synthetic.gradient(width: 9, height: 7)
         let up = try ResizingImageProcessor(referenceSize: PixelSize(width: 18, height: 18), mode: .aspectFit).process(gradient)
-        #expect(up.size == PixelSize(width: 18, height: 14))
+        #expect(up.pixelSize == PixelSize(width: 18, height: 14))
         #expect(up == gradient.resized(to: PixelSize(width: 18, height: 14)))
-        #expect(try ResizingImageProcessor(referenceSize: gradient.size).process(gradient) == gradient)
+        #expect(try ResizingImageProcessor(referenceSize: gradient.pixelSize).process(gradient) == gradient)
     }
 
     @Test("downsampling asks the decoder to scale, fits inside the size and never enlarges")
@@ -70,7 +70,7 @@ struct ResizingProcessorTests {
                 _ = try processor.process(image)
                 Issue.record("\(processor.identifier) accepted a huge output")
             } catch {
-                guard case .processorError(.outputTooLarge) = error else {
+                guard case .outputTooLarge? = error.processorCause else {
                     Issue.record("\(processor.identifier): \(error)")
                     continue
                 }
@@ -82,7 +82,7 @@ struct ResizingProcessorTests {
             _ = try ResizingImageProcessor(referenceSize: PixelSize(width: 6000, height: 6000)).process(animation)
             Issue.record("an animation over the byte limit was accepted")
         } catch {
-            guard case .processorError(.outputTooLarge(_, _, let limit)) = error else {
+            guard case .outputTooLarge(_, _, let limit)? = error.processorCause else {
                 Issue.record("\(error)")
                 return
             }

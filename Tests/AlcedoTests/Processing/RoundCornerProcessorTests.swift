@@ -17,7 +17,7 @@ struct RoundCornerProcessorTests {
     func corners() throws {
         let image = Synthetic.solid(Self.red, width: 8, height: 8)
         let result = try RoundCornerImageProcessor(cornerRadius: 3).process(image)
-        #expect(result.size == image.size)
+        #expect(result.pixelSize == image.pixelSize)
         for (x, y) in [(0, 0), (7, 0), (0, 7), (7, 7)] { #expect(result.pixel(x: x, y: y) == .clear) }
         for (x, y) in [(3, 3), (4, 4), (0, 3), (0, 4), (3, 0), (7, 4), (4, 7)] {
             #expect(result.pixel(x: x, y: y) == Self.red, "(\(x), \(y))")
@@ -100,7 +100,7 @@ struct RoundCornerProcessorTests {
         let image = Synthetic.solid(Self.red, width: 8, height: 4)
         let target = PixelSize(width: 6, height: 6)
         let result = try RoundCornerImageProcessor(radius: .widthFraction(0.5), targetSize: target).process(image)
-        #expect(result.size == target)
+        #expect(result.pixelSize == target)
         #expect(try result == RoundCornerImageProcessor(cornerRadius: 3).process(Synthetic.solid(Self.red, width: 6, height: 6)))
         #expect(RoundCornerImageProcessor(cornerRadius: 3, targetSize: target).identifier == "com.alcedo.roundcorner(3.0,all,6x6,-)")
         #expect(invalidParameter { () throws(AlcedoError) in

@@ -61,7 +61,7 @@ struct SmartCropTests {
         let processor = SmartCroppingImageProcessor(size: PixelSize(width: 200, height: 400))
         #expect(processor.identifier == "com.alcedo.smartCropping(200x400)")
         let result = try processor.process(image)
-        #expect(result.size == PixelSize(width: 200, height: 200))
+        #expect(result.pixelSize == PixelSize(width: 200, height: 200))
         let origin = SmartCrop.origin(of: PixelSize(width: 200, height: 200), in: image)
         #expect(origin.x >= 330)
         let expected = try CroppingImageProcessor(size: PixelSize(width: 200, height: 200),

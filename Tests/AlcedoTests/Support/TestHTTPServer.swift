@@ -200,6 +200,11 @@ final class TestHTTPServer: Sendable {
         state.withLock { $0.routes[path] = handler }
     }
 
+    /// Forgets every route: each path answers 404 again.
+    func removeAllRoutes() {
+        state.withLock { $0.routes = [:] }
+    }
+
     /// Answers the first request to `path` with the first response, the second with the
     /// second, and so on; the last response answers every later request.
     func route(_ path: String, sequence responses: [Response]) {

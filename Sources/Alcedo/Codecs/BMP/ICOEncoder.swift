@@ -36,9 +36,9 @@ public struct ICOEncoder: ImageEncoding {
             throw .encodingError(reason: .imageNotEncodable(format: .ico, message: "entry size \(bad) is outside 1...256"))
         }
         let still = image.frames.count > 1 ? image.frame(at: 0) : image
-        var boxes = Set((sizes.isEmpty ? [256] : sizes).map { side in still.size.fitting(in: PixelSize(width: side, height: side)) })
+        var boxes = Set((sizes.isEmpty ? [256] : sizes).map { side in still.pixelSize.fitting(in: PixelSize(width: side, height: side)) })
             .sorted { $0.pixelCount < $1.pixelCount }
-        if boxes.isEmpty { boxes = [still.size] }
+        if boxes.isEmpty { boxes = [still.pixelSize] }
         let png = PNGEncoder(reducesChannels: false)
         var entries: [(PixelSize, Data)] = []
         for size in boxes {

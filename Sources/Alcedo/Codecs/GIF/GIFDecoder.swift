@@ -252,7 +252,7 @@ public struct GIFDecoder: ImageDecoding {
             }
         } catch {
             let truncated: Bool
-            if case .processorError(.decodingFailed(.truncated)) = error { truncated = true } else { truncated = false }
+            if case .truncated? = error.decodingReason { truncated = true } else { truncated = false }
             guard truncated, options.allowTruncated, !delays.isEmpty else { throw error }
         }
         if delays.isEmpty {

@@ -137,10 +137,8 @@ public struct PNGDecoder: ImageDecoding {
                 }
             } catch {
                 // A frame that cannot be decoded makes the file a still; limits are not waived.
-                switch error {
-                case .processorError(.decodingFailed(.tooManyPixels)), .processorError(.decodingFailed(.tooManyFrames)),
-                     .processorError(.decodingFailed(.animationTooLarge)), .processorError(.decodingFailed(.workingMemoryTooLarge)),
-                     .processorError(.decodingFailed(.timedOut)):
+                switch error.decodingReason {
+                case .tooManyPixels?, .tooManyFrames?, .animationTooLarge?, .workingMemoryTooLarge?, .timedOut?:
                     throw error
                 default:
                     break

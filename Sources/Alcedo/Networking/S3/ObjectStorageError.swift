@@ -7,10 +7,11 @@ import Foundation
 /// An error answer of an S3-compatible store: the HTTP status and the `<Code>` and
 /// `<Message>` of its XML body (`NoSuchKey`, `AccessDenied`, `SlowDown`…).
 ///
-/// Reported as ``ResponseErrorReason/objectStorageError(_:)``. ``category`` groups the codes
+/// Reported as ``ResponseErrorReason/URLSessionError(error:)`` with this error
+/// (``ResponseErrorReason/objectStorageError`` reads it). ``category`` groups the codes
 /// by what a caller does about them; throttling and server errors are retriable
 /// (``AlcedoError/isRetriable``), so a ``RetryStrategy`` retries them.
-public struct ObjectStorageError: Sendable, Hashable, CustomStringConvertible {
+public struct ObjectStorageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What a caller does about an error.
     public enum Category: Sendable, Hashable {
         /// The bucket or the object does not exist (`NoSuchKey`, `NoSuchBucket`, `NoSuchVersion`, or a 404).

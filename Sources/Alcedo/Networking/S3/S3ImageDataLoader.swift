@@ -22,7 +22,7 @@ import Foundation
 ///
 /// A bucket refused by ``S3Configuration/allowedBuckets`` or ``S3Configuration/deniedBuckets``
 /// fails with ``RequestErrorReason/sourceNotAllowed(_:reason:)`` before any request. An error
-/// answer of the store is ``ResponseErrorReason/objectStorageError(_:)`` with its code
+/// answer of the store is ``ResponseErrorReason/URLSessionError(error:)`` with an ``ObjectStorageError``: its code
 /// (`NoSuchKey`, `AccessDenied`, `SignatureDoesNotMatch`, `SlowDown`…); throttling is
 /// retriable. Redirects (a bucket in another region) are errors, never followed.
 public final class S3ImageDataLoader: ImageDataLoading {

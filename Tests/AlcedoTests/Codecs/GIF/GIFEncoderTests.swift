@@ -110,7 +110,7 @@ struct GIFEncoderTests {
         do {
             _ = try GIFEncoder().encode(image, options: .default)
         } catch {
-            guard case .processorError(.encodingFailed(.imageNotEncodable(let format, _))) = error else { Issue.record("\(error)"); return }
+            guard case .encodingFailed(.imageNotEncodable(let format, _))? = error.processorCause else { Issue.record("\(error)"); return }
             #expect(format == .gif)
         }
     }

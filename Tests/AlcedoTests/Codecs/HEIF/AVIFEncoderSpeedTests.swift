@@ -18,7 +18,7 @@ struct AVIFEncoderSpeedTests {
     func animationsAtEverySpeed(_ speed: Int) throws {
         let data = try AVIFEncoder(speed: speed).encode(Self.animation(), options: EncodingOptions(quality: 63))
         let decoded = try ImageCodecRegistry.shared.decode(data)
-        #expect(decoded.frames.count == 2 && decoded.size == PixelSize(width: 32, height: 24))
+        #expect(decoded.frames.count == 2 && decoded.pixelSize == PixelSize(width: 32, height: 24))
         let still = try AVIFEncoder(speed: speed).encode(Self.animation().frame(at: 0), options: EncodingOptions(quality: 63))
         #expect(try ImageCodecRegistry.shared.decode(still).frames.count == 1)
     }

@@ -110,7 +110,7 @@ struct AVIFDecoderTests {
         do throws(AlcedoError) {
             _ = try AVIFDecoder().decode(still, options: small)
         } catch {
-            guard case .processorError(.decodingFailed(.tooManyPixels)) = error else { Issue.record("expected tooManyPixels, got \(error)"); return }
+            guard case .decodingFailed(.tooManyPixels)? = error.processorCause else { Issue.record("expected tooManyPixels, got \(error)"); return }
         }
         let frames = DecodingOptions(limits: DecodingLimits(maxFrameCount: 2))
         let animated = try AVIFHEIFFixtures.data("animated.avif")
@@ -118,7 +118,7 @@ struct AVIFDecoderTests {
             _ = try AVIFDecoder().decode(animated, options: frames)
             Issue.record("three frames passed a limit of two")
         } catch {
-            guard case .processorError(.decodingFailed(let reason)) = error else { Issue.record("\(error)"); return }
+            guard case .decodingFailed(let reason)? = error.processorCause else { Issue.record("\(error)"); return }
             guard case .tooManyFrames = reason else { Issue.record("expected tooManyFrames, got \(reason)"); return }
         }
     }
@@ -175,7 +175,7 @@ struct HEIFDecoderTests {
             _ = try HEIFDecoder().decode(data, options: DecodingOptions(limits: DecodingLimits(maxPixelCount: 100)))
             Issue.record("a 40x24 image passed a limit of 100 pixels")
         } catch {
-            guard case .processorError(.decodingFailed(.tooManyPixels)) = error else { Issue.record("expected tooManyPixels, got \(error)"); return }
+            guard case .decodingFailed(.tooManyPixels)? = error.processorCause else { Issue.record("expected tooManyPixels, got \(error)"); return }
         }
         AVIFHEIFFixtures.sweep(data, seed: 0x4E1C) { bytes in
             _ = try? HEIFDecoder().decode(bytes)
@@ -227,7 +227,7 @@ struct AVIFEncoderTests {
         #expect(decoded.frames.count == 2)
         #expect(abs(decoded.frames[1].duration - 0.25) < 1e-6)
         #expect(decoded.frames[1].pixels == b.pixels)
-        let serialized = try FormatIndicatedCacheSerializer.avif().data(with: a, original: nil)
+        let serialized = try FormatIndicatedCacheSerializer.avif().serializedData(with: a, original: nil)
         #expect(ImageFormat.sniff(serialized) == .avif)
     }
 

@@ -10,11 +10,11 @@ struct HEICEncoderTests {
         let data = try HEICEncoder().encode(source, options: EncodingOptions(quality: 90))
         #expect(ImageFormat.sniff(data) == .heic)
         let back = try HEIFDecoder().decode(data)
-        #expect(back.size == source.size)
+        #expect(back.pixelSize == source.pixelSize)
         #expect(JXLFixtures.maxDifference(back, source) <= 40)
         #expect(Self.meanDifference(back, source) < 3)
         let odd = JXLTestImages.noise(width: 33, height: 17, seed: 4)
-        #expect(try HEIFDecoder().decode(HEICEncoder(speed: 9).encode(odd)).size == odd.size)
+        #expect(try HEIFDecoder().decode(HEICEncoder(speed: 9).encode(odd)).pixelSize == odd.pixelSize)
     }
 
     @Test("an embedded thumbnail is written, and decoded instead of the main image when preferred")
@@ -31,17 +31,17 @@ struct HEICEncoderTests {
         }
         let source = AlcedoImage(width: 256, height: 128, pixels: pixels)
         let data = try HEICEncoder(speed: 9, thumbnailSize: 64).encode(source, options: EncodingOptions(quality: 90))
-        #expect(try HEIFDecoder().decode(data).size == source.size, "the main image by default")
+        #expect(try HEIFDecoder().decode(data).pixelSize == source.pixelSize, "the main image by default")
         var options = DecodingOptions()
         options.prefersEmbeddedThumbnail = true
         let thumbnail = try HEIFDecoder().decode(data, options: options)
-        #expect(thumbnail.size == PixelSize(width: 64, height: 32))
+        #expect(thumbnail.pixelSize == PixelSize(width: 64, height: 32))
         #expect(try HEIFDecoder().info(for: data, options: options).width == 64)
         #expect(thumbnail.pixel(x: 8, y: 16).red > 200 && thumbnail.pixel(x: 56, y: 16).blue > 200)
         // Through the registry and without a thumbnail: the main image.
-        #expect(try ImageCodecRegistry.shared.decode(data, options: options).size == thumbnail.size)
+        #expect(try ImageCodecRegistry.shared.decode(data, options: options).pixelSize == thumbnail.pixelSize)
         let plain = try HEICEncoder(speed: 9).encode(source)
-        #expect(try HEIFDecoder().decode(plain, options: options).size == source.size)
+        #expect(try HEIFDecoder().decode(plain, options: options).pixelSize == source.pixelSize)
         #expect(HEICEncoder(thumbnailSize: -5).thumbnailSize == 0)
     }
 

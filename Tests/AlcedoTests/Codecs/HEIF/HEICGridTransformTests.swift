@@ -18,7 +18,7 @@ struct HEICGridTransformTests {
             _ = try HEIFDecoder().decode(data, options: DecodingOptions(limits: limits))
             Issue.record("\(name) passed the limits")
         } catch {
-            guard case .processorError(.decodingFailed(.tooManyPixels)) = error else { Issue.record("\(name): expected tooManyPixels, got \(error)"); return }
+            guard case .decodingFailed(.tooManyPixels)? = error.processorCause else { Issue.record("\(name): expected tooManyPixels, got \(error)"); return }
         }
     }
 
@@ -137,7 +137,7 @@ struct HEICGridTransformTests {
         let fromStoredInfo = failure { () throws(AlcedoError) in _ = try HEIFDecoder().info(for: data, options: stored) }
         let fromRegistry = failure { () throws(AlcedoError) in _ = try ImageCodecRegistry.shared.info(for: data) }
         for error in [fromDecode, fromInfo, fromStoredInfo, fromRegistry] {
-            guard case .processorError(.decodingFailed(.invalidHeader(.heic, let message)))? = error else {
+            guard case .decodingFailed(.invalidHeader(.heic, let message))? = (error)?.processorCause else {
                 Issue.record("\(name): expected invalidHeader, got \(String(describing: error))")
                 continue
             }
@@ -161,7 +161,7 @@ struct HEICGridTransformTests {
         let errors = [failure { () throws(AlcedoError) in _ = try HEIFDecoder().decode(data) },
                       failure { () throws(AlcedoError) in _ = try HEIFDecoder().info(for: data) }]
         for error in errors {
-            guard case .processorError(.decodingFailed(.invalidHeader(_, let message)))? = error else { Issue.record("expected invalidHeader, got \(String(describing: error))"); continue }
+            guard case .decodingFailed(.invalidHeader(_, let message))? = (error)?.processorCause else { Issue.record("expected invalidHeader, got \(String(describing: error))"); continue }
             #expect(message.contains("depends on itself"))
         }
         #expect(HEIFPreflight.derivationProblem([1: [2], 2: [1]]) == .cycle(item: 1))
@@ -181,7 +181,7 @@ struct HEICGridTransformTests {
             let image = try HEIFDecoder().decode(data)
             Issue.record("\(name) decoded to \(image.width)x\(image.height)")
         } catch {
-            guard case .processorError(.decodingFailed(.invalidHeader(_, let message))) = error else { Issue.record("expected invalidHeader, got \(error)"); return }
+            guard case .decodingFailed(.invalidHeader(_, let message))? = error.processorCause else { Issue.record("expected invalidHeader, got \(error)"); return }
             #expect(message.contains(expected), "\(message)")
         }
     }
@@ -194,7 +194,7 @@ struct HEICGridTransformTests {
             try HEIFPreflight.check(data, limits: .default, format: .heic, maxItemCount: 4)
             Issue.record("five items passed a limit of four")
         } catch {
-            guard case .processorError(.decodingFailed(.unsupportedFeature(_, let message))) = error else { Issue.record("\(error)"); return }
+            guard case .decodingFailed(.unsupportedFeature(_, let message))? = error.processorCause else { Issue.record("\(error)"); return }
             #expect(message.contains("5 items"))
         }
         #expect(HEIFPreflight.maxItemCount == 4096)

@@ -97,7 +97,7 @@ struct ProgressivePreviewTests {
         #expect(shown.count == sample.scanCount - 1)
         for (index, preview) in shown.enumerated() {
             let reference = try sample.referenceDecode(throughScan: index + 1)
-            #expect(preview.size == PixelSize(width: 96, height: 64))
+            #expect(preview.pixelSize == PixelSize(width: 96, height: 64))
             #expect(preview == reference, "scan \(index + 1)")
         }
         // Later scans refine the picture: the last preview is closer to the final decode than the first.
@@ -121,7 +121,7 @@ struct ProgressivePreviewTests {
         await previewer.waitUntilIdle()
         // Scans may be skipped while a preview decodes, never shown out of order or wrong.
         #expect(previews.values.count >= 1)
-        #expect(previews.values.allSatisfy { $0.size == PixelSize(width: 96, height: 64) })
+        #expect(previews.values.allSatisfy { $0.pixelSize == PixelSize(width: 96, height: 64) })
         #expect(previewer.mostConcurrentRenders == 1)
     }
 
@@ -197,7 +197,7 @@ struct ProgressivePreviewTests {
         await previewer.waitUntilIdle()
         let final = try processor.process(JPEGDecoder().decode(sample.data, options: options))
         #expect(previews.values.count == 1)
-        #expect(previews.values.first?.size == final.size)
+        #expect(previews.values.first?.pixelSize == final.pixelSize)
         #expect(previews.values.first == (try? processor.process(sample.referenceDecode(throughScan: 1, options: options))))
     }
 
@@ -210,9 +210,9 @@ struct ProgressivePreviewTests {
         let previewer = previewer(into: previews)
         await feedScanByScan(previewer, sample)
         let final = try JPEGDecoder().decode(sample.data)
-        #expect(final.size == PixelSize(width: 64, height: 96))
+        #expect(final.pixelSize == PixelSize(width: 64, height: 96))
         #expect(previews.values.count == sample.scanCount - 1)
-        #expect(previews.values.allSatisfy { $0.size == final.size && $0.orientation == .right })
+        #expect(previews.values.allSatisfy { $0.pixelSize == final.pixelSize && $0.orientation == .right })
         #expect(previews.values.first == (try? sample.referenceDecode(throughScan: 1)))
         #expect(previews.values.last == (try? sample.referenceDecode(throughScan: sample.scanCount - 1)))
     }
@@ -289,7 +289,7 @@ struct ProgressivePreviewTests {
             error = thrown
         }
         #expect(events < 1_000)
-        guard case .processorError(.decodingFailed(.corrupt(.jpeg, let message))) = error else {
+        guard case .decodingFailed(.corrupt(.jpeg, let message))? = error?.processorCause else {
             Issue.record("expected corrupt, got \(String(describing: error))")
             return
         }
@@ -318,7 +318,7 @@ struct ProgressivePreviewTests {
                 offset = end
             }
             await previewer.waitUntilIdle()
-            #expect(previews.values.allSatisfy { $0.size == PixelSize(width: 96, height: 64) })
+            #expect(previews.values.allSatisfy { $0.pixelSize == PixelSize(width: 96, height: 64) })
         }
     }
 }

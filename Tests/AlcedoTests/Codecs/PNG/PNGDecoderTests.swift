@@ -66,8 +66,8 @@ func pngGIFDecodingFailure(_ body: () throws -> Void) -> DecodingErrorReason? {
     do {
         try body()
         return nil
-    } catch AlcedoError.processorError(.decodingFailed(let reason)) {
-        return reason
+    } catch let error as AlcedoError where error.decodingReason != nil {
+        return error.decodingReason
     } catch {
         return .unsupportedFeature(format: .unknown, message: "not a decoding error: \(error)")
     }
@@ -187,7 +187,7 @@ struct PNGDecoderTests {
                 #expect(image.pixels.count == 32 * 32 * 4)
                 outcomes["decoded", default: 0] += 1
             } catch {
-                guard case .processorError(.decodingFailed(let reason)) = error else { Issue.record("not a decoding error: \(error)"); continue }
+                guard case .decodingFailed(let reason)? = error.processorCause else { Issue.record("not a decoding error: \(error)"); continue }
                 outcomes[reason.pngGIFKind, default: 0] += 1
             }
         }

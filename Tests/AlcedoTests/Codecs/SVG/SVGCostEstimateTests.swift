@@ -75,7 +75,7 @@ struct SVGCostEstimateTests {
     func ordinary(_ name: String) throws {
         let data = try SVGFixtures.data(name)
         let image = try SVGDecoder().decode(data, options: DecodingOptions(targetSize: PixelSize(width: 1024, height: 1024)))
-        let estimate = SVGCostEstimate(data, canvas: image.size)
+        let estimate = SVGCostEstimate(data, canvas: image.pixelSize)
         #expect(estimate.cpu < .milliseconds(100), "\(estimate)")
     }
 

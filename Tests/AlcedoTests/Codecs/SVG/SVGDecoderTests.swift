@@ -21,7 +21,7 @@ struct SVGDecoderTests {
         let image = try ImageCodecRegistry.shared.decode(SVGFixtures.data(name))
         let reference = try SVGFixtures.reference(name)
         #expect(image.sourceFormat == .svg)
-        #expect(image.size == reference.size)
+        #expect(image.pixelSize == reference.pixelSize)
         #expect(JXLFixtures.maxVisibleDifference(image, reference) <= 1)
     }
 
@@ -30,19 +30,19 @@ struct SVGDecoderTests {
         let data = try SVGFixtures.data("shapes.svg")
         let image = try SVGDecoder().decode(data, options: DecodingOptions(targetSize: PixelSize(width: 48, height: 48)))
         let reference = try SVGFixtures.reference("shapes-48x32.svg")
-        #expect(image.size == PixelSize(width: 48, height: 32))
+        #expect(image.pixelSize == PixelSize(width: 48, height: 32))
         #expect(JXLFixtures.maxVisibleDifference(image, reference) <= 1)
         // Through the manager's processor hint: the decode itself is 48x32.
         let downsampled = try DownsamplingImageProcessor(size: PixelSize(width: 48, height: 32))
             .process(SVGDecoder().decode(data, options: DecodingOptions(targetSize: PixelSize(width: 48, height: 32))))
-        #expect(downsampled.size == PixelSize(width: 48, height: 32))
+        #expect(downsampled.pixelSize == PixelSize(width: 48, height: 32))
         // Never above the intrinsic size.
-        #expect(try SVGDecoder().decode(data, options: DecodingOptions(targetSize: PixelSize(width: 960, height: 640))).size
+        #expect(try SVGDecoder().decode(data, options: DecodingOptions(targetSize: PixelSize(width: 960, height: 640))).pixelSize
                 == PixelSize(width: 96, height: 64))
         // A drawing that declares a huge size renders at the size asked for.
         let huge = SVGFixtures.svg(#"<svg xmlns="http://www.w3.org/2000/svg" width="200000" height="100000" viewBox="0 0 2 1"><rect width="1" height="1" fill="red"/></svg>"#)
         let small = try SVGDecoder().decode(huge, options: DecodingOptions(targetSize: PixelSize(width: 100, height: 100)))
-        #expect(small.size == PixelSize(width: 100, height: 50))
+        #expect(small.pixelSize == PixelSize(width: 100, height: 50))
         #expect(small.pixel(x: 10, y: 10) == RGBA(red: 255, green: 0, blue: 0))
         #expect(small.pixel(x: 90, y: 10).alpha == 0)
     }
@@ -52,7 +52,7 @@ struct SVGDecoderTests {
         #expect(try SVGDecoder().info(for: SVGFixtures.data("viewbox-only.svg")).width == 40)
         let none = try SVGDecoder().info(for: SVGFixtures.data("no-size.svg"))
         #expect(none.width == 300 && none.height == 150 && none.hasAlpha && none.compression == "vector")
-        #expect(try SVGDecoder(defaultSize: PixelSize(width: 64, height: 64)).decode(SVGFixtures.data("no-size.svg")).size
+        #expect(try SVGDecoder(defaultSize: PixelSize(width: 64, height: 64)).decode(SVGFixtures.data("no-size.svg")).pixelSize
                 == PixelSize(width: 64, height: 64))
         let percent = SVGFixtures.svg(#"<svg xmlns="http://www.w3.org/2000/svg" width="100%" height="100%" viewBox="0 0 30 10"/>"#)
         #expect(try SVGDecoder().info(for: percent).width == 30)
@@ -86,7 +86,7 @@ struct SVGDecoderTests {
         </svg>
         """
         let image = try SVGDecoder().decode(SVGFixtures.svg(document))
-        #expect(image.size == PixelSize(width: 40, height: 10))
+        #expect(image.pixelSize == PixelSize(width: 40, height: 10))
         for x in [5, 15, 25, 35] { #expect(image.pixel(x: x, y: 5).alpha == 0, "x \(x)") }
         // The rect is blue: no stylesheet was applied.
         #expect(image.pixel(x: 39, y: 9) == RGBA(red: 0, green: 0, blue: 255))
@@ -125,7 +125,7 @@ struct SVGDecoderTests {
         // <use> bomb at 500,000 referenced elements: about 2 s of CPU for this one.)
         do {
             let image = try SVGDecoder().decode(input.data, options: DecodingOptions(limits: DecodingLimits(maxPixelCount: 50_000_000)))
-            #expect(input.mayRender, "\(input) rendered \(image.size)")
+            #expect(input.mayRender, "\(input) rendered \(image.pixelSize)")
         } catch {
             guard let reason = error.decodingReason else { Issue.record("\(error)"); return }
             switch reason {

@@ -17,7 +17,7 @@ enum WebPTestSupport {
             _ = try body()
             Issue.record("expected a decoding error, but decoding succeeded", sourceLocation: sourceLocation)
         } catch {
-            if case .processorError(.decodingFailed(let reason)) = error { return reason }
+            if case .decodingFailed(let reason)? = error.processorCause { return reason }
             Issue.record("expected a decoding error, got \(error)", sourceLocation: sourceLocation)
         }
         return nil

@@ -38,7 +38,7 @@ struct WebPEncoderTests {
                 _ = try small.encode(Self.picture(alpha: alpha), options: EncodingOptions(lossless: lossless))
                 Issue.record("not refused (alpha \(alpha), lossless \(lossless))")
             } catch {
-                guard case .processorError(.encodingFailed(.imageNotEncodable(.webp, let message))) = error else {
+                guard case .encodingFailed(.imageNotEncodable(.webp, let message))? = error.processorCause else {
                     Issue.record("unexpected \(error)")
                     continue
                 }
@@ -131,7 +131,7 @@ struct WebPEncoderTests {
                 _ = try encoder.encode(Self.picture(alpha: false), options: EncodingOptions(quality: quality, lossless: lossless))
                 Issue.record("quality \(quality) was accepted")
             } catch {
-                guard case .processorError(.encodingFailed(.invalidQuality(quality))) = error else {
+                guard case .encodingFailed(.invalidQuality(quality))? = error.processorCause else {
                     Issue.record("unexpected error \(error)")
                     return
                 }
@@ -154,7 +154,7 @@ struct WebPEncoderTests {
             _ = try encoder.encode(image)
             Issue.record("a 16384-pixel-wide image was encoded")
         } catch {
-            guard case .processorError(.encodingFailed(.imageNotEncodable(.webp, _))) = error else {
+            guard case .encodingFailed(.imageNotEncodable(.webp, _))? = error.processorCause else {
                 Issue.record("unexpected error \(error)")
                 return
             }

@@ -38,7 +38,7 @@ struct WebPHostileInputTests {
             #expect(image.width * image.height <= options.limits.maxPixelCount, comment)
             #expect(image.frames.allSatisfy { $0.pixels.count == image.width * image.height * 4 }, comment)
         } catch {
-            guard case .processorError(.decodingFailed) = error else {
+            guard case .decodingFailed? = error.processorCause else {
                 Issue.record("\(comment): not a decoding error: \(error)")
                 return
             }
@@ -46,7 +46,7 @@ struct WebPHostileInputTests {
         do {
             _ = try decoder.info(for: data)
         } catch {
-            guard case .processorError(.decodingFailed) = error else {
+            guard case .decodingFailed? = error.processorCause else {
                 Issue.record("\(comment): info: not a decoding error: \(error)")
                 return
             }

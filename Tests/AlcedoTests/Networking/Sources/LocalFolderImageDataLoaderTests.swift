@@ -69,7 +69,7 @@ struct LocalFolderImageDataLoaderTests {
                     let (status, _, _) = try await Self.load(loader, escape)
                     Issue.record("\(escape) answered \(status)")
                 } catch {
-                    guard case .requestError(.sourceNotAllowed)? = error as? AlcedoError else {
+                    guard case .requestError(.invalidURL(.sourceNotAllowed))? = error as? AlcedoError else {
                         Issue.record("\(escape): expected sourceNotAllowed, got \(error)")
                         continue
                     }

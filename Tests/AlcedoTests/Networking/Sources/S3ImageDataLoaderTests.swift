@@ -50,7 +50,7 @@ struct S3ImageDataLoaderTests {
     }
 
     static func storageError(_ error: any Error) -> ObjectStorageError? {
-        guard case AlcedoError.responseError(.objectStorageError(let storageError))? = error as? AlcedoError else { return nil }
+        guard case AlcedoError.responseError(.URLSessionError(let storageError as ObjectStorageError))? = error as? AlcedoError else { return nil }
         return storageError
     }
 
@@ -137,7 +137,7 @@ struct S3ImageDataLoaderTests {
                 _ = try await manager.retrieveImage(with: try #require(URL(string: "s3://private/cat.png")))
                 Issue.record("a denied bucket loaded")
             } catch {
-                guard case .requestError(.sourceNotAllowed(_, let reason))? = error as? AlcedoError else {
+                guard case .requestError(.invalidURL(.sourceNotAllowed(_, let reason)))? = error as? AlcedoError else {
                     Issue.record("expected sourceNotAllowed, got \(error)")
                     return
                 }
@@ -221,7 +221,7 @@ struct S3ImageDataLoaderTests {
                 _ = try await manager.retrieveImage(with: try #require(URL(string: "s3://photos/large.png")))
                 Issue.record("an object over the limit loaded")
             } catch {
-                guard case .responseError(.bodyTooLarge(_, let limit, let received))? = error as? AlcedoError else {
+                guard case .responseError(.invalidURLResponse(.bodyTooLarge(_, let limit, let received)))? = error as? AlcedoError else {
                     Issue.record("expected bodyTooLarge, got \(error)")
                     return
                 }

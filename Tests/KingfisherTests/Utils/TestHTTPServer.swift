@@ -1,0 +1,1 @@
+../../AlcedoTests/Support/TestHTTPServer.swift
