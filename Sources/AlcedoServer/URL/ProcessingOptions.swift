@@ -276,8 +276,9 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Alcedo: a focus point in source pixels (before ``region``), which replaces ``gravity`` for the
     /// crop to the result (default `nil`), `focus_pixel:X:Y` (thumbor's `focal()`).
     public var focusPixel: FocusPixel?
-    /// Alcedo: channel adjustments after the resize and crops, in order (default none),
-    /// `levels:ADJUSTMENT` (see ``LevelsImageProcessor``).
+    /// Alcedo: channel adjustments after the resize and crops, in order (default none), written
+    /// `levels:ADJUSTMENT` in canonical paths (see ``LevelsImageProcessor``); thumbor's filters set
+    /// them, imgproxy URLs cannot yet.
     public var levels: [LevelsImageProcessor.Adjustment] = []
     /// Alcedo: the `Cache-Control` max-age of this result in seconds, replacing the server's
     /// (default `nil`), `max_age:SECONDS` (thumbor's `max_age()`); 0 answers `no-cache`.
