@@ -44,6 +44,8 @@ public struct ImageServer: Sendable {
         let prefix = configuration.pathPrefix
         router.add(middleware: ImageProxyMiddleware(service: service, prefix: prefix))
         router.get(RouterPath(prefix + "/health")) { _, _ in "OK\n" }
+        // thumbor's health check path, for load balancers set up for thumbor.
+        if configuration.dialect == .thumbor { router.get(RouterPath(prefix + "/healthcheck")) { _, _ in "WORKING" } }
         if let extra = configuration.healthCheckPath, !extra.isEmpty, extra != "/health" {
             router.get(RouterPath(prefix + (extra.hasPrefix("/") ? extra : "/" + extra))) { _, _ in "OK\n" }
         }

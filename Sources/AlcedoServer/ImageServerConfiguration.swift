@@ -270,6 +270,12 @@ public struct ImageServerConfiguration: Sendable {
         didSet { if let logLevel { logger.logLevel = logLevel } }
     }
 
+    /// The URL dialect image paths are read in (default ``URLDialect/imgproxy``).
+    public var dialect: URLDialect = .imgproxy
+    /// How thumbor URLs are read with ``dialect`` ``URLDialect/thumbor`` (default: unsafe URLs
+    /// allowed, no security key, every built-in filter).
+    public var thumbor = ThumborRules()
+
     /// The defaults.
     public init() {}
 

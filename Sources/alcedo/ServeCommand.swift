@@ -37,6 +37,23 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
+    @Option(help: ArgumentHelp("The URL dialect: imgproxy or thumbor (default imgproxy).", valueName: "name"))
+    var dialect: String?
+    @Option(help: ArgumentHelp("thumbor's SECURITY_KEY, which signs thumbor URLs (also $THUMBOR_SECURITY_KEY, imagor's $IMAGOR_SECRET).",
+                               valueName: "key"))
+    var thumborSecurityKey: String?
+    @Option(help: ArgumentHelp("Accept thumbor's /unsafe/ URLs (thumbor's ALLOW_UNSAFE_URL; default true).", valueName: "bool"))
+    var thumborAllowUnsafeUrl: Bool?
+    @Option(help: ArgumentHelp("A thumbor.conf whose plain NAME = value lines are read (never run) for the keys Alcedo supports; the others are named in one warning.",
+                               valueName: "file"))
+    var thumborConfig: String?
+    @Option(help: ArgumentHelp("thumbor's MAX_WIDTH: requested widths above it are lowered to it (default 0: none).", valueName: "px"))
+    var thumborMaxWidth: Int?
+    @Option(help: ArgumentHelp("thumbor's MAX_HEIGHT: requested heights above it are lowered to it (default 0: none).", valueName: "px"))
+    var thumborMaxHeight: Int?
+    @Option(help: ArgumentHelp("thumbor's FILTERS: the filter names URLs may use, comma-separated (default: every built-in filter).",
+                               valueName: "list"))
+    var thumborFilters: String?
     @Option(help: "The address to listen on (default 127.0.0.1).")
     var host: String?
     @Option(help: "The port (default 8080; 0 picks a free one).")
@@ -294,12 +311,19 @@ struct ServeCommand: AsyncParsableCommand {
                                                 extra: ["GRACEFUL_STOP_TIMEOUT": "\(grace) s", "PROCESSES": "\(processCount)"]
                                                     .merging(presetsPath.map { ["PRESETS_PATH": $0] } ?? [:]) { $1 }).text
             if !unsupported.isEmpty { text += "not supported (ignored): " + unsupported.joined(separator: ", ") + "\n" }
+            if !environment.unsupportedThumborKeys.isEmpty {
+                text += "thumbor.conf keys not supported (ignored): " + environment.unsupportedThumborKeys.joined(separator: ", ") + "\n"
+            }
             Console.write(text, to: STDOUT_FILENO)
             return
         }
         if !unsupported.isEmpty && role == nil {
             Console.write("alcedo: warning: these imgproxy variables are set but not supported, and are ignored: "
                 + unsupported.joined(separator: ", ") + "\n", to: STDERR_FILENO)
+        }
+        if !environment.unsupportedThumborKeys.isEmpty && role == nil {
+            Console.write("alcedo: warning: these thumbor.conf keys are not supported, and are ignored: "
+                + environment.unsupportedThumborKeys.joined(separator: ", ") + "\n", to: STDERR_FILENO)
         }
         if role == nil && processCount > 1 {
             let supervisor = WorkerSupervisor(count: processCount, host: configuration.host, port: configuration.port,
@@ -442,10 +466,47 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    /// The URL dialect and, for thumbor, its settings and defaults: thumbor's `MAX_AGE` (one
+    /// day), no WebP negotiation, no EXIF rotation, quality 80 for every format, the source's
+    /// format kept. A `--thumbor-config` file is read first, below every flag and variable.
+    private func configureDialect(_ c: inout ImageServerConfiguration, _ env: ServeEnvironment) throws {
+        if let path = env.pick("THUMBOR_CONFIG", flag: thumborConfig, env.string("THUMBOR_CONFIG")) {
+            let text: String
+            do {
+                text = try String(decoding: Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+            } catch {
+                throw ServerConfigurationError.invalidValue("--thumbor-config", message: "cannot read \(path): \(errorReason(error))")
+            }
+            env.loadThumborConfig(ThumborConfigFile(text: text), path: path)
+        }
+        let name = env.pick("DIALECT", flag: dialect, env.string("DIALECT")) ?? "imgproxy"
+        guard let chosen = URLDialect(rawValue: name.lowercased()) else {
+            throw ServerConfigurationError.invalidValue(env.origin(of: "DIALECT") ?? "--dialect", message: "must be imgproxy or thumbor, got \"\(name)\"")
+        }
+        c.dialect = chosen
+        guard chosen == .thumbor else { return }
+        c.useThumborDialect()
+        c.thumbor.securityKey = env.pick("THUMBOR_SECURITY_KEY", flag: thumborSecurityKey, env.string("THUMBOR_SECURITY_KEY"))
+        c.thumbor.allowUnsafe = try env.pick("THUMBOR_ALLOW_UNSAFE_URL", flag: thumborAllowUnsafeUrl,
+                                             env.bool("THUMBOR_ALLOW_UNSAFE_URL")) ?? true
+        for (setting, flag) in [("THUMBOR_MAX_WIDTH", thumborMaxWidth), ("THUMBOR_MAX_HEIGHT", thumborMaxHeight)] {
+            let value = try env.pick(setting, flag: flag, env.int(setting)) ?? 0
+            guard (0...65_535).contains(value) else {
+                throw ServerConfigurationError.invalidValue(env.origin(of: setting) ?? "--" + setting.lowercased().replacing(literal: "_", with: "-"),
+                                                            message: "must be in 0...\(65_535), got \(value)")
+            }
+            if setting == "THUMBOR_MAX_WIDTH" { c.thumbor.maxWidth = value } else { c.thumbor.maxHeight = value }
+        }
+        if let filters = env.pick("THUMBOR_FILTERS", flag: thumborFilters, env.string("THUMBOR_FILTERS")) {
+            c.thumbor.filters = Set(ServeEnvironment.split(filters, separator: ","))
+        }
+    }
+
     /// The configuration from the flags, else `ALCEDO_*`, else imgproxy's `IMGPROXY_*`
     /// variables, else the defaults; `env` records where each value came from.
     private func makeConfiguration(_ env: ServeEnvironment) throws -> ImageServerConfiguration {
         var c = ImageServerConfiguration()
+        try configureDialect(&c, env)
         // imgproxy's IMGPROXY_BIND (HOST:PORT, ":8080" for every interface) stands for both.
         let bind = try env.imgproxyString("BIND", for: "HOST").map { try BindAddress(parsing: $0, name: "IMGPROXY_BIND") }
         if bind != nil { _ = env.imgproxyString("BIND", for: "PORT") }

@@ -49,6 +49,13 @@ struct ServeConfigurationReport {
         if formatQualities.isEmpty { formatQualities = ["(none)"] }
         let seconds = Double(c.downloadTimeout.components.seconds) + Double(c.downloadTimeout.components.attoseconds) / 1e18
         return [
+            "DIALECT": c.dialect.rawValue,
+            "THUMBOR_CONFIG": environment.origin(of: "THUMBOR_CONFIG").flatMap { environment.values[$0] } ?? "(none)",
+            "THUMBOR_SECURITY_KEY": c.thumbor.securityKey == nil ? "(none: signed thumbor URLs refused)" : "(set, not shown)",
+            "THUMBOR_ALLOW_UNSAFE_URL": yes(c.thumbor.allowUnsafe),
+            "THUMBOR_MAX_WIDTH": String(c.thumbor.maxWidth),
+            "THUMBOR_MAX_HEIGHT": String(c.thumbor.maxHeight),
+            "THUMBOR_FILTERS": c.thumbor.filters.map { $0.sorted().joined(separator: ",") } ?? "(every built-in filter)",
             "HOST": c.host,
             "PORT": String(c.port),
             "CACHE_DIR": c.cacheDirectory?.path ?? "(the platform's cache folder)",

@@ -41,7 +41,76 @@ final class ServeEnvironment {
         "QUEUE", "RESULT_CACHE_BYTES", "MEMORY_CACHE_BYTES", "PROCESSES",
     ]
 
+    /// Values from a `thumbor.conf` (``loadThumborConfig(_:path:)``), by Alcedo setting name, each
+    /// converted to the text Alcedo reads and named by its key: read after every variable.
+    private var fileValues: [String: (text: String, origin: String)] = [:]
+    /// The `thumbor.conf` keys set that Alcedo does not read, sorted.
+    private(set) var unsupportedThumborKeys: [String] = []
+
+    /// A `thumbor.conf` key Alcedo reads: the Alcedo setting it gives a value to, and how its
+    /// value becomes that setting's text (`nil`: a value Alcedo cannot use, named in the warning).
+    struct ThumborKey: Sendable {
+        let key: String
+        let setting: String
+        let convert: @Sendable (ThumborConfigFile.Value) -> String?
+    }
+
+    /// The `thumbor.conf` keys Alcedo supports: this table is the one declaration that reading,
+    /// `--print-config` (which names `thumbor.conf:KEY` as the source) and the migration guide follow.
+    static let thumborKeys: [ThumborKey] = {
+        let same: @Sendable (ThumborConfigFile.Value) -> String? = { $0 == .none ? nil : $0.description }
+        let number: @Sendable (ThumborConfigFile.Value) -> Double? = { if case .number(let n) = $0 { return n } else { return nil } }
+        return [
+            ThumborKey(key: "SECURITY_KEY", setting: "THUMBOR_SECURITY_KEY", convert: same),
+            ThumborKey(key: "ALLOW_UNSAFE_URL", setting: "THUMBOR_ALLOW_UNSAFE_URL", convert: same),
+            ThumborKey(key: "MAX_WIDTH", setting: "THUMBOR_MAX_WIDTH", convert: same),
+            ThumborKey(key: "MAX_HEIGHT", setting: "THUMBOR_MAX_HEIGHT", convert: same),
+            ThumborKey(key: "FILTERS", setting: "THUMBOR_FILTERS") { value in
+                guard case .list(let items) = value else { return nil }
+                return items.map { $0.description.split(separator: ".").last.map(String.init) ?? "" }.joined(separator: ",")
+            },
+            ThumborKey(key: "QUALITY", setting: "QUALITY", convert: same),
+            ThumborKey(key: "WEBP_QUALITY", setting: "FORMAT_QUALITY") { value in number(value).map { "webp=\(Int($0))" } },
+            ThumborKey(key: "AUTO_WEBP", setting: "AUTO_WEBP", convert: same),
+            ThumborKey(key: "RESPECT_ORIENTATION", setting: "AUTO_ROTATE", convert: same),
+            ThumborKey(key: "PRESERVE_EXIF_INFO", setting: "STRIP_METADATA") { value in
+                if case .bool(let keep) = value { return keep ? "false" : "true" } else { return nil }
+            },
+            ThumborKey(key: "MAX_AGE", setting: "TTL", convert: same),
+            ThumborKey(key: "MAX_PIXELS", setting: "MAX_SRC_RESOLUTION") { value in number(value).map { String($0 / 1_000_000) } },
+            ThumborKey(key: "PROGRESSIVE_JPEG", setting: "JPEG_PROGRESSIVE", convert: same),
+            ThumborKey(key: "HTTP_LOADER_REQUEST_TIMEOUT", setting: "DOWNLOAD_TIMEOUT", convert: same),
+            ThumborKey(key: "HTTP_LOADER_MAX_BODY_SIZE", setting: "MAX_SRC_BYTES", convert: same),
+            ThumborKey(key: "HTTP_LOADER_MAX_REDIRECTS", setting: "MAX_REDIRECTS", convert: same),
+            ThumborKey(key: "HTTP_LOADER_DEFAULT_USER_AGENT", setting: "USER_AGENT", convert: same),
+            ThumborKey(key: "ALLOWED_SOURCES", setting: "ALLOWED_SOURCES") { value in
+                // Plain host names become URL prefixes; thumbor's regular expressions are not read.
+                guard case .list(let items) = value else { return nil }
+                let hosts = items.map(\.description)
+                guard hosts.allSatisfy({ $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" } && !$0.isEmpty }) else { return nil }
+                return hosts.flatMap { ["http://\($0)/", "https://\($0)/"] }.joined(separator: ",")
+            },
+        ]
+    }()
+
+    /// Environment variables of thumbor and imagor read for an Alcedo setting (after `ALCEDO_*`).
+    static let thumborVariables: [String: [String]] = ["THUMBOR_SECURITY_KEY": ["THUMBOR_SECURITY_KEY", "IMAGOR_SECRET"]]
+
     init(_ values: [String: String]) { self.values = values }
+
+    /// Reads `config` (a `thumbor.conf` found at `path`): each supported key gives its setting a
+    /// value below every variable and flag; the others are kept for ``unsupportedThumborKeys``.
+    func loadThumborConfig(_ config: ThumborConfigFile, path: String) {
+        var unsupported: [String] = []
+        for (key, value) in config.values {
+            guard let entry = Self.thumborKeys.first(where: { $0.key == key }), let text = entry.convert(value) else {
+                unsupported.append(key)
+                continue
+            }
+            fileValues[entry.setting] = (text, "thumbor.conf:" + key)
+        }
+        unsupportedThumborKeys = unsupported.sorted()
+    }
 
     // MARK: Reading
 
@@ -56,6 +125,10 @@ final class ServeEnvironment {
                 origins[name] = variable
                 return value
             }
+        }
+        if let (text, origin) = fileValues[name] {
+            origins[name] = origin
+            return text
         }
         return nil
     }
@@ -150,7 +223,8 @@ final class ServeEnvironment {
     }
 
     private func variables(for name: String) -> [String] {
-        if Self.alcedoOnly.contains(name) { return ["ALCEDO_" + name] }
+        if let foreign = Self.thumborVariables[name] { return ["ALCEDO_" + name] + foreign }
+        if Self.alcedoOnly.contains(name) || name.hasPrefix("THUMBOR_") || name == "DIALECT" { return ["ALCEDO_" + name] }
         return ["ALCEDO_" + name, "IMGPROXY_" + (Self.imgproxyNames[name] ?? name)]
     }
 }

@@ -117,10 +117,7 @@ struct ImgproxyEnvironmentTests {
         ])
         #expect(status == 0, "\(err)")
         #expect(!out.contains("listening on"))
-        func row(_ name: String) -> [Substring] {
-            let line = out.split(separator: "\n").first { $0.split(separator: " ").first.map(String.init) == name }
-            return line?.split(separator: " ", omittingEmptySubsequences: true) ?? []
-        }
+        func row(_ name: String) -> [Substring] { ChildServe.configRow(name, in: out) }
         #expect(row("PORT") == ["PORT", "9000", "--port"])
         #expect(row("HOST") == ["HOST", "10.1.2.3", "IMGPROXY_BIND"])
         #expect(row("TTL") == ["TTL", "5", "ALCEDO_TTL"])
@@ -480,6 +477,12 @@ final class ChildServe {
     }
 
     func stop() { _ = stopAndReadStandardError() }
+
+    /// The words of `--print-config`'s line for setting `name` in `output` (empty when absent).
+    static func configRow(_ name: String, in output: String) -> [Substring] {
+        let line = output.split(separator: "\n").first { $0.split(separator: " ").first.map(String.init) == name }
+        return line?.split(separator: " ", omittingEmptySubsequences: true) ?? []
+    }
 
     /// Runs `alcedo` with `arguments` and `environment` to its end.
     static func runToEnd(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, stdout: String, stderr: String) {

@@ -95,17 +95,7 @@ public final class MotoS3Server: Sendable {
         process.standardError = log
         try ProcessLaunch.run(process)
         let endpoint = URL(string: "http://127.0.0.1:\(port)")!
-        var ready = false
-        for _ in 0..<600 {
-            if accepts(port: port) { ready = true; break }
-            if !process.isRunning { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        guard ready else {
-            kill(process.processIdentifier, SIGKILL)
-            let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
-            throw MotoS3ServerError("moto did not start on port \(port): \(text.suffix(2000))")
-        }
+        try await PeerProcess.waitForPort(port, of: process, name: "moto", log: logFile)
         // The manifest of buckets and objects for the set-up script.
         var items: [[String: String]] = []
         for (index, object) in objects.enumerated() {
@@ -151,16 +141,8 @@ public final class MotoS3Server: Sendable {
 
     /// Stops the server and removes its folder.
     public func stop() {
-        let running = process.withLock { process -> Process? in
-            defer { process = nil }
-            return process
-        }
         // moto's server does not end on SIGTERM; its state is in memory, so it is killed.
-        if let running, running.isRunning {
-            kill(running.processIdentifier, SIGKILL)
-            running.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(at: folder)
+        PeerProcess.stop(process, folder: folder)
     }
 
     deinit { stop() }

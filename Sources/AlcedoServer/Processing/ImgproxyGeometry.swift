@@ -27,7 +27,8 @@ struct ImgproxyGeometry: Equatable {
     /// The geometry for a source of `source` pixels.
     /// - Parameter maxResultDimension: the longest side a result may have, padding and
     ///   extension included; a larger one is scaled down to fit (0: no limit).
-    init(source: PixelSize, options: ProcessingOptions, maxResultDimension: Int) {
+    init(source: PixelSize, options requested: ProcessingOptions, maxResultDimension: Int) {
+        let options = Self.oriented(requested, source: source)
         cropWidth = Self.cropSide(source.width, options.crop?.width ?? 0)
         cropHeight = Self.cropSide(source.height, options.crop?.height ?? 0)
         let widthToScale = Self.minNonZero(cropWidth, source.width)
@@ -35,6 +36,17 @@ struct ImgproxyGeometry: Equatable {
         computeScale(widthToScale, heightToScale, options)
         computeSizes(widthToScale, heightToScale, options)
         limitScale(widthToScale, heightToScale, options, maxResultDimension)
+    }
+
+    /// `options` with the requested width and height swapped when ``ProcessingOptions/adaptiveOrientation``
+    /// asks for it and the source is portrait while the size is landscape, or the reverse.
+    static func oriented(_ options: ProcessingOptions, source: PixelSize) -> ProcessingOptions {
+        guard options.adaptiveOrientation,
+              (source.width < source.height && options.width > options.height)
+                || (source.width > source.height && options.width < options.height) else { return options }
+        var swapped = options
+        swap(&swapped.width, &swapped.height)
+        return swapped
     }
 
     /// The size the resized image is cropped to: the scaled size, cut to the result crop.
@@ -61,7 +73,7 @@ struct ImgproxyGeometry: Equatable {
             } else if type == .fit {
                 wshrink = max(wshrink, hshrink)
                 hshrink = wshrink
-            } else if type == .fill || type == .fillDown {
+            } else if type == .fill || type == .fillDown || type == .cover {
                 wshrink = min(wshrink, hshrink)
                 hshrink = wshrink
             }
@@ -107,8 +119,8 @@ struct ImgproxyGeometry: Equatable {
         targetHeight = Self.scale(o.height, dprScale * o.zoomY)
         scaledWidth = Self.scale(width, widthScale)
         scaledHeight = Self.scale(height, heightScale)
-        resultCropWidth = targetWidth
-        resultCropHeight = targetHeight
+        resultCropWidth = o.resizingType == .cover ? 0 : targetWidth
+        resultCropHeight = o.resizingType == .cover ? 0 : targetHeight
         if o.resizingType == .fillDown, !o.enlarge {
             let diffW = Double(targetWidth) / Double(scaledWidth), diffH = Double(targetHeight) / Double(scaledHeight)
             if diffW > diffH, diffW > 1 {

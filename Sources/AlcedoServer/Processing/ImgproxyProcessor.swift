@@ -56,7 +56,8 @@ public struct ImgproxyProcessor: ImageProcessor {
     /// pixels: no crop, no trim, no minimum size, a requested size that keeps the aspect ratio. The target always
     /// covers what the resize needs.
     public var decodingTarget: (size: PixelSize, mode: ContentMode)? {
-        guard options.crop == nil, options.trim == nil, options.minWidth == 0, options.minHeight == 0,
+        guard options.crop == nil, options.trim == nil, options.region == nil, !options.adaptiveOrientation,
+              options.minWidth == 0, options.minHeight == 0,
               options.width > 0 || options.height > 0 else { return nil }
         // force with a side of 0 keeps that side of the source: it needs the full size.
         if options.resizingType == .force, options.width == 0 || options.height == 0 { return nil }
@@ -96,7 +97,7 @@ public struct ImgproxyProcessor: ImageProcessor {
     /// at most the decoded size. Those after the resize are the result's size, counted with it.
     public func intermediateBytes(for size: PixelSize) -> Int {
         let rotates = options.rotate == 90 || options.rotate == 180 || options.rotate == 270
-        let crops = options.crop.map { $0.width > 0 || $0.height > 0 } ?? false
+        let crops = options.crop.map { $0.width > 0 || $0.height > 0 } ?? false || options.region != nil
         let steps = [!options.autoRotate, options.trim != nil, rotates, options.flipHorizontal || options.flipVertical, crops]
             .filter { $0 }.count
         let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
@@ -106,7 +107,13 @@ public struct ImgproxyProcessor: ImageProcessor {
     }
 
     /// ``outputSize(for:)`` of an image already turned by `rotate`.
-    private func resultSize(for source: PixelSize) -> PixelSize {
+    private func resultSize(for unclipped: PixelSize) -> PixelSize {
+        var source = unclipped
+        if let region = options.region {
+            let width = max(0, min(region.right, source.width)) - max(0, min(region.left, source.width))
+            let height = max(0, min(region.bottom, source.height)) - max(0, min(region.top, source.height))
+            if width > 0, height > 0 { source = PixelSize(width: width, height: height) }
+        }
         let plan = ImgproxyGeometry(source: source, options: options, maxResultDimension: effectiveResultDimension)
         // The crop before the resize, the resize to the scaled size, the crop to the result.
         let scaledWidth = max(1, plan.scaledWidth), scaledHeight = max(1, plan.scaledHeight)
@@ -154,6 +161,19 @@ public struct ImgproxyProcessor: ImageProcessor {
             image = try TrimImageProcessor(threshold: trim.threshold, color: trim.color, equalHorizontal: trim.equalHorizontal,
                                            equalVertical: trim.equalVertical).process(image)
         }
+        var gravity = options.gravity
+        if let region = options.region {
+            let left = max(0, min(region.left, image.width)), right = max(0, min(region.right, image.width))
+            let top = max(0, min(region.top, image.height)), bottom = max(0, min(region.bottom, image.height))
+            if left < right, top < bottom, right - left < image.width || bottom - top < image.height {
+                image = image.cropped(x: left, y: top, size: PixelSize(width: right - left, height: bottom - top))
+            }
+        }
+        if let focus = options.focusPixel, image.width > 0, image.height > 0 {
+            let offsetX = options.region.map { Double(max(0, $0.left)) } ?? 0, offsetY = options.region.map { Double(max(0, $0.top)) } ?? 0
+            let x = max(0, min(1, (focus.x - offsetX) / Double(image.width))), y = max(0, min(1, (focus.y - offsetY) / Double(image.height)))
+            gravity = .focusPoint(x: options.flipHorizontal ? 1 - x : x, y: options.flipVertical ? 1 - y : y)
+        }
         switch options.rotate {
         case 90: image = image.oriented(.right)
         case 180: image = image.oriented(.down)
@@ -166,12 +186,12 @@ public struct ImgproxyProcessor: ImageProcessor {
         let plan = ImgproxyGeometry(source: image.pixelSize, options: options, maxResultDimension: effectiveResultDimension)
 
         // The crop before the resize (its offsets are source pixels: no dpr).
-        image = Self.crop(image, width: plan.cropWidth, height: plan.cropHeight, gravity: options.crop?.gravity ?? options.gravity,
+        image = Self.crop(image, width: plan.cropWidth, height: plan.cropHeight, gravity: options.crop?.gravity ?? gravity,
                           dpr: 1)
         let scaled = PixelSize(width: max(1, plan.scaledWidth), height: max(1, plan.scaledHeight))
         try checkResult(PixelSize(width: plan.outputWidth, height: plan.outputHeight))
         if scaled != image.pixelSize { image = image.resized(to: scaled) }
-        image = Self.crop(image, width: plan.resultCropWidth, height: plan.resultCropHeight, gravity: options.gravity,
+        image = Self.crop(image, width: plan.resultCropWidth, height: plan.resultCropHeight, gravity: gravity,
                           dpr: plan.dprScale)
 
         if options.blur > 0 { image = try BlurImageProcessor(blurRadius: options.blur).process(image) }
@@ -200,7 +220,11 @@ public struct ImgproxyProcessor: ImageProcessor {
         if let mark = options.watermark, let watermark {
             image = watermark.apply(mark, to: image, dpr: plan.dprScale)
         }
-        if options.roundCorner > 0 { image = try RoundCornerImageProcessor(radius: .point(options.roundCorner)).process(image) }
+        for adjustment in options.levels { image = try LevelsImageProcessor(adjustment).process(image) }
+        if options.roundCorner > 0 {
+            image = try RoundCornerImageProcessor(radius: .point(options.roundCorner)).process(image)
+            if let color = options.roundCornerColor { image = image.flattened(over: color) }
+        }
         if let border = options.border { image = try BorderImageProcessor(border: border.width, color: border.color).process(image) }
         if let tint = options.tint { image = try TintImageProcessor(tint: tint).process(image) }
         return image

@@ -6,8 +6,9 @@ import Foundation
 import Hummingbird
 
 /// Mounts the image proxy in any Hummingbird router: `GET`/`HEAD` requests under ``prefix``
-/// are answered as imgproxy paths (`/info/…` as info requests); everything else goes on to
-/// the router's own routes.
+/// are answered as image paths of the configured dialect (imgproxy's `/info/…` as info
+/// requests; thumbor's `/meta/…` inside the thumbor parser); everything else goes on to the
+/// router's own routes.
 ///
 /// ```swift
 /// let service = ImageService(configuration: configuration)
@@ -44,7 +45,8 @@ public struct ImageProxyMiddleware<Context: RequestContext>: RouterMiddleware {
         guard path.hasPrefix(prefix + "/") else { return try await next(request, context) }
         if preflight { return withCORS(Response(status: .ok)) }
         let local = String(path.dropFirst(prefix.count))
-        if local == "/health" || local == "/metrics" || local == "/" || local == "/favicon.ico" {
+        if local == "/health" || local == "/metrics" || local == "/" || local == "/favicon.ico"
+            || (configuration.dialect == .thumbor && local == "/healthcheck") {
             return try await next(request, context)
         }
         if let extra = configuration.healthCheckPath, local == (extra.hasPrefix("/") ? extra : "/" + extra) {
@@ -55,7 +57,7 @@ public struct ImageProxyMiddleware<Context: RequestContext>: RouterMiddleware {
             service.metrics.recordResponse(status: 403)
             return withCORS(refusal)
         }
-        if local.hasPrefix("/info/") {
+        if configuration.dialect == .imgproxy, local.hasPrefix("/info/") {
             return withCORS(await service.info(path: String(local.dropFirst("/info".count)), request: request))
         }
         return withCORS(await service.image(path: local, request: request))

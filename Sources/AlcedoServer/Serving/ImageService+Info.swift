@@ -15,13 +15,7 @@ extension ImageService {
         let response: Response
         do {
             let parsed = try parseAndVerify(path)
-            let url = try pipeline.sourceGuard.checkSource(parsed.fetchableSourceURL)
-            let data: Data
-            if let cached = try? await pipeline.cache.retrieveDataInDiskCache(forKey: parsed.sourceURL) {
-                data = cached.data
-            } else {
-                data = try await pipeline.downloader.downloadData(with: url).data
-            }
+            let data = try await sourceBytes(parsed)
             let limits = configuration.decodingLimits
             let info = try ImageCodecRegistry.shared.info(for: data, options: DecodingOptions(limits: limits))
             var object = info.jsonObject(byteCount: data.count)
@@ -38,5 +32,13 @@ extension ImageService {
         }
         metrics.recordResponse(status: Int(response.status.code))
         return response
+    }
+
+    /// The bytes of a plan's source, from the disk cache or fetched through the source checks
+    /// (for answers about the source: imgproxy's `/info`, thumbor's `/meta`).
+    func sourceBytes(_ parsed: ImgproxyPath) async throws -> Data {
+        let url = try pipeline.sourceGuard.checkSource(parsed.fetchableSourceURL)
+        if let cached = try? await pipeline.cache.retrieveDataInDiskCache(forKey: parsed.sourceURL) { return cached.data }
+        return try await pipeline.downloader.downloadData(with: url).data
     }
 }

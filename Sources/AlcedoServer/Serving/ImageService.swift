@@ -108,7 +108,8 @@ public final class ImageService: Sendable {
                 try await imageResponse(path: path, request: request)
             }
         } catch {
-            response = errorResponse(logged(naming(ErrorStatus(error), for: error)))
+            let status = configuration.dialect == .thumbor ? ErrorStatus(thumbor: error) : ErrorStatus(error)
+            response = errorResponse(logged(naming(status, for: error)))
         }
         metrics.recordResponse(status: Int(response.status.code))
         return response
@@ -172,7 +173,15 @@ public final class ImageService: Sendable {
             metrics.recordHit(tier: "not-modified")
             return notModifiedResponse(etag: stored.etag, lastModified: stored.lastModified, negotiated: known.negotiated)
         }
-        let parsed = try parseAndVerify(path, hints: configuration.clientHints ? ClientHints(request.headers) : nil)
+        let parsed: ImgproxyPath
+        switch configuration.dialect {
+        case .imgproxy:
+            parsed = try parseAndVerify(path, hints: configuration.clientHints ? ClientHints(request.headers) : nil)
+        case .thumbor:
+            let thumborPath = try ThumborPath.parse(path)
+            parsed = try parseAndVerify(thumbor: thumborPath)
+            if thumborPath.meta { return try await metaResponse(thumborPath, plan: parsed, request: request) }
+        }
         let sourceURL = try pipeline.sourceGuard.checkSource(parsed.fetchableSourceURL)
         if parsed.options.raw { return try await rawResponse(parsed, url: sourceURL, request: request) }
         if !parsed.options.skipProcessing.isEmpty,
@@ -237,6 +246,7 @@ public final class ImageService: Sendable {
             return notModifiedResponse(etag: result.etag, lastModified: result.lastModified, negotiated: negotiated)
         }
         var headers = cachingHeaders(etag: result.etag, lastModified: result.lastModified, negotiated: negotiated)
+        if let maxAge = parsed.options.maxAge { headers[.cacheControl] = maxAge > 0 ? "max-age=\(maxAge),public" : "no-cache" }
         if result.fallbackStatus != nil {
             // A fallback answer lives for the fallback TTL and has no validators, as imgproxy's.
             headers[.cacheControl] = "public, max-age=\(configuration.fallbackImageTTL ?? configuration.ttl)"
@@ -576,6 +586,18 @@ public final class ImageService: Sendable {
         var (parsed, signedPart) = try ImgproxyPath.parse(path, rules: rules, warnings: &warnings)
         for warning in warnings { Self.logger.warning("\(warning)", metadata: ["path": "\(path)"]) }
         try verifySignature(parsed.signature, signedPart: signedPart)
+        if !configuration.sourceURLRewriter.isIdentity {
+            parsed.sourceURL = configuration.sourceURLRewriter.rewrite(parsed.sourceURL)
+        }
+        return parsed
+    }
+
+    /// Checks a thumbor URL's signature (or `unsafe`) and makes its plan under the configured
+    /// thumbor rules, then rewrites its source URL (``ImageServerConfiguration/sourceURLRewriter``).
+    func parseAndVerify(thumbor path: ThumborPath) throws(ThumborURLError) -> ImgproxyPath {
+        var rules = configuration.thumbor
+        rules.defaults = configuration.defaultOptions
+        var parsed = try ThumborPlan.make(path, rules: rules)
         if !configuration.sourceURLRewriter.isIdentity {
             parsed.sourceURL = configuration.sourceURLRewriter.rewrite(parsed.sourceURL)
         }

@@ -18,6 +18,9 @@ public struct ProcessingOptions: Sendable, Hashable {
         case force
         /// `fill` when the source and the size are both portrait or both landscape, else `fit`.
         case auto
+        /// Alcedo: keep the aspect ratio and cover the size, without cropping what is over
+        /// (thumbor's `full-fit-in`).
+        case cover
     }
 
     /// Where a crop (from `fill` or `crop`) or an extension is placed.
@@ -261,6 +264,47 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var border: Border?
     /// Alcedo: a colour blended over the image with its alpha (default none), `tint:RRGGBBAA`.
     public var tint: RGBA?
+    /// Alcedo: the colour the corners cut by ``roundCorner`` are filled with (default `nil`:
+    /// transparent), `round_corner:R:RRGGBB`.
+    public var roundCornerColor: RGBA?
+    /// Alcedo: a crop by source coordinates, after the trim and before anything else (default
+    /// none), `crop_region:LEFT:TOP:RIGHT:BOTTOM`. It is clamped to the image; an empty one is none.
+    public var region: Region?
+    /// Alcedo: swap the requested width and height when the source is portrait and the size
+    /// landscape or the reverse (default `false`), `adaptive:1` (thumbor's `adaptive-fit-in`).
+    public var adaptiveOrientation = false
+    /// Alcedo: a focus point in source pixels (before ``region``), which replaces ``gravity`` for the
+    /// crop to the result (default `nil`), `focus_pixel:X:Y` (thumbor's `focal()`).
+    public var focusPixel: FocusPixel?
+    /// Alcedo: channel adjustments after the resize and crops, in order (default none), written
+    /// `levels:ADJUSTMENT` in canonical paths (see ``LevelsImageProcessor``); thumbor's filters set
+    /// them, imgproxy URLs cannot yet.
+    public var levels: [LevelsImageProcessor.Adjustment] = []
+    /// Alcedo: the `Cache-Control` max-age of this result in seconds, replacing the server's
+    /// (default `nil`), `max_age:SECONDS` (thumbor's `max_age()`); 0 answers `no-cache`.
+    public var maxAge: Int?
+
+    /// A rectangle in source pixels: columns `left..<right`, rows `top..<bottom`.
+    public struct Region: Sendable, Hashable {
+        public var left: Int, top: Int, right: Int, bottom: Int
+
+        public init(left: Int, top: Int, right: Int, bottom: Int) {
+            self.left = left
+            self.top = top
+            self.right = right
+            self.bottom = bottom
+        }
+    }
+
+    /// A point in source pixels.
+    public struct FocusPixel: Sendable, Hashable {
+        public var x: Double, y: Double
+
+        public init(x: Double, y: Double) {
+            self.x = x
+            self.y = y
+        }
+    }
 
     /// The defaults: fit, no size (the source size), no effects.
     public init() {}
@@ -284,6 +328,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         copy.expires = nil
         copy.filename = nil
         copy.returnAttachment = false
+        copy.maxAge = nil
         copy.security.maxSourceResolution = nil
         copy.security.maxSourceFileSize = nil
         copy.security.maxAnimationFrameResolution = nil
@@ -374,6 +419,14 @@ public struct ProcessingOptions: Sendable, Hashable {
         if roundCorner != 0 { segments.append("round_corner:\(Self.number(roundCorner))") }
         if let border { segments.append("border:\(Self.number(border.width)):\(Self.hex(border.color))") }
         if let tint { segments.append("tint:" + Self.hex(tint)) }
+        if let roundCornerColor { segments.append("round_corner_color:" + Self.hex(roundCornerColor)) }
+        if let region { segments.append("crop_region:\(region.left):\(region.top):\(region.right):\(region.bottom)") }
+        if adaptiveOrientation { segments.append("adaptive:1") }
+        if let focusPixel { segments.append("focus_pixel:\(Self.number(focusPixel.x)):\(Self.number(focusPixel.y))") }
+        for adjustment in levels {
+            segments.append("levels:" + LevelsImageProcessor(adjustment).identifier.dropFirst("com.alcedo.levels(".count).dropLast())
+        }
+        if let maxAge { segments.append("max_age:\(maxAge)") }
         return segments
     }
 

@@ -382,6 +382,25 @@ extension ProcessingOptions {
         case "tint":
             try Self.count(args, name, 1...1)
             tint = try Self.color(args[0], name)
+        case "round_corner_color":
+            try Self.count(args, name, 1...1)
+            roundCornerColor = try Self.color(args[0], name)
+        case "crop_region":
+            try Self.count(args, name, 4...4)
+            let sides = try args.map { (text: String) throws(ImgproxyURLError) -> Int in try Self.side(text, name) }
+            region = Region(left: sides[0], top: sides[1], right: sides[2], bottom: sides[3])
+        case "adaptive":
+            try Self.count(args, name, 1...1)
+            adaptiveOrientation = Self.bool(args[0], name, &warnings)
+        case "focus_pixel":
+            try Self.count(args, name, 2...2)
+            focusPixel = FocusPixel(x: try Self.offset(args[0], name), y: try Self.offset(args[1], name))
+        case "max_age":
+            try Self.count(args, name, 1...1)
+            guard let value = Int(args[0]), (0...315_360_000).contains(value) else {
+                throw .invalidArgument(option: name, message: "must be seconds in 0...315360000, got \"\(args[0])\"")
+            }
+            maxAge = value
         default:
             throw .unknownOption(name)
         }
@@ -468,7 +487,7 @@ extension ProcessingOptions {
 
     private static func resizingType(_ text: String, _ name: String) throws(ImgproxyURLError) -> ResizingType {
         guard let type = ResizingType(rawValue: text) else {
-            throw .invalidArgument(option: name, message: "unknown resizing type \"\(text)\" (fit, fill, fill-down, force, auto)")
+            throw .invalidArgument(option: name, message: "unknown resizing type \"\(text)\" (fit, fill, fill-down, force, auto, cover)")
         }
         return type
     }

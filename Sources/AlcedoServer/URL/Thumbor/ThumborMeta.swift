@@ -1,0 +1,143 @@
+import Alcedo
+
+/// thumbor's `/meta/…` answer: the operations its transformer would run on a source of a given
+/// size (manual crop, the crop to the aspect ratio, the resize, the flips), the focal points and
+/// the target size, as the JSON thumbor 7.8's `JSONEngine` writes (`json.dumps` spacing, floats
+/// where thumbor's arithmetic makes floats), wrapped as `CALLBACK(…);` for JSONP.
+///
+/// One thumbor quirk is kept: `source.width`/`height` are the size after the operations (thumbor's
+/// JSON engine reports its engine's size after running them). One is not: thumbor writes a JSONP
+/// callback as Python bytes (`b'cb'(…)`); Alcedo writes `cb(…)`.
+struct ThumborMeta {
+    private(set) var operations: [String] = []
+    private(set) var width: Double
+    private(set) var height: Double
+    private var focalPoints: [String] = []
+    /// Whether thumbor's arithmetic left each side a float (`300.0` in its JSON).
+    private var floats = (false, false)
+
+    /// The transformer's operations for `path` on a source of `source` pixels (oriented).
+    init(path: ThumborPath, source: PixelSize) {
+        width = Double(source.width)
+        height = Double(source.height)
+        let filters = ThumborFilter.list(path.filters)
+        var crop = path.crop
+        if crop.isSet {
+            crop.left = min(max(crop.left, 0), source.width)
+            crop.top = min(max(crop.top, 0), source.height)
+            crop.right = min(max(crop.right, 0), source.width)
+            crop.bottom = min(max(crop.bottom, 0), source.height)
+            if crop.left < crop.right, crop.top < crop.bottom {
+                append(crop: crop)
+            } else {
+                crop = ThumborCrop()
+            }
+        }
+        var requestWidth = path.width.map(Double.init) ?? width, requestHeight = path.height.map(Double.init) ?? height
+        if filters.contains(where: { $0.name == "no_upscale" }) {
+            requestWidth = min(requestWidth, width)
+            requestHeight = min(requestHeight, height)
+        }
+        var targetWidth: Double, targetHeight: Double
+        if requestWidth == 0, requestHeight == 0 {
+            (targetWidth, targetHeight) = (width, height)
+        } else {
+            targetWidth = requestWidth != 0 ? requestWidth : Double(Self.proportional(width, requestHeight / height))
+            targetHeight = requestHeight != 0 ? requestHeight : Double(Self.proportional(height, requestWidth / width))
+        }
+        let percentages: [String: Double] = ["left": 0, "center": 0.5, "right": 1, "top": 0, "middle": 0.5, "bottom": 1]
+        let focalX = Int(width * (percentages[path.horizontalAlign.rawValue] ?? 0.5))
+        let focalY = Int(height * (percentages[path.verticalAlign.rawValue] ?? 0.5))
+        focalPoints.append("{\"x\": \(focalX), \"y\": \(focalY), \"z\": 1.0, \"height\": 1, \"width\": 1, \"origin\": \"alignment\"}")
+        if path.fitIn {
+            fitIn(path: path, targetWidth: &targetWidth, targetHeight: &targetHeight)
+        } else {
+            if !filters.contains(where: { $0.name == "stretch" }) {
+                autoCrop(targetWidth: targetWidth, targetHeight: targetHeight, focusX: Double(focalX), focusY: Double(focalY))
+            }
+            if targetWidth != width || targetHeight != height {
+                append(resize: max(targetWidth, targetWidth == 0 ? 1 : 0), max(targetHeight, targetHeight == 0 ? 1 : 0),
+                       floats: (true, true))
+            }
+            if path.horizontalFlip { operations.append("{\"type\": \"flip_horizontally\"}") }
+            if path.verticalFlip { operations.append("{\"type\": \"flip_vertically\"}") }
+        }
+    }
+
+    /// `int(round(side * ratio))`: thumbor's engine's proportional side.
+    private static func proportional(_ side: Double, _ ratio: Double) -> Int {
+        Int((side * ratio).rounded(.toNearestOrEven))
+    }
+
+    private mutating func append(crop: ThumborCrop) {
+        operations.append("{\"type\": \"crop\", \"left\": \(crop.left), \"top\": \(crop.top), \"right\": \(crop.right), \"bottom\": \(crop.bottom)}")
+        width = Double(crop.right - crop.left)
+        height = Double(crop.bottom - crop.top)
+        self.floats = (false, false)
+    }
+
+    private mutating func append(resize newWidth: Double, _ newHeight: Double, floats: (Bool, Bool)) {
+        operations.append("{\"type\": \"resize\", \"width\": \(Self.number(newWidth, float: floats.0)), \"height\": \(Self.number(newHeight, float: floats.1))}")
+        width = newWidth.rounded(.down)
+        height = newHeight.rounded(.down)
+        self.floats = floats
+    }
+
+    /// thumbor's `fit_in_resize`.
+    private mutating func fitIn(path: ThumborPath, targetWidth: inout Double, targetHeight: inout Double) {
+        if path.adaptive, (width < height && targetWidth > targetHeight) || (width > height && targetWidth < targetHeight) {
+            swap(&targetWidth, &targetHeight)
+        }
+        let sign: Double = path.full ? -1 : 1
+        if sign == 1, targetWidth >= width, targetHeight >= height { return }
+        guard targetWidth > 0, targetHeight > 0 else { return }
+        if width / targetWidth * sign >= height / targetHeight * sign {
+            let resized = (height * targetWidth / width + 1e-5).rounded(.toNearestOrEven)
+            append(resize: targetWidth, resized, floats: (true, false))
+        } else {
+            let resized = (width * targetHeight / height + 1e-5).rounded(.toNearestOrEven)
+            append(resize: resized, targetHeight, floats: (false, true))
+        }
+    }
+
+    /// thumbor's `auto_crop`: the crop to the target's aspect ratio around the focal point.
+    private mutating func autoCrop(targetWidth: Double, targetHeight: Double, focusX: Double, focusY: Double) {
+        let safeWidth = targetWidth == 0 ? 1 : targetWidth, safeHeight = targetHeight == 0 ? 1 : targetHeight
+        let sourceRatio = ((width / height) * 100).rounded(.toNearestOrEven) / 100
+        let targetRatio = ((safeWidth / safeHeight) * 100).rounded(.toNearestOrEven) / 100
+        guard sourceRatio != targetRatio else { return }
+        let cropWidth: Double, cropHeight: Double
+        if targetWidth / width > targetHeight / height {
+            cropWidth = width
+            cropHeight = (width * targetHeight / safeWidth).rounded(.toNearestOrEven)
+        } else {
+            cropWidth = (targetWidth * height / safeHeight).rounded(.up)
+            cropHeight = height
+        }
+        let left = Int(min(max(focusX - cropWidth / 2, 0), width - cropWidth).rounded(.toNearestOrEven))
+        let top = Int(min(max(focusY - cropHeight / 2, 0), height - cropHeight).rounded(.toNearestOrEven))
+        let right = min(left + Int(cropWidth), Int(width)), bottom = min(top + Int(cropHeight), Int(height))
+        append(crop: ThumborCrop(left: left, top: top, right: right, bottom: bottom))
+    }
+
+    /// A number as Python's `json.dumps` writes an int or a float.
+    static func number(_ value: Double, float: Bool) -> String {
+        guard float else { return String(Int(value)) }
+        return value == value.rounded() && abs(value) < 1e15 ? "\(Int(value)).0" : "\(value)"
+    }
+
+    /// The JSON text (or JSONP with `callback`) for a source at `url` with `frames` frames.
+    func text(url: String, frames: Int, callback: String?) -> String {
+        let quoted = url.percentEncoded { $0.isASCIIAlphanumeric || "_.-~/".utf8.contains($0) }
+        let target = "{\"width\": \(Self.number(width, float: floats.0)), \"height\": \(Self.number(height, float: floats.1))}"
+        var json = "{\"thumbor\": {\"source\": {\"url\": \"\(quoted)\", \"width\": \(Int(width)), \"height\": \(Int(height)), "
+            + "\"frameCount\": \(frames)}, \"operations\": [\(operations.joined(separator: ", "))], \"target\": \(target)"
+        if !focalPoints.isEmpty { json += ", \"focal_points\": [\(focalPoints.joined(separator: ", "))]" }
+        json += "}}"
+        // Only a plain JavaScript name is written back (thumbor writes any text).
+        guard let callback, !callback.isEmpty, callback.utf8.count <= 128,
+              callback.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "$") })
+        else { return json }
+        return callback + "(" + json + ");"
+    }
+}

@@ -1,0 +1,246 @@
+import Alcedo
+
+/// The settings a thumbor URL is read under (thumbor.conf's names in brackets).
+public struct ThumborRules: Sendable, Hashable {
+    /// `SECURITY_KEY` (default `nil`: signed URLs are refused, as thumbor refuses them without a key).
+    public var securityKey: String?
+    /// `ALLOW_UNSAFE_URL`: accept `/unsafe/` URLs (default `true`).
+    public var allowUnsafe = true
+    /// `MAX_WIDTH`, `MAX_HEIGHT`: requested sizes above them are lowered to them (default 0: none).
+    public var maxWidth = 0, maxHeight = 0
+    /// `FILTERS`: the filters a URL may use (default `nil`: every built-in one); others are ignored.
+    public var filters: Set<String>?
+    /// The options a URL's own apply to (the server's defaults).
+    public var defaults = ProcessingOptions()
+
+    public init() {}
+}
+
+/// Turns a thumbor URL into the processing plan every dialect produces (an ``ImgproxyPath``:
+/// ``ProcessingOptions`` and a source URL), with thumbor 7.8's meanings:
+///
+/// - `fit-in`: fit inside the size, never enlarged (`upscale()` enlarges); `full-fit-in`: cover
+///   the size, enlarged when needed, not cropped; `adaptive-`: the size turned to the source's
+///   orientation first.
+/// - Otherwise, with both sides: the source is cropped to the size's aspect ratio around the
+///   alignment (`left`/`right`, `top`/`bottom`, centre by default; `smart` aligns the same way,
+///   as thumbor does without detectors, and `focal()` points replace the alignment) and scaled
+///   to the size, enlarged when needed (`no_upscale()` stops that); `stretch()` scales without
+///   cropping. With one side: scaled to it, keeping the aspect ratio. `orig` is the source's side.
+/// - Negative sizes flip the result; `LxT:RxB` crops the source first; `trim` first of all.
+public enum ThumborPlan {
+    /// The plan for `path`, checking its signature or `unsafe` under `rules`.
+    /// - Throws: ``ThumborURLError`` with thumbor's reason (each answered 400).
+    public static func make(_ path: ThumborPath, rules: ThumborRules) throws(ThumborURLError) -> ImgproxyPath {
+        if path.unsafe {
+            guard rules.allowUnsafe else { throw .unsafeNotAllowed }
+        } else {
+            guard let signature = path.signature else { throw .hashOrUnsafe }
+            guard let key = rules.securityKey, ThumborSigner(securityKey: key).verify(signature: signature, for: path.signedPart) else {
+                throw .invalidSignature
+            }
+        }
+        var options = rules.defaults
+        var width = path.width ?? 0, height = path.height ?? 0
+        if rules.maxWidth > 0, width > rules.maxWidth { width = rules.maxWidth }
+        if rules.maxHeight > 0, height > rules.maxHeight { height = rules.maxHeight }
+        options.width = width
+        options.height = height
+        if path.fitIn {
+            options.resizingType = path.full ? .cover : .fit
+            options.enlarge = path.full
+            options.adaptiveOrientation = path.adaptive
+        } else {
+            options.resizingType = width > 0 && height > 0 ? .fill : .fit
+            options.enlarge = true
+        }
+        if path.crop.isSet {
+            options.region = ProcessingOptions.Region(left: path.crop.left, top: path.crop.top, right: path.crop.right,
+                                                      bottom: path.crop.bottom)
+        }
+        if let trim = path.trim {
+            options.trim = ProcessingOptions.Trim(threshold: Double(trim.tolerance))
+        }
+        // thumbor flips after cropping: the same result as flipping first with the alignment mirrored.
+        options.flipHorizontal = path.horizontalFlip
+        options.flipVertical = path.verticalFlip
+        options.gravity = gravity(path.horizontalFlip ? mirrored(path.horizontalAlign) : path.horizontalAlign,
+                                  path.verticalFlip ? mirrored(path.verticalAlign) : path.verticalAlign)
+        for filter in ThumborFilter.list(path.filters) where rules.filters.map({ $0.contains(filter.name) }) ?? true {
+            apply(filter, to: &options, fitIn: path.fitIn)
+        }
+        return ImgproxyPath(signature: path.signature ?? "unsafe", options: options, sourceURL: sourceURL(path.image),
+                            encoding: .plain, extensionFormat: nil)
+    }
+
+    /// The URL thumbor's HTTP loader fetches for an image part (already percent-decoded once):
+    /// percent-encoded when it holds no escape (thumbor's `quote` with its safe characters),
+    /// and `http://` put before it unless it starts with `http`. Alcedo's own `s3://` and
+    /// `local://` sources pass as they are.
+    public static func sourceURL(_ image: String) -> String {
+        if image.hasPrefix("s3://") || image.hasPrefix("local://") { return image }
+        // thumbor quotes the decoded image part, unquotes it again, and quotes it only when no
+        // escape is left in it.
+        let decodedAgain = image.percentDecoded ?? image
+        let url = decodedAgain == image ? image.percentEncoded(allowing: isLoaderSafe) : image
+        return url.hasPrefix("http") ? url : "http://" + url
+    }
+
+    /// Python's `quote(url, safe="~@#$&()*!+=:;,.?/'")`: letters, digits, `_.-~` and those.
+    private static func isLoaderSafe(_ byte: UInt8) -> Bool {
+        byte.isASCIIAlphanumeric || "_.-~@#$&()*!+=:;,?/'".utf8.contains(byte)
+    }
+
+    private static func mirrored(_ align: ThumborPath.HorizontalAlign) -> ThumborPath.HorizontalAlign {
+        align == .left ? .right : align == .right ? .left : .center
+    }
+
+    private static func mirrored(_ align: ThumborPath.VerticalAlign) -> ThumborPath.VerticalAlign {
+        align == .top ? .bottom : align == .bottom ? .top : .middle
+    }
+
+    /// The compass gravity of an alignment (thumbor's focal point at the edge or the middle).
+    static func gravity(_ horizontal: ThumborPath.HorizontalAlign, _ vertical: ThumborPath.VerticalAlign) -> ProcessingOptions.Gravity {
+        let compass: ProcessingOptions.Compass
+        switch (horizontal, vertical) {
+        case (.left, .top): compass = .northWest
+        case (.center, .top): compass = .north
+        case (.right, .top): compass = .northEast
+        case (.left, .middle): compass = .west
+        case (.center, .middle): compass = .center
+        case (.right, .middle): compass = .east
+        case (.left, .bottom): compass = .southWest
+        case (.center, .bottom): compass = .south
+        case (.right, .bottom): compass = .southEast
+        }
+        return .compass(compass, xOffset: 0, yOffset: 0)
+    }
+
+    /// Applies one filter as thumbor does; one whose arguments do not match is ignored.
+    static func apply(_ filter: ThumborFilter, to options: inout ProcessingOptions, fitIn: Bool) {
+        switch filter.name {
+        case "quality":
+            if let value = filter.integer(0, negative: false) { options.quality = max(1, min(100, value)) }
+        case "format":
+            guard let name = filter.string(0)?.lowercased() else { return }
+            let formats: [String: ImageFormat] = ["jpeg": .jpeg, "jpg": .jpeg, "png": .png, "gif": .gif, "webp": .webp,
+                                                  "avif": .avif, "heif": .heic, "heic": .heic]
+            if let format = formats[name], (try? ProcessingOptions.format(format.preferredFileExtension)) != nil {
+                options.format = format
+            }
+        case "max_bytes":
+            if let value = filter.integer(0, negative: false) { options.maxBytes = value }
+        case "max_age":
+            if let value = filter.integer(0, negative: false) { options.maxAge = value }
+        case "background_color":
+            if let text = filter.string(0), let color = ThumborFilter.color(text) { options.background = color }
+        case "fill":
+            guard let text = filter.string(0), let transparent = filter.boolean(1, default: false) else { return }
+            // auto and blur are not supported: the canvas keeps the image's own colours (transparent).
+            let color = ThumborFilter.color(text)
+            if fitIn { options.extend = true }
+            if let color, color.alpha == 255 || transparent { options.background = color }
+        case "blur":
+            guard let radius = filter.integer(0, negative: false), radius > 0 else { return }
+            let sigma = filter.arguments.count > 1 ? filter.decimal(1) : 0
+            guard let sigma else { return }
+            options.blur = min(150, sigma == 0 ? Double(radius) : abs(sigma))
+        case "sharpen":
+            guard let amount = filter.decimal(0), let radius = filter.decimal(1), filter.boolean(2, default: false) != nil,
+                  filter.arguments.count == 3 else { return }
+            if amount > 0, radius > 0 { options.sharpen = min(100, radius) }
+        case "rotate":
+            // thumbor turns counter-clockwise; multiples of 90 only.
+            guard let value = filter.integer(0), value % 90 == 0 else { return }
+            let counterClockwise = ((value % 360) + 360) % 360
+            options.rotate = (360 - counterClockwise) % 360
+            if options.rotate == 90 || options.rotate == 270 { swap(&options.width, &options.height) }
+        case "grayscale":
+            options.levels.append(.grayscale)
+        case "equalize":
+            options.levels.append(.equalize)
+        case "brightness":
+            if let value = filter.integer(0) { options.levels.append(.brightness(percent: value)) }
+        case "contrast":
+            if let value = filter.integer(0) { options.levels.append(.contrast(percent: value)) }
+        case "rgb":
+            if let r = filter.integer(0), let g = filter.integer(1), let b = filter.integer(2) {
+                options.levels.append(.rgb(red: r, green: g, blue: b))
+            }
+        case "saturation":
+            if let value = filter.decimal(0) { options.levels.append(.saturation(factor: value)) }
+        case "colorize":
+            if let r = filter.integer(0, negative: false), let g = filter.integer(1, negative: false), let b = filter.integer(2, negative: false),
+               let text = filter.string(3), text.count == 6, let color = ThumborFilter.color(text) {
+                options.levels.append(.colorize(red: r, green: g, blue: b, color: color))
+            }
+        case "curve":
+            if filter.arguments.isEmpty == false, let curves = curves(filter.arguments) { options.levels.append(curves) }
+        case "round_corner":
+            guard let radiusText = filter.string(0), let radius = Int(radiusText.split(separator: "|").first ?? ""),
+                  let r = filter.integer(1, negative: false), let g = filter.integer(2, negative: false),
+                  let b = filter.integer(3, negative: false), let transparent = filter.boolean(4, default: false) else { return }
+            options.roundCorner = Double(min(radius, 100_000))
+            options.roundCornerColor = transparent ? nil : RGBA(red: UInt8(min(255, r)), green: UInt8(min(255, g)), blue: UInt8(min(255, b)))
+        case "strip_exif":
+            options.stripMetadata = true
+        case "strip_icc":
+            options.stripColorProfile = true
+        case "no_upscale":
+            options.enlarge = false
+        case "upscale":
+            if fitIn { options.enlarge = true }
+        case "stretch":
+            if !fitIn, options.width > 0, options.height > 0 { options.resizingType = .force }
+        case "proportion":
+            if let value = filter.decimal(0), value > 0, value <= 1 {
+                options.zoomX = value
+                options.zoomY = value
+            }
+        case "focal":
+            guard let text = filter.string(0) else { return }
+            let corners = text.split(separator: ":")
+            let numbers = corners.flatMap { $0.split(separator: "x") }.compactMap { Int($0) }
+            guard corners.count == 2, numbers.count == 4, numbers.allSatisfy({ (0...1_000_000).contains($0) }) else { return }
+            let width = numbers[2] - numbers[0], height = numbers[3] - numbers[1]
+            guard width != 0, height != 0 else { return }
+            options.focusPixel = ProcessingOptions.FocusPixel(x: (Double(numbers[0]) + Double(width) / 2).rounded(.down),
+                                                              y: (Double(numbers[1]) + Double(height) / 2).rounded(.down))
+        default:
+            // autojpg, convolution, extract_focal, frame, noise, watermark: not supported yet, ignored.
+            break
+        }
+    }
+
+    /// `curve([(x,y),…],[…],[…],[…])`: the all-channel, red, green and blue curves.
+    private static func curves(_ arguments: [String]) -> LevelsImageProcessor.Adjustment? {
+        // The arguments were split at every comma: join them and read the four lists.
+        let text = arguments.joined(separator: ",")
+        var lists: [[LevelsImageProcessor.Point]] = []
+        var numbers: [Int] = []
+        var current = ""
+        var depth = 0
+        for character in text {
+            switch character {
+            case "[": depth += 1; numbers = []
+            case "]":
+                depth -= 1
+                var points: [LevelsImageProcessor.Point] = []
+                var index = 0
+                while index + 1 < numbers.count {
+                    points.append(LevelsImageProcessor.Point(numbers[index], numbers[index + 1]))
+                    index += 2
+                }
+                lists.append(points)
+            case "(", ")", ",", " ":
+                if !current.isEmpty, let value = Int(current), (0...255).contains(value) { numbers.append(value) }
+                current = ""
+            default:
+                guard character.isNumber, current.count < 4 else { return nil }
+                current.append(character)
+            }
+        }
+        guard lists.count == 4, depth == 0 else { return nil }
+        return .curves(all: lists[0], red: lists[1], green: lists[2], blue: lists[3])
+    }
+}

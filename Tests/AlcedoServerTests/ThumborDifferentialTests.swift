@@ -1,0 +1,247 @@
+import Alcedo
+@testable import AlcedoServer
+import AlcedoTestSupport
+import Foundation
+import Testing
+
+/// `--dialect thumbor` against the real thumbor 7.8 (from PyPI, in the test virtual
+/// environment), live: the same URLs, taken from thumbor's tests and documentation
+/// (tests/handlers/test_base_handler.py, tests/filters/*, tests/fixtures/transformer_test_data.py,
+/// docs/usage.rst, docs/filters/*.rst), sent to both, with the same origin on loopback. Each
+/// answer must have the same status and format, a size within 1 pixel, and pixels within a
+/// PSNR that tolerates resampler and encoder differences but not a missing filter or a wrong crop.
+@Suite("thumbor dialect against thumbor 7.8", .serialized)
+struct ThumborDifferentialTests {
+    /// The lowest PSNR (dB, RGB over white) two answers may differ by.
+    static let minimumPSNR = 22.0
+
+    /// URL paths after `/unsafe/`, `ORIGIN` standing for the loopback origin's `host:port`.
+    static let paths: [String] = [
+        // tests/handlers/test_base_handler.py, docs/usage.rst: sizes, fit-in, flips, alignment, crops.
+        "ORIGIN/dusk.jpg",
+        "300x200/ORIGIN/dusk.jpg",
+        "200x300/ORIGIN/dusk.jpg",
+        "300x0/ORIGIN/dusk.jpg",
+        "0x200/ORIGIN/dusk.jpg",
+        "x150/ORIGIN/valley.jpg",
+        "fit-in/300x200/ORIGIN/dusk.jpg",
+        "fit-in/300x300/ORIGIN/valley.jpg",
+        "fit-in/1000x1000/ORIGIN/dusk.jpg",
+        "full-fit-in/300x200/ORIGIN/dusk.jpg",
+        "adaptive-fit-in/200x300/ORIGIN/dusk.jpg",
+        "adaptive-full-fit-in/200x300/ORIGIN/dusk.jpg",
+        "-300x200/ORIGIN/dusk.jpg",
+        "300x-200/ORIGIN/dusk.jpg",
+        "-300x-200/ORIGIN/dusk.jpg",
+        "300x200/left/top/ORIGIN/valley.jpg",
+        "300x200/right/bottom/ORIGIN/valley.jpg",
+        "200x300/left/ORIGIN/valley.jpg",
+        "200x300/right/ORIGIN/valley.jpg",
+        "400x100/top/ORIGIN/valley.jpg",
+        "400x100/bottom/ORIGIN/valley.jpg",
+        "300x200/smart/ORIGIN/dusk.jpg",
+        "-200x300/left/ORIGIN/valley.jpg",
+        "50x50:350x250/ORIGIN/dusk.jpg",
+        "50x50:350x250/300x200/ORIGIN/dusk.jpg",
+        "0x0:300x450/fit-in/300x300/ORIGIN/dusk.jpg",
+        "600x600/ORIGIN/badge.png",
+        "http://ORIGIN/dusk.jpg",
+        "300x200/http%3A%2F%2FORIGIN%2Fdusk.jpg",
+        // docs/filters/*.rst and tests/filters/*.
+        "300x200/filters:quality(40)/ORIGIN/dusk.jpg",
+        "300x200/filters:format(png)/ORIGIN/dusk.jpg",
+        "300x200/filters:format(webp)/ORIGIN/dusk.jpg",
+        "300x200/filters:format(gif)/ORIGIN/dusk.jpg",
+        "300x200/filters:format(bogus)/ORIGIN/dusk.jpg",
+        "300x200/filters:grayscale()/ORIGIN/dusk.jpg",
+        "300x200/filters:brightness(40)/ORIGIN/dusk.jpg",
+        "300x200/filters:brightness(-40)/ORIGIN/dusk.jpg",
+        "300x200/filters:contrast(40)/ORIGIN/dusk.jpg",
+        "300x200/filters:contrast(-40)/ORIGIN/dusk.jpg",
+        "300x200/filters:rgb(20,-20,40)/ORIGIN/dusk.jpg",
+        "300x200/filters:saturation(0.5)/ORIGIN/dusk.jpg",
+        "300x200/filters:saturation(2)/ORIGIN/valley.jpg",
+        "300x200/filters:colorize(50,20,0,ff0000)/ORIGIN/dusk.jpg",
+        "300x200/filters:equalize()/ORIGIN/dusk.jpg",
+        "300x200/filters:blur(5)/ORIGIN/dusk.jpg",
+        "300x200/filters:blur(4,2)/ORIGIN/dusk.jpg",
+        "300x200/filters:sharpen(2,1.0,true)/ORIGIN/dusk.jpg",
+        "300x200/filters:rotate(90)/ORIGIN/dusk.jpg",
+        "300x200/filters:rotate(180)/ORIGIN/dusk.jpg",
+        "300x200/filters:rotate(45)/ORIGIN/dusk.jpg",
+        "fit-in/300x300/filters:fill(blue)/ORIGIN/dusk.jpg",
+        "fit-in/300x300/filters:fill(00ff00)/ORIGIN/valley.jpg",
+        "fit-in/300x300/filters:fill(white)/ORIGIN/badge.png",
+        "200x200/filters:background_color(ff0000)/ORIGIN/badge.png",
+        "200x200/filters:round_corner(20,255,255,255)/ORIGIN/dusk.jpg",
+        "600x600/filters:no_upscale()/ORIGIN/badge.png",
+        "fit-in/600x600/filters:upscale()/ORIGIN/badge.png",
+        "300x300/filters:stretch()/ORIGIN/dusk.jpg",
+        "300x200/filters:proportion(0.5)/ORIGIN/dusk.jpg",
+        "300x300/filters:focal(0x0:300x300)/ORIGIN/valley.jpg",
+        "300x300/filters:focal(600x400:750x550)/ORIGIN/valley.jpg",
+        "300x200/filters:strip_exif():strip_icc()/ORIGIN/dusk.jpg",
+        "300x200/filters:max_bytes(8000)/ORIGIN/dusk.jpg",
+        "300x200/filters:unknown_filter(1):quality(60)/ORIGIN/dusk.jpg",
+        "300x200/filters:blur(abc)/ORIGIN/dusk.jpg",
+        "filters:brightness(10):contrast(10):grayscale()/ORIGIN/meadow.webp",
+        // Failures: thumbor's statuses.
+        "ORIGIN/missing.jpg",
+        "300x200/ORIGIN/text.jpg",
+        "300x200/ORIGIN/empty.jpg",
+        "300x200/",
+    ]
+
+    /// URLs whose answers are known to differ, with the reason: sent to both and reported, not required to match.
+    static let knownDifferences: [String: String] = [
+        "300x200/filters:curve([(0,0),(255,255)],[(0,50),(16,51),(32,69),(255,255)],[(0,0),(255,255)],[(0,0),(255,255)])/ORIGIN/dusk.jpg":
+            "thumbor interpolates curve points with a cubic spline; Alcedo's curves are piecewise linear",
+    ]
+
+    /// `/meta` URLs whose JSON must be equal.
+    static let metaPaths: [String] = [
+        "meta/300x200/ORIGIN/dusk.jpg",
+        "meta/fit-in/300x200/ORIGIN/dusk.jpg",
+        "meta/full-fit-in/300x200/ORIGIN/dusk.jpg",
+        "meta/50x50:350x250/300x200/ORIGIN/dusk.jpg",
+        "meta/-300x-200/left/top/ORIGIN/valley.jpg",
+        "meta/ORIGIN/badge.png",
+        "meta/200x0/ORIGIN/valley.jpg",
+    ]
+
+    static let samples = ["dusk.jpg", "valley.jpg", "badge.png", "meadow.webp", "spinner.gif"]
+
+    struct Peers: Sendable {
+        let thumbor: ThumborPeer
+        let alcedo: ServerHarness
+        let origin: TestHTTPServer
+        var originHost: String { origin.url("/").host.map { "\($0):\(origin.url("/").port ?? 80)" } ?? "" }
+
+        func stop() async {
+            thumbor.stop()
+            await alcedo.stop()
+            origin.stop()
+        }
+    }
+
+    static func start() async throws -> Peers {
+        let origin = try await TestHTTPServer.start()
+        let folder = MotoS3Server.repositoryRoot.appendingPathComponent("Sources/alcedo/Demo/Samples")
+        for name in samples {
+            var data = try Data(contentsOf: folder.appendingPathComponent(name))
+            // The photos at half size (600x450 and 800x600): the same content, quicker debug-build answers.
+            if name.hasSuffix(".jpg") {
+                let image = try ImageCodecRegistry.shared.decode(data)
+                data = try ImageCodecRegistry.shared.encode(image.resized(to: PixelSize(width: image.width / 2, height: image.height / 2)),
+                                                            as: .jpeg, options: EncodingOptions(quality: 92))
+            }
+            origin.route("/" + name, .ok(data, contentType: name.hasSuffix(".png") ? "image/png" : "image/jpeg"))
+        }
+        origin.route("/text.jpg", .ok(Data("not an image\n".utf8), contentType: "image/jpeg"))
+        origin.route("/empty.jpg", .ok(Data(), contentType: "image/jpeg"))
+        let thumbor = try await ThumborPeer.start()
+        let alcedo = try await ServerHarness.start { configuration in
+            configuration.useThumborDialect()
+            configuration.thumbor.securityKey = thumbor.securityKey
+        }
+        return Peers(thumbor: thumbor, alcedo: alcedo, origin: origin)
+    }
+
+    struct Answer: Sendable {
+        let status: Int
+        let contentType: String?
+        let body: Data
+    }
+
+    static func get(_ url: String, _ alcedo: ServerHarness) async throws -> Answer {
+        let reply = try await alcedo.request(url)
+        return Answer(status: reply.status, contentType: reply.header("Content-Type"), body: reply.body)
+    }
+
+    /// Compares one URL's answers; `nil` when they match, else what differs.
+    static func compare(_ path: String, peers: Peers) async throws -> String? {
+        let concrete = path.replacing("ORIGIN", with: peers.originHost)
+        let theirs = try await get(peers.thumbor.baseURL + "/unsafe/" + concrete, peers.alcedo)
+        let ours = try await get(peers.alcedo.baseURL + "/unsafe/" + concrete, peers.alcedo)
+        guard theirs.status == ours.status else { return "status \(ours.status), thumbor \(theirs.status)" }
+        guard theirs.status == 200 else { return nil }
+        let theirFormat = ImageFormat.sniff(theirs.body), ourFormat = ImageFormat.sniff(ours.body)
+        guard theirFormat == ourFormat else { return "format \(ourFormat), thumbor \(theirFormat)" }
+        // Decoding and comparing pixels on a thread of its own: the servers in this process need the pool.
+        return try await offPool { () throws -> String? in
+            let theirImage = try ImageCodecRegistry.shared.decode(theirs.body)
+            let ourImage = try ImageCodecRegistry.shared.decode(ours.body)
+            guard abs(theirImage.width - ourImage.width) <= 1, abs(theirImage.height - ourImage.height) <= 1 else {
+                return "size \(ourImage.width)x\(ourImage.height), thumbor \(theirImage.width)x\(theirImage.height)"
+            }
+            let psnr = Self.psnr(ourImage, theirImage)
+            guard psnr >= minimumPSNR else { return "PSNR \(Int(psnr)) dB (size \(ourImage.width)x\(ourImage.height))" }
+            return nil
+        }
+    }
+
+    /// PSNR over the common area, RGB composited over white.
+    static func psnr(_ a: AlcedoImage, _ b: AlcedoImage) -> Double {
+        let width = min(a.width, b.width), height = min(a.height, b.height)
+        let pa = a.frames[0].pixels, pb = b.frames[0].pixels
+        var sum = 0.0
+        for y in 0..<height {
+            for x in 0..<width {
+                let ia = (y * a.width + x) * 4, ib = (y * b.width + x) * 4
+                for c in 0..<3 {
+                    let va = Double(pa[ia + c]) * Double(pa[ia + 3]) / 255 + 255 - Double(pa[ia + 3])
+                    let vb = Double(pb[ib + c]) * Double(pb[ib + 3]) / 255 + 255 - Double(pb[ib + 3])
+                    sum += (va - vb) * (va - vb)
+                }
+            }
+        }
+        let mse = sum / Double(max(1, width * height * 3))
+        return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
+    }
+
+    @Test("the same answers as thumbor 7.8: statuses, formats, sizes, pixels, /meta JSON, signatures")
+    func sameAnswers() async throws {
+        let peers = try await Self.start()
+        var differences: [String] = []
+        // Two URLs at a time: thumbor and Alcedo work side by side.
+        try await withThrowingTaskGroup(of: String?.self) { group in
+            var pending = Self.paths[...]
+            func next() {
+                guard let path = pending.popFirst() else { return }
+                group.addTask { try await Self.compare(path, peers: peers).map { "/unsafe/\(path): \($0)" } }
+            }
+            for _ in 0..<2 { next() }
+            while let result = try await group.next() {
+                if let result { differences.append(result) }
+                next()
+            }
+        }
+        for (path, reason) in Self.knownDifferences {
+            let difference = try await Self.compare(path, peers: peers)
+            print("  known difference: /unsafe/\(path): \(difference ?? "equal this time") (\(reason))")
+        }
+        for path in Self.metaPaths {
+            let concrete = path.replacing("ORIGIN", with: peers.originHost)
+            let theirs = try await Self.get(peers.thumbor.baseURL + "/unsafe/" + concrete, peers.alcedo)
+            let ours = try await Self.get(peers.alcedo.baseURL + "/unsafe/" + concrete, peers.alcedo)
+            let theirJSON = try JSONSerialization.jsonObject(with: theirs.body) as? NSDictionary
+            let ourJSON = try? JSONSerialization.jsonObject(with: ours.body) as? NSDictionary
+            if theirs.status != ours.status || theirJSON != ourJSON {
+                differences.append("/unsafe/\(path): \(String(decoding: ours.body, as: UTF8.self)), thumbor \(String(decoding: theirs.body, as: UTF8.self))")
+            }
+        }
+        // Signed URLs: Alcedo's signer signs what thumbor verifies; a wrong or missing signature is 400 on both.
+        let signer = ThumborSigner(securityKey: peers.thumbor.securityKey)
+        let signedPath = "300x200/smart/\(peers.originHost)/dusk.jpg"
+        for url in [signer.signedPath(signedPath), "/" + String(repeating: "A", count: 27) + "=/" + signedPath, "/" + signedPath] {
+            let theirs = try await Self.get(peers.thumbor.baseURL + url, peers.alcedo)
+            let ours = try await Self.get(peers.alcedo.baseURL + url, peers.alcedo)
+            if theirs.status != ours.status { differences.append("\(url): status \(ours.status), thumbor \(theirs.status)") }
+        }
+        let total = Self.paths.count + Self.metaPaths.count + 3
+        print("thumbor differential: \(total - differences.count) of \(total) answers equal")
+        for difference in differences { print("  differs: " + difference) }
+        await peers.stop()
+        #expect(differences.isEmpty, Comment(rawValue: "\(differences.count) of \(total) differ:\n" + differences.joined(separator: "\n")))
+    }
+}
