@@ -131,13 +131,28 @@ async def exchange(host, port, data, timeout, cap=80 << 20):
     start = time.monotonic()
     reader = writer = None
     received = bytearray()
-    head_only = data.startswith(b"HEAD ")
+    # A HEAD answer has no body; nor, as Hummingbird writes it, has an answer to CONNECT (no
+    # Content-Length, and the connection stays open).
+    head_only = data.startswith((b"HEAD ", b"CONNECT "))
     try:
         async def run():
             nonlocal reader, writer
             reader, writer = await asyncio.open_connection(host, port, limit=1 << 20)
-            writer.write(data)
-            await writer.drain()
+
+            async def write():
+                # Beside the reading: a server may answer (and close) before a large request is sent.
+                try:
+                    writer.write(data)
+                    await writer.drain()
+                except (ConnectionError, OSError):
+                    pass
+            sending = asyncio.create_task(write())
+            try:
+                await read()
+            finally:
+                sending.cancel()
+
+        async def read():
             while len(received) < cap:
                 chunk = await reader.read(1 << 16)
                 if not chunk:
@@ -246,7 +261,7 @@ class Run:
             sent = b"".join(a[1] for a in recipe.actions if a[0] == "send")
             if all(a[0] in ("send", "close") for a in recipe.actions) and len(sent) < 4096:
                 from urlfuzz import escape
-                lines.append("# the same answer as a corpus line: GET /insecure/plain/{raw:" + escape(sent, False) + "}")
+                lines.append("# the same answer as a corpus line: GET /insecure/plain/{raw:" + escape(sent, False, braces=True) + "}")
         lines += [""] + ["# " + line for line in extra]
         with open(path, "w", encoding="utf-8") as f:
             f.write("\n".join(lines) + "\n")

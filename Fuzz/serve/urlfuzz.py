@@ -122,10 +122,12 @@ def expand(template, origin_port):
         text = new
 
 
-def escape(data, keep_spaces):
+def escape(data, keep_spaces, braces=False):
+    """`data` as line text: bytes outside printable ASCII, `\\` and `|` as \\xNN (and `{`, `}` with
+    `braces`, for the bytes inside a {raw:...} placeholder)."""
     out = []
     for b in data:
-        if 0x21 <= b <= 0x7E and b not in (0x5C, 0x7C) or (keep_spaces and b == 0x20):
+        if 0x21 <= b <= 0x7E and b not in (0x5C, 0x7C) and not (braces and b in (0x7B, 0x7D)) or (keep_spaces and b == 0x20):
             out.append(chr(b))
         else:
             out.append("\\x%02x" % b)
