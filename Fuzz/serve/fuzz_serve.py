@@ -262,7 +262,7 @@ class Run:
             if all(a[0] in ("send", "close") for a in recipe.actions) and len(sent) < 4096:
                 from urlfuzz import escape
                 lines.append("# the same answer as a corpus line: GET /insecure/plain/{raw:" + escape(sent, False, braces=True) + "}")
-        lines += [""] + ["# " + line for line in extra]
+        lines += [""] + ["# " + line for text in extra for line in str(text).splitlines()]
         with open(path, "w", encoding="utf-8") as f:
             f.write("\n".join(lines) + "\n")
         print(f"fuzz-serve: FINDING {kind}: {summary} -> {os.path.relpath(path)}", flush=True)
