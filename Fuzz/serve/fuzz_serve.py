@@ -70,7 +70,7 @@ class Server:
         # check which addresses it connects to); the watched process is then that command.
         prefix = os.environ.get("FUZZ_SERVER_PREFIX", "").replace("{n}", str(number)).split()
         self.process = subprocess.Popen(prefix + [binary] + self.arguments, stdout=subprocess.PIPE, stderr=self.log, env=env,
-                                        start_new_session=True)
+                                        process_group=0)
         line = self.process.stdout.readline().decode(errors="replace")
         match = re.search(r"listening on http://([0-9.]+):(\d+)", line)
         if not match:
@@ -216,7 +216,7 @@ class Run:
             command.append("--exclude-known")
             origin_module.EXCLUDE_BELOW_100 = True
         self.origin_log = open(os.path.join(self.work, "origin.log"), "wb")
-        self.origin = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.origin_log, start_new_session=True)
+        self.origin = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self.origin_log, process_group=0)
         line = self.origin.stdout.readline().decode()
         match = re.search(r"127\.0\.0\.1:(\d+)", line)
         if not match:
