@@ -9,22 +9,42 @@ public enum LoopbackPort {
 
     /// A port on 127.0.0.1 that was free a moment ago (the kernel's pick for port 0).
     public static func free() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket failed") }
-        defer { close(fd) }
+        let (fd, port) = try bound(listening: false)
+        close(fd)
+        return port
+    }
+
+    /// A socket listening on 127.0.0.1 at a port the kernel picks, and that port. The caller
+    /// closes the descriptor.
+    public static func listen() throws -> (fd: Int32, port: Int) {
+        try bound(listening: true)
+    }
+
+    /// 127.0.0.1:`port` as a socket address.
+    static func loopbackAddress(_ port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+
+    private static func bound(listening: Bool) throws -> (fd: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket failed") }
+        var address = loopbackAddress(0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
         }
-        guard bound == 0 else { throw Failure(description: "bind failed") }
+        guard bound == 0, !listening || Glibc.listen(fd, 16) == 0 else {
+            close(fd)
+            throw Failure(description: listening ? "bind or listen failed" : "bind failed")
+        }
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// Whether something accepts connections on 127.0.0.1:`port`.
@@ -48,10 +68,7 @@ public enum LoopbackPort {
             var wait = timeval(tv_sec: seconds, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var address = loopbackAddress(port)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }

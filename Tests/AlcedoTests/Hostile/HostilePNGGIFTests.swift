@@ -200,6 +200,31 @@ struct HostilePNGGIFTests {
         #expect(inflated <= 3)
     }
 
+    /// A chunk before the image data that declares more bytes than the file holds is refused
+    /// before libpng reads the header: libpng allocates and clears what the chunk declares first,
+    /// so `info` of libpng's own 57-byte `huge_sCAL_chunk.png` (sCAL: 1 GiB) took 1 GB of memory
+    /// (found by scripts/fuzz-serve.sh: each request for it raised `alcedo serve` by 1 GB).
+    @Test func chunkLengthsBeforeTheImageDataAreCheckedBeforeLibpng() throws {
+        for type in ["sCAL", "iCCP", "tEXt", "zTXt", "iTXt", "eXIf", "sPLT", "pCAL", "quUX"] {
+            var png = HostileFiles.png(width: 1, height: 1, chunks: [])
+            // Before IEND: a chunk header declaring 0x3FFFFFFF bytes, then a few bytes.
+            let at = png.count - 12
+            png.insert(contentsOf: PNGChunk.bigEndian(0x3FFF_FFFF) + PNGChunk.bigEndian(HostileFiles.code(type)) + [1, 2, 3, 4],
+                       at: at)
+            let failure = pngGIFDecodingFailure { _ = try PNGDecoder().info(for: Data(png)) }
+            guard case .truncated(_, let message) = failure else {
+                Issue.record("\(type): \(String(describing: failure))")
+                continue
+            }
+            #expect(message.contains("\(type) chunk at offset 33 declares 1073741823 bytes"), "\(message)")
+        }
+        let crasher = try Fixtures.data("libpng/testpngs/crashers/huge_sCAL_chunk.png")
+        #expect(pngGIFDecodingFailure { _ = try PNGDecoder().info(for: crasher) }?.pngGIFKind == "truncated")
+        // Chunks that fit are left to libpng as before.
+        let fine = HostileFiles.png(width: 3, height: 2, chunks: [("tEXt", Array("a\u{0}b".utf8))] + HostileFiles.idat(PNGTestFile.zlibStored([0, 1, 2, 3, 0, 4, 5, 6])))
+        #expect(try PNGDecoder().info(for: Data(fine)).width == 3)
+    }
+
     /// Image data that ends before the last row is truncated; a stream that ends exactly after
     /// it (checksum included) is read to its end, and a wrong checksum there is corrupt.
     @Test func streamEndsAreChecked() {

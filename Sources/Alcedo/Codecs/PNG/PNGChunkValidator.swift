@@ -207,6 +207,28 @@ enum PNGChunkValidator {
         }
     }
 
+    /// Checks that every chunk before the first `IDAT` fits in `bytes`, without reading the
+    /// chunks' data: libpng allocates (and clears) a buffer of the length a chunk declares
+    /// before it reads the chunk, so a 57-byte file whose `sCAL` declares 1 GiB made
+    /// `png_image_begin_read_from_memory` take 1 GiB. A signature or header libpng refuses is
+    /// left to libpng's own message.
+    /// - Throws: `.truncated` naming the first chunk that declares more bytes than follow it.
+    static func checkLengthsBeforeImageData(_ bytes: UnsafeRawBufferPointer, format: ImageFormat = .png) throws(AlcedoError) {
+        let count = bytes.count
+        guard count >= signature.count, (0..<signature.count).allSatisfy({ bytes[$0] == signature[$0] }) else { return }
+        var offset = signature.count
+        while offset + 8 <= count {
+            let length = Int(readUInt32(bytes, at: offset))
+            let type = readUInt32(bytes, at: offset + 4)
+            if type == PNGChunk.IDAT || type == PNGChunk.IEND { return }
+            guard offset + 8 + length + 4 <= count else {
+                throw .decodingError(reason: .truncated(format: format,
+                                                        message: "the \(PNGChunk.name(of: type)) chunk at offset \(offset) declares \(length) bytes, more than the data holds"))
+            }
+            offset += 8 + length + 4
+        }
+    }
+
     static func readUInt32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
         UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
     }

@@ -74,12 +74,18 @@ public struct PNGDecoder: ImageDecoding {
     public init() {}
 
     /// Reads the header with libpng: size and whether the file carries alpha (an alpha channel
-    /// or a `tRNS` chunk); chunks after the header are not checked. For an APNG, the chunks are
+    /// or a `tRNS` chunk); chunks after the header are not checked, except that each chunk
+    /// before the image data must fit in `data` (libpng allocates what a chunk declares). For an APNG, the chunks are
     /// walked (no pixel is decoded) for the frame count, the plays and the frame delays.
     public func info(for data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> ImageInfo {
         guard !data.isEmpty else { throw .decodingError(reason: .emptyData) }
         let sourceFormat = ImageFormat.sniff(data) == .apng ? ImageFormat.apng : .png
         let result: Result<ImageInfo, AlcedoError> = data.withUnsafeBytes { raw in
+            do throws(AlcedoError) {
+                try PNGChunkValidator.checkLengthsBeforeImageData(raw, format: sourceFormat)
+            } catch {
+                return .failure(error)
+            }
             var image = PNGLibrary.makeImage()
             defer { png_image_free(&image) }
             guard png_image_begin_read_from_memory(&image, raw.baseAddress, raw.count) != 0 else {
