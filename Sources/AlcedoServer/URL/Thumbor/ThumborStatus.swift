@@ -28,7 +28,8 @@ extension ErrorStatus {
 
     private static func thumborStatus(_ error: AlcedoError) -> Int? {
         switch error {
-        case .requestError(.invalidURL), .requestError(.sourceNotAllowed), .requestError(.localFileNotAllowed):
+        case .requestError(.invalidURL(request: .malformed)), .requestError(.invalidURL(request: .sourceNotAllowed)),
+             .requestError(.invalidURL(request: .localFileNotAllowed)):
             return 400
         case .responseError(.invalidHTTPStatusCode):
             return 404
@@ -39,17 +40,24 @@ extension ErrorStatus {
             case .networkFailure(_, _ as SourceRefusal): return 400
             default: return 502
             }
-        case .processorError(.decodingFailed(let reason)):
-            switch reason {
-            case .emptyData: return 502
-            case .unsupportedFormat, .invalidHeader: return 400
-            default: return nil
+        case .processorError(let reason):
+            switch reason.cause {
+            case .decodingFailed(let decoding)?:
+                switch decoding {
+                case .emptyData: return 502
+                case .unsupportedFormat, .invalidHeader: return 400
+                default: return nil
+                }
+            case .outputTooLarge?:
+                return 400
+            case nil:
+                // A processor handed bytes that are not an image: an empty body, or another kind of file.
+                guard case .processingFailed(_, .data(let data)) = reason else { return nil }
+                if data.isEmpty { return 502 }
+                return ImageFormat.sniff(data) == .unknown ? 400 : nil
+            default:
+                return nil
             }
-        case .processorError(.processingFailed(_, .data(let data))):
-            if data.isEmpty { return 502 }
-            return ImageFormat.sniff(data) == .unknown ? 400 : nil
-        case .processorError(.outputTooLarge):
-            return 400
         case .imageSettingError(.alternativeSourcesExhausted(let failures)):
             return failures.last.flatMap { thumborStatus($0.error) }
         default:
