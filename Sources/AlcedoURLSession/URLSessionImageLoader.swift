@@ -12,7 +12,7 @@ import Synchronization
 /// An ``ImageDataLoading`` on Foundation's `URLSession`, for code that must go through it
 /// (its proxy settings, its protocol classes).
 ///
-/// Prefer the default ``AsyncHTTPClientImageLoader`` on Linux: there, `URLSession` keeps a
+/// Prefer the default ``HTTPImageLoader`` on Linux: there, `URLSession` keeps a
 /// core busy while a request waits and rounds its timeouts to whole seconds. This loader uses
 /// an ephemeral session without `URLCache` (revalidation is Alcedo's job), does not follow
 /// redirects (the downloader does), and streams the body as it arrives.

@@ -30,7 +30,7 @@ struct InfoCommand: AsyncParsableCommand {
         let remote = files.filter { Self.remoteScheme($0) != nil }
         var downloader: ImageDownloader?
         if !remote.isEmpty {
-            var loaders: [any ImageDataLoading] = [AsyncHTTPClientImageLoader()]
+            var loaders: [any ImageDataLoading] = [HTTPImageLoader()]
             if remote.contains(where: { Self.remoteScheme($0) == "s3" }) {
                 do {
                     loaders.append(try s3.loader(ServeEnvironment(ProcessInfo.processInfo.environment)))

@@ -48,7 +48,7 @@ public final class ThumborPeer: Sendable {
         try Data(configuration.utf8).write(to: configFile)
         let port = try LoopbackPort.free()
         let logFile = folder.appendingPathComponent("thumbor.log")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let process = Process()
         process.executableURL = executable
         process.arguments = ["-p", String(port), "-i", "127.0.0.1", "-c", configFile.path, "-l", "error"]

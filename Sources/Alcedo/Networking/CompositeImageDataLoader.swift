@@ -9,7 +9,7 @@ import Foundation
 ///
 /// ```swift
 /// let loader = CompositeImageDataLoader([
-///     AsyncHTTPClientImageLoader(),
+///     HTTPImageLoader(),
 ///     S3ImageDataLoader(configuration: S3Configuration(region: "eu-west-1")),
 ///     LocalFolderImageDataLoader(root: URL(fileURLWithPath: "/srv/images")),
 /// ])

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -40,10 +39,6 @@ enum ConnectionFailure {
             return .tlsFailure(url, message: tlsMessage(error))
         case is NIOSSLExtraError:
             return .tlsFailure(url, message: "\(error)")
-        case let error as HTTPClientError:
-            if error == .remoteConnectionClosed { return .connectionReset(url) }
-            if error == .tlsHandshakeTimeout { return .tlsFailure(url, message: "the handshake timed out") }
-            return nil
         case let error as POSIXError:
             return reason(errno: error.code.rawValue, url: url)
         default:

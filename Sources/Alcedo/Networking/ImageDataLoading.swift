@@ -8,7 +8,7 @@ import Foundation
 ///
 /// The downloader does everything else (redirects, status checks, limits, timeouts, retries,
 /// coalescing, conditional requests), so a loader only moves bytes. Alcedo ships
-/// ``AsyncHTTPClientImageLoader`` (`http`, `https`; the default), ``S3ImageDataLoader``
+/// ``HTTPImageLoader`` (`http`, `https`; the default), ``S3ImageDataLoader``
 /// (`s3://bucket/key`, signed with AWS Signature Version 4) and
 /// ``LocalFolderImageDataLoader`` (`local:///path` inside one folder);
 /// ``CompositeImageDataLoader`` puts several behind one downloader. Conform your own type to

@@ -42,7 +42,7 @@ public final class ImageDownloader: Sendable {
             }
         }
     }
-    /// The transport (default: ``AsyncHTTPClientImageLoader``).
+    /// The transport (default: ``HTTPImageLoader``).
     public let loader: any ImageDataLoading
     /// The decoders used by `downloadImage(with:options:progressBlock:)`.
     public let codecRegistry: ImageCodecRegistry
@@ -52,20 +52,20 @@ public final class ImageDownloader: Sendable {
     let hostLimiter: PriorityLimiter
     private let settings: Mutex<Configuration>
     /// The built-in loader this downloader created, which follows its connection settings.
-    private let ownedLoader: AsyncHTTPClientImageLoader?
+    private let ownedLoader: HTTPImageLoader?
 
     /// Creates a downloader.
     /// - Parameters:
     ///   - name: A name for logs and debugging.
     ///   - configuration: Limits and defaults (default ``Configuration/init(maximumConcurrentRequestsPerHost:connectTimeout:timeout:maximumBodySize:acceptableStatusCodes:maximumRedirects:defaultHeaders:delegate:)``).
-    ///   - loader: The transport; default `nil` creates an ``AsyncHTTPClientImageLoader``
+    ///   - loader: The transport; default `nil` creates an ``HTTPImageLoader``
     ///     with the configuration's connect timeout and per-host limit (and follows their changes).
     ///   - codecRegistry: The decoders to use (default ``ImageCodecRegistry/shared``).
     public init(name: String, configuration: Configuration = Configuration(), loader: (any ImageDataLoading)? = nil,
                 codecRegistry: ImageCodecRegistry = .shared) {
         self.name = name
         self.settings = Mutex(configuration)
-        let owned = loader == nil ? AsyncHTTPClientImageLoader(configuration: Self.loaderConfiguration(for: configuration)) : nil
+        let owned = loader == nil ? HTTPImageLoader(configuration: Self.loaderConfiguration(for: configuration)) : nil
         self.ownedLoader = owned
         self.loader = loader ?? owned!
         self.codecRegistry = codecRegistry
@@ -73,8 +73,8 @@ public final class ImageDownloader: Sendable {
     }
 
     /// The built-in loader's settings for a downloader configuration.
-    private static func loaderConfiguration(for configuration: Configuration) -> AsyncHTTPClientImageLoader.Configuration {
-        AsyncHTTPClientImageLoader.Configuration(connectTimeout: configuration.connectTimeout,
+    private static func loaderConfiguration(for configuration: Configuration) -> HTTPImageLoader.Configuration {
+        HTTPImageLoader.Configuration(connectTimeout: configuration.connectTimeout,
                                                  maximumConnectionsPerHost: max(8, configuration.maximumConcurrentRequestsPerHost))
     }
 

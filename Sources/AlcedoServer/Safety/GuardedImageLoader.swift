@@ -11,25 +11,25 @@ import Synchronization
 ///
 /// It resolves the host itself, refuses the request when any of its addresses is forbidden
 /// by the ``SourceGuard``, and then connects to exactly the address it checked: the request
-/// goes through an ``AsyncHTTPClientImageLoader`` whose DNS override pins the host name to
+/// goes through an ``HTTPImageLoader`` whose DNS override pins the host name to
 /// that address (TLS still verifies the certificate for the host name). A DNS answer that
 /// changes between the check and the connection (rebinding) therefore cannot take the
 /// request elsewhere.
 public final class GuardedImageLoader: ImageDataLoading {
     /// The checks applied.
     public let sourceGuard: SourceGuard
-    private let configuration: AsyncHTTPClientImageLoader.Configuration
-    private let direct: AsyncHTTPClientImageLoader
-    private let pinned = Mutex<[String: AsyncHTTPClientImageLoader]>([:])
+    private let configuration: HTTPImageLoader.Configuration
+    private let direct: HTTPImageLoader
+    private let pinned = Mutex<[String: HTTPImageLoader]>([:])
     /// Pinned clients kept for reuse; past this many, the oldest set is dropped (each client
     /// closes its connections once its last request is over).
     private static let pinnedLimit = 64
 
     /// Creates a loader that checks every connection with `sourceGuard`.
-    public init(sourceGuard: SourceGuard, configuration: AsyncHTTPClientImageLoader.Configuration = .init()) {
+    public init(sourceGuard: SourceGuard, configuration: HTTPImageLoader.Configuration = .init()) {
         self.sourceGuard = sourceGuard
         self.configuration = configuration
-        direct = AsyncHTTPClientImageLoader(configuration: configuration)
+        direct = HTTPImageLoader(configuration: configuration)
     }
 
     public func load(_ request: DownloadRequest) async throws -> ImageDataLoaderResponse {
@@ -46,14 +46,14 @@ public final class GuardedImageLoader: ImageDataLoading {
         return try await client(host: host, address: addresses[0]).load(request)
     }
 
-    private func client(host: String, address: IPAddress) -> AsyncHTTPClientImageLoader {
+    private func client(host: String, address: IPAddress) -> HTTPImageLoader {
         let key = "\(host)|\(address)"
         return pinned.withLock { clients in
             if let client = clients[key] { return client }
             if clients.count >= Self.pinnedLimit { clients.removeAll() }
             var settings = configuration
             settings.dnsOverride = [host: address.description]
-            let client = AsyncHTTPClientImageLoader(configuration: settings)
+            let client = HTTPImageLoader(configuration: settings)
             clients[key] = client
             return client
         }

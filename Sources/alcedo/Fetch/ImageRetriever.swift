@@ -67,7 +67,7 @@ struct ImageRetriever: Sendable {
         let downloader: ImageDownloader
         if s3 != nil || budget != nil {
             downloader = ImageDownloader(name: "alcedo", configuration: ImageDownloader.Configuration(memoryBudget: budget),
-                                         loader: s3.map { CompositeImageDataLoader([AsyncHTTPClientImageLoader(), $0]) })
+                                         loader: s3.map { CompositeImageDataLoader([HTTPImageLoader(), $0]) })
         } else {
             downloader = .default
         }

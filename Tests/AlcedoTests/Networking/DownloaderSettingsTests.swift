@@ -70,7 +70,7 @@ struct DownloaderSettingsTests {
             server.route("/h.jpg", .ok(TestImages.jpeg()))
             downloader.connectTimeout = 3
             #expect(downloader.configuration.connectTimeout == .seconds(3))
-            let loader = try #require(downloader.loader as? AsyncHTTPClientImageLoader)
+            let loader = try #require(downloader.loader as? HTTPImageLoader)
             #expect(loader.configuration.connectTimeout == .seconds(3))
             downloader.defaultHeaders["X-Client"] = "alcedo-tests"
             _ = try await downloader.downloadData(with: server.url("/h.jpg"))

@@ -37,7 +37,7 @@ struct RequestURLCheckTests {
 
     @Test("the HTTP loader answers a port above 65535 with a typed error instead of stopping the process")
     func loaderRefusesBadPort() async throws {
-        let loader = AsyncHTTPClientImageLoader()
+        let loader = HTTPImageLoader()
         defer { Task { await loader.shutdown() } }
         let url = try #require(URL(string: "http://127.0.0.1:99999/a.jpg"))
         do {

@@ -12,7 +12,7 @@ enum IdleCPU {
         let loader: any ImageDataLoading
         switch name {
         case "urlsession": loader = URLSessionImageLoader()
-        default: loader = AsyncHTTPClientImageLoader()
+        default: loader = HTTPImageLoader()
         }
         let configuration = ImageDownloader.Configuration(maximumConcurrentRequestsPerHost: count, timeout: .seconds(600))
         let downloader = ImageDownloader(name: "idle", configuration: configuration, loader: loader)

@@ -19,7 +19,7 @@ import Darwin
 ///
 /// ```swift
 /// let local = LocalFolderImageDataLoader(root: URL(fileURLWithPath: "/srv/images"))
-/// let downloader = ImageDownloader(name: "local", loader: CompositeImageDataLoader([AsyncHTTPClientImageLoader(), local]))
+/// let downloader = ImageDownloader(name: "local", loader: CompositeImageDataLoader([HTTPImageLoader(), local]))
 /// let result = try await ImageManager(downloader: downloader).retrieveImage(with: URL(string: "local:///logos/a.png")!)
 /// ```
 ///

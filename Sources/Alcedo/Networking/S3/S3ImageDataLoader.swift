@@ -16,7 +16,7 @@ import Foundation
 ///
 /// ```swift
 /// let s3 = try S3ImageDataLoader(configuration: S3Configuration(region: "eu-west-1"))
-/// let downloader = ImageDownloader(name: "s3", loader: CompositeImageDataLoader([AsyncHTTPClientImageLoader(), s3]))
+/// let downloader = ImageDownloader(name: "s3", loader: CompositeImageDataLoader([HTTPImageLoader(), s3]))
 /// let image = try await ImageManager(downloader: downloader).retrieveImage(with: URL(string: "s3://photos/cat.jpg")!)
 /// ```
 ///
@@ -32,7 +32,7 @@ public final class S3ImageDataLoader: ImageDataLoading {
     /// shared credentials file); `nil` when requests go unsigned.
     public let credentials: S3Credentials?
     private let signer: AWSSignatureV4?
-    private let http: AsyncHTTPClientImageLoader
+    private let http: HTTPImageLoader
 
     /// The most bytes of an error answer read to find its code.
     private static let errorBodyLimit = 64 * 1024
@@ -42,14 +42,14 @@ public final class S3ImageDataLoader: ImageDataLoading {
     ///   - configuration: the store and its settings (default: AWS in `us-east-1`, credentials found as
     ///     ``S3Credentials/resolve(environment:)`` does).
     ///   - httpConfiguration: the connection settings of the loader's own HTTP client (default:
-    ///     ``AsyncHTTPClientImageLoader/Configuration``'s defaults). Its `dnsOverride` can pin the
+    ///     ``HTTPImageLoader/Configuration``'s defaults). Its `dnsOverride` can pin the
     ///     store's host names to addresses.
     ///   - environment: where credentials are looked for when the configuration has none
     ///     (default: this process's environment).
     /// - Throws: ``S3ConfigurationError`` for an endpoint that is not an http(s) URL with a host,
     ///   or a credentials file that does not hold the profile asked for.
     public convenience init(configuration: S3Configuration = S3Configuration(),
-                httpConfiguration: AsyncHTTPClientImageLoader.Configuration = .init(),
+                httpConfiguration: HTTPImageLoader.Configuration = .init(),
                 environment: [String: String] = ProcessInfo.processInfo.environment) throws(S3ConfigurationError) {
         if let endpoint = configuration.endpoint {
             guard let scheme = endpoint.scheme?.lowercased(), scheme == "http" || scheme == "https",
@@ -64,11 +64,11 @@ public final class S3ImageDataLoader: ImageDataLoading {
     /// looking at the environment or checking the endpoint (a loader with an endpoint that is
     /// not an http(s) URL fails each load with `.invalidURL`).
     public init(configuration: S3Configuration, resolvedCredentials: S3Credentials?,
-                httpConfiguration: AsyncHTTPClientImageLoader.Configuration = .init()) {
+                httpConfiguration: HTTPImageLoader.Configuration = .init()) {
         self.configuration = configuration
         credentials = resolvedCredentials
         signer = resolvedCredentials.map { AWSSignatureV4(credentials: $0, region: configuration.region) }
-        http = AsyncHTTPClientImageLoader(configuration: httpConfiguration)
+        http = HTTPImageLoader(configuration: httpConfiguration)
     }
 
     public var supportedSchemes: Set<String> { ["s3"] }

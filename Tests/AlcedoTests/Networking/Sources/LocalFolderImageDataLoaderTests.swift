@@ -95,7 +95,7 @@ struct LocalFolderImageDataLoaderTests {
         try await Self.withRoot { root, loader, png in
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-local-cache-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: folder) }
-            let downloader = ImageDownloader(name: "local", loader: CompositeImageDataLoader([AsyncHTTPClientImageLoader(), loader]))
+            let downloader = ImageDownloader(name: "local", loader: CompositeImageDataLoader([HTTPImageLoader(), loader]))
             let cache = ImageCache(memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config(totalCostLimit: 1 << 20)),
                                    diskStorage: DiskStorage.Backend(config: DiskStorage.Config(folderURL: folder)))
             let manager = ImageManager(downloader: downloader, cache: cache, defaultOptions: [.waitForCache, .respectHTTPFreshness])

@@ -26,7 +26,7 @@ struct S3ImageDataLoaderTests {
     /// A manager whose downloader reads `s3://` through `configuration` (moto's endpoint and
     /// user key unless changed), with a fresh disk cache; everything is shut down after `body`.
     static func withManager<T>(_ server: MotoS3Server, configure: (inout S3Configuration) -> Void = { _ in },
-                               http: AsyncHTTPClientImageLoader.Configuration = .init(),
+                               http: HTTPImageLoader.Configuration = .init(),
                                downloader settings: ImageDownloader.Configuration = .init(timeout: .seconds(30)),
                                _ body: (ImageManager) async throws -> T) async throws -> T {
         var configuration = S3Configuration(endpoint: server.endpoint,
@@ -204,7 +204,7 @@ struct S3ImageDataLoaderTests {
         defer { server.stop() }
         // bucket.HOST addressing: the store's host name is pinned to loopback, and the request
         // carries `Host: photos.s3.alcedo.test:PORT`, which moto reads the bucket from.
-        var http = AsyncHTTPClientImageLoader.Configuration()
+        var http = HTTPImageLoader.Configuration()
         http.dnsOverride = ["photos.s3.alcedo.test": "127.0.0.1"]
         try await Self.withManager(server, configure: {
             $0.endpoint = URL(string: "http://s3.alcedo.test:\(server.port)")
