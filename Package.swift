@@ -40,7 +40,8 @@ let package = Package(
         // and pixel loops the baseline x86-64 Swift target does not vectorise.
         .target(
             name: "CAlcedoCodecs",
-            linkerSettings: [.linkedLibrary("jpeg")]
+            // libdeflate makes the PNG writer's zlib streams (alcedo_png_write.c).
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("deflate")]
         ),
         .systemLibrary(
             name: "CPNG", pkgConfig: "libpng",

@@ -11,6 +11,8 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 have_pc zlib || missing+=(zlib1g-dev)
 have_pc libjpeg || missing+=(libjpeg62-turbo-dev)
 have_pc libpng || missing+=(libpng-dev)
+# The PNG writer compresses with libdeflate.
+have_header libdeflate.h || missing+=(libdeflate-dev)
 have_header gif_lib.h || missing+=(libgif-dev)
 { have_pc libwebp && have_pc libwebpdemux && have_pc libwebpmux; } || missing+=(libwebp-dev)
 have_pc lcms2 || missing+=(liblcms2-dev)

@@ -105,6 +105,14 @@ public struct ImageServerConfiguration: Sendable {
     /// libwebp's effort for WebP results, 1 (fastest) to 6 (smallest files) (default 4, as
     /// imgproxy's `IMGPROXY_WEBP_EFFORT`).
     public var webpEffort = 4
+    /// Write PNG results Adam7-interlaced (default `false`, as imgproxy's `IMGPROXY_PNG_INTERLACED`).
+    public var pngInterlaced = false
+    /// Write PNG results as palette images of at most ``pngQuantizationColors`` colours
+    /// (default `false`, as imgproxy's `IMGPROXY_PNG_QUANTIZE`); see ``PNGEncoder/quantizes``.
+    public var pngQuantize = false
+    /// The palette size of quantized PNG results, 2 to 256 (default 256, as imgproxy's
+    /// `IMGPROXY_PNG_QUANTIZATION_COLORS`).
+    public var pngQuantizationColors = 256
     /// Encoded results kept in memory for repeated requests, in bytes (default 64 MiB).
     public var resultCacheBytes = 64 << 20
     /// Decoded images kept in Alcedo's memory cache, in bytes (default 0: none). Repeats are

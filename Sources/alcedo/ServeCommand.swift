@@ -101,6 +101,12 @@ struct ServeCommand: AsyncParsableCommand {
     var jpegProgressive: Bool?
     @Option(help: ArgumentHelp("libwebp's effort for WebP results, 1 (fastest) to 6 (smallest files) (default 4).", valueName: "1-6"))
     var webpEffort: Int?
+    @Flag(inversion: .prefixedNo, help: "Write PNG results Adam7-interlaced (default off).")
+    var pngInterlaced: Bool?
+    @Flag(inversion: .prefixedNo, help: "Write PNG results as palette images of --png-quantization-colors colours (default off).")
+    var pngQuantize: Bool?
+    @Option(help: ArgumentHelp("The palette size of quantized PNG results, 2 to 256 (default 256).", valueName: "2-256"))
+    var pngQuantizationColors: Int?
     @Option(help: ArgumentHelp("The only processing option names URLs may use, comma-separated, as written (w and width are two names); others get 404 (default: all).",
                                valueName: "list"))
     var allowedProcessingOptions: String?
@@ -655,6 +661,15 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ServerConfigurationError.invalidValue(env.origin(of: "WEBP_EFFORT") ?? "--webp-effort", message: "must be 1 to 6, got \(effort)")
             }
             c.webpEffort = effort
+        }
+        c.pngInterlaced = try env.pick("PNG_INTERLACED", flag: pngInterlaced, env.bool("PNG_INTERLACED")) ?? c.pngInterlaced
+        c.pngQuantize = try env.pick("PNG_QUANTIZE", flag: pngQuantize, env.bool("PNG_QUANTIZE")) ?? c.pngQuantize
+        if let colors = try env.pick("PNG_QUANTIZATION_COLORS", flag: pngQuantizationColors, env.int("PNG_QUANTIZATION_COLORS")) {
+            guard (2...256).contains(colors) else {
+                throw ServerConfigurationError.invalidValue(env.origin(of: "PNG_QUANTIZATION_COLORS") ?? "--png-quantization-colors",
+                                                            message: "must be 2 to 256, got \(colors)")
+            }
+            c.pngQuantizationColors = colors
         }
         if let text = env.pick("ALLOWED_PROCESSING_OPTIONS", flag: allowedProcessingOptions, env.string("ALLOWED_PROCESSING_OPTIONS")) {
             let names = ServeEnvironment.split(text, separator: ",")

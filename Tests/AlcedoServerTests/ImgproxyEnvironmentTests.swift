@@ -227,6 +227,42 @@ struct ImgproxyEnvironmentTests {
         #expect(err.contains("IMGPROXY_WEBP_EFFORT"), "\(err)")
     }
 
+    /// `IMGPROXY_PNG_INTERLACED`, `IMGPROXY_PNG_QUANTIZE` and `_QUANTIZATION_COLORS`: PNG results
+    /// are Adam7-interlaced, or palette images of at most that many colours; a palette size
+    /// outside 2-256 stops the start naming the variable.
+    @Test func pngOptionsFromTheEnvironment() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/cat.jpg", .ok(TestImages.jpeg(width: 240, height: 180), contentType: "image/jpeg"))
+        let source = origin.url("/cat.jpg").absoluteString
+        // IHDR's colour type (byte 25) and interlace method (byte 28).
+        for (settings, colorType, interlace) in [([:], UInt8(2), UInt8(0)), (["IMGPROXY_PNG_INTERLACED": "true"], 2, 1),
+                                                  (["IMGPROXY_PNG_QUANTIZE": "true", "IMGPROXY_PNG_QUANTIZATION_COLORS": "16"], 3, 0)] {
+            let server = try await ChildServe.start(environment: [
+                "IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
+            ].merging(settings) { $1 })
+            defer { server.stop() }
+            let reply = try await OneShotClient().get(server.baseURL + "/insecure/w:200/plain/" + source + "@png")
+            #expect(reply.status == 200)
+            let bytes = [UInt8](reply.body)
+            try #require(bytes.count > 33 && ImageFormat.sniff(reply.body) == .png)
+            #expect(bytes[25] == colorType && bytes[28] == interlace, "\(settings)")
+            let image = try ImageCodecRegistry.shared.decode(reply.body)
+            #expect(image.pixelSize == PixelSize(width: 200, height: 150))
+            if colorType == 3 {
+                var colors = Set<UInt32>()
+                let pixels = image.pixels
+                for index in stride(from: 0, to: pixels.count, by: 4) {
+                    colors.insert(UInt32(pixels[index]) << 16 | UInt32(pixels[index + 1]) << 8 | UInt32(pixels[index + 2]))
+                }
+                #expect(colors.count <= 16)
+            }
+        }
+        let (status, _, err) = try ChildServe.runToEnd(["serve", "--print-config"], environment: ["IMGPROXY_PNG_QUANTIZATION_COLORS": "1"])
+        #expect(status != 0)
+        #expect(err.contains("IMGPROXY_PNG_QUANTIZATION_COLORS"), "\(err)")
+    }
+
     /// `--large-allocation-threshold` (`ALCEDO_LARGE_ALLOCATION_THRESHOLD`) in KiB, within what
     /// glibc takes; outside it the start fails naming the flag.
     @Test func largeAllocationThresholdIsReadAndBounded() throws {

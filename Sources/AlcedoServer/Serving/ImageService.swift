@@ -214,6 +214,8 @@ public final class ImageService: Sendable {
         responseEncoding.keepCopyright = parsed.options.keepCopyright ?? true
         responseEncoding.progressiveJPEG = configuration.progressiveJPEG
         responseEncoding.webpEffort = configuration.webpEffort
+        responseEncoding.pngInterlaced = configuration.pngInterlaced
+        responseEncoding.pngPaletteColors = configuration.pngQuantize ? configuration.pngQuantizationColors : 0
         let encoding = responseEncoding
         let variantKey = canonical.signedPart + "|" + encoding.identifier
 
@@ -550,6 +552,9 @@ public final class ImageService: Sendable {
             let options = EncodingOptions(quality: quality, writesMetadata: true)
             if format == .avif { return try AVIFEncoder(speed: encoding.avifSpeed).encode(image, options: options) }
             if format == .jpeg, encoding.progressiveJPEG { return try JPEGEncoder(progressive: true).encode(image, options: options) }
+            if format == .png, encoding.pngInterlaced || encoding.pngPaletteColors > 0 {
+                return try encoding.pngEncoder.encode(image, options: options)
+            }
             if format == .webp, encoding.webpEffort != 4 { return try WebPEncoder(method: encoding.webpEffort).encode(image, options: options) }
             return try ImageCodecRegistry.shared.encode(image, as: format, options: options)
         }

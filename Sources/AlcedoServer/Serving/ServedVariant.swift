@@ -35,6 +35,15 @@ struct ResponseEncoding: Sendable, Hashable {
     var progressiveJPEG = false
     /// libwebp's effort for WebP results (``ImageServerConfiguration/webpEffort``).
     var webpEffort = 4
+    /// PNG results interlaced (``ImageServerConfiguration/pngInterlaced``).
+    var pngInterlaced = false
+    /// The palette size of PNG results, or 0 for true colour (``ImageServerConfiguration/pngQuantize``).
+    var pngPaletteColors = 0
+
+    /// The PNG encoder these settings ask for.
+    var pngEncoder: PNGEncoder {
+        PNGEncoder(interlaced: pngInterlaced, quantizes: pngPaletteColors > 0, quantizationColors: max(2, pngPaletteColors))
+    }
 
     /// Whether the result carries any of the source's metadata (so the source's is read).
     var keepsMetadata: Bool { !stripMetadata || keepCopyright }
@@ -107,7 +116,8 @@ struct ResponseEncoding: Sendable, Hashable {
         let metadata = !stripMetadata ? ",meta" : keepCopyright ? "" : ",nometa"
         let progressive = progressiveJPEG ? ",prog" : ""
         let effort = webpEffort != 4 ? ",e\(webpEffort)" : ""
-        return "\(format),\(qualityText),bg\(background),mb\(maxBytes)\(speed)\(metadata)\(progressive)\(effort)"
+        let png = (pngInterlaced ? ",pngi" : "") + (pngPaletteColors > 0 ? ",pngq\(pngPaletteColors)" : "")
+        return "\(format),\(qualityText),bg\(background),mb\(maxBytes)\(speed)\(metadata)\(progressive)\(effort)\(png)"
     }
 }
 

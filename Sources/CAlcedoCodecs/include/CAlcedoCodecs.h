@@ -7,5 +7,6 @@
 #include "alcedo_jpeg.h"
 #include "alcedo_pixels.h"
 #include "alcedo_malloc.h"
+#include "alcedo_png_write.h"
 
 #endif
