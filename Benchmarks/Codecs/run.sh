@@ -25,6 +25,7 @@ bench="$(cd "$here" && swift build -c release --show-bin-path)/CodecBenchmarks"
 alcedo="$(cd "$root" && swift build -c release --show-bin-path)/alcedo"
 files=("$work"/photo-12mp-q85.jpg "$work"/photo-12mp-q90.jpg "$work"/photo-12mp-p3.jpg "$work"/large.png "$work"/large.webp "$work"/animated.gif)
 "$bench" "${files[@]}" > "$work/alcedo.jsonl"
+python3 "$here/png-encode.py" "$bench" "$work/png-encode"
 python3 "$here/peers.py" "${files[@]}" > "$work/peers.jsonl"
 python3 "$here/report.py" "$work/alcedo.jsonl" "$work/peers.jsonl" "$alcedo" "$work/photo-12mp-q85.jpg" "$work/photo-24mp-q85.jpg"
 python3 "$here/process.py" "$alcedo" "$work/jpeg-to-pam" "$work/photo-12mp-q85.jpg" "$work/hostile"

@@ -23,7 +23,7 @@ final class OriginServer: Sendable {
         for (name, data) in files { try data.write(to: root.appendingPathComponent(name)) }
         port = try RedisTestServer.freePort()
         log = folder.url.appendingPathComponent("requests.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-u", "-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", root.path]

@@ -72,10 +72,10 @@ struct RESPDecoderTests {
         #expect(throws: RESPDecodingError.replyTooLarge(limit: 5000)) {
             // 16 x 10 for the elements, then 1000 per bulk: the fifth bulk's header is over 5000.
             let bulk = "$1000\r\n" + String(repeating: "a", count: 1000) + "\r\n"
-            try decode("*10\r\n" + String(repeating: bulk, count: 4) + "$1000\r\n", limits: limits)
+            _ = try decode("*10\r\n" + String(repeating: bulk, count: 4) + "$1000\r\n", limits: limits)
         }
         // At the limits exactly, fine.
-        #expect(throws: Never.self) { try decode("*1\r\n*1\r\n:1\r\n", limits: limits) }
+        #expect(throws: Never.self) { _ = try decode("*1\r\n*1\r\n:1\r\n", limits: limits) }
     }
 
     @Test func malformedFramesAreErrors() {

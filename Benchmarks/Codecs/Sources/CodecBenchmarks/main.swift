@@ -28,6 +28,25 @@ func measure(budget: Double = 1.5, _ body: () throws -> Void) rethrows -> Double
 let registry = ImageCodecRegistry.shared
 let thumb = PixelSize(width: 256, height: 256)
 var failed = false
+
+// `CodecBenchmarks --png-encode FILE.png...`: for each file, the median time of writing it with
+// PNGEncoder's defaults (the decode is not timed) and the bytes written, one JSON line each.
+if CommandLine.arguments.dropFirst().first == "--png-encode" {
+    for path in CommandLine.arguments.dropFirst(2) {
+        do {
+            let image = try registry.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
+            var bytes = 0
+            let milliseconds = try measure { bytes = try PNGEncoder().encode(image).count }
+            let result: [String: Any] = ["file": (path as NSString).lastPathComponent, "encode": milliseconds, "bytes": bytes]
+            print(String(decoding: try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys]), as: UTF8.self))
+        } catch {
+            FileHandle.standardError.write(Data("CodecBenchmarks: \(path): \(error)\n".utf8))
+            failed = true
+        }
+    }
+    exit(failed ? 1 : 0)
+}
+
 for path in CommandLine.arguments.dropFirst() {
     do {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
