@@ -62,11 +62,27 @@ public struct ImageServer: Sendable {
 
     private func addMetrics<Context: RequestContext>(to router: Router<Context>, path: String) {
         let metrics = service.metrics
+        // One of several workers: every worker's series, read from their own loopback ports.
+        let workers = configuration.workerMetrics.map { ($0, HTTPImageLoader(configuration: .init(connectTimeout: .seconds(1)))) }
         router.get(RouterPath(path)) { _, _ -> Response in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4"
+            var text = metrics.text()
+            if let (settings, loader) = workers { text = await settings.combined(own: text, loader: loader) }
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        }
+    }
+
+    /// A router with this process's own `/metrics/worker` only, for the other workers to read.
+    private func makeWorkerMetricsRouter() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        let metrics = service.metrics
+        router.get(RouterPath(WorkerMetrics.workerPath)) { _, _ -> Response in
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text())))
         }
+        return router
     }
 
     /// The HTTP/1 connections' settings: the write timeout
@@ -106,6 +122,11 @@ public struct ImageServer: Sendable {
                 configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "Alcedo"),
                 onServerRunning: running,
                 logger: logger)]
+        }
+        if let workers = configuration.workerMetrics, workers.ports.indices.contains(workers.index) {
+            services.append(SharedPortServer(responder: makeWorkerMetricsRouter().buildResponder(), host: "127.0.0.1",
+                                             port: workers.ports[workers.index], http1: HTTP1Channel.Configuration(),
+                                             serverName: "Alcedo", logger: logger, onListening: { _ in }))
         }
         if let metricsAddress = configuration.metricsAddress {
             services.append(Application(

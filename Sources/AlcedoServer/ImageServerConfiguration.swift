@@ -105,6 +105,9 @@ public struct ImageServerConfiguration: Sendable {
     /// libwebp's effort for WebP results, 1 (fastest) to 6 (smallest files) (default 4, as
     /// imgproxy's `IMGPROXY_WEBP_EFFORT`).
     public var webpEffort = 4
+    /// Set in each worker of `alcedo serve --processes N` (default `nil`): where every worker's own
+    /// metrics are, so that a scrape of `/metrics` answers all of them (``WorkerMetrics``).
+    public var workerMetrics: WorkerMetrics?
     /// Write PNG results Adam7-interlaced (default `false`, as imgproxy's `IMGPROXY_PNG_INTERLACED`).
     public var pngInterlaced = false
     /// Write PNG results as palette images of at most ``pngQuantizationColors`` colours

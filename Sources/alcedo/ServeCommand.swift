@@ -302,7 +302,8 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ServerConfigurationError.invalidValue("--processes", message: "must be 1 to 256, got \(processCount)")
             }
             if let role {
-                configuration = try WorkerRole.share(of: configuration, count: role.count, index: role.index, port: role.port)
+                configuration = try WorkerRole.share(of: configuration, count: role.count, index: role.index, port: role.port,
+                                                     metricsPorts: role.metricsPorts)
                 WorkerRole.stopWithSupervisor(role)
             } else if processCount > 1 {
                 // Each worker's share is checked here, before any worker starts.

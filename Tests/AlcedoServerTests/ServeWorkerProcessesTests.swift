@@ -1,4 +1,5 @@
 import AlcedoTestSupport
+@testable import AlcedoServer
 import Foundation
 import Synchronization
 import Testing
@@ -83,6 +84,17 @@ struct ServeWorkerProcessesTests {
             counters.stop.withLock { $0 = true }
             try await group.waitForAll()
         }
+        // Any worker answers a scrape with every worker's series, each family declared once.
+        var scrape = ""
+        for _ in 0..<20 {
+            scrape = String(decoding: try await harness.request(base + "/metrics").body, as: UTF8.self)
+            if scrape.contains("alcedo_worker_scrape_failures 0") { break }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        #expect(scrape.contains("alcedo_worker_scrape_failures 0"), "\(scrape.suffix(400))")
+        #expect(scrape.contains("worker=\"0\"") && scrape.contains("worker=\"1\""))
+        let declarations = scrape.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }
+        #expect(Set(declarations).count == declarations.count, "a family declared twice")
         await harness.stop()
         // At most the requests open on the killed worker: one per client connection.
         #expect(counters.failures.withLock { $0 } <= Self.clients, "failures \(counters.failures.withLock { $0 }), successes \(counters.successes.withLock { $0 })")
@@ -102,5 +114,47 @@ struct ServeWorkerProcessesTests {
         let (status, stderr) = try ServeCommandTests.runToEnd(["serve", "--port", "0", "--processes", "8", "--max-memory", "256"])
         #expect(status != 0)
         #expect(stderr.contains("--processes"), "\(stderr)")
+    }
+
+    @Test("expositions merge into one: each sample labelled with its worker, a family's samples under one HELP and TYPE")
+    func expositionsMerge() {
+        let first = """
+        # HELP requests_total Requests.
+        # TYPE requests_total counter
+        requests_total{status="200"} 3
+        requests_total 1
+        # HELP latency Latency.
+        # TYPE latency histogram
+        latency_bucket{le="0.1"} 2
+        latency_bucket{le="+Inf"} 3
+        latency_sum 0.2
+        latency_count 3
+        """
+        let second = """
+        # HELP requests_total Requests.
+        # TYPE requests_total counter
+        requests_total{status="200"} 5
+        # HELP latency Latency.
+        # TYPE latency histogram
+        latency_count{} 7
+        untyped_thing 9
+        """
+        let merged = PrometheusText.merge([("worker", "0", first), ("worker", "1", second)])
+        #expect(merged == """
+        # HELP requests_total Requests.
+        # TYPE requests_total counter
+        requests_total{worker="0",status="200"} 3
+        requests_total{worker="0"} 1
+        requests_total{worker="1",status="200"} 5
+        # HELP latency Latency.
+        # TYPE latency histogram
+        latency_bucket{worker="0",le="0.1"} 2
+        latency_bucket{worker="0",le="+Inf"} 3
+        latency_sum{worker="0"} 0.2
+        latency_count{worker="0"} 3
+        latency_count{worker="1"} 7
+        untyped_thing{worker="1"} 9
+
+        """)
     }
 }

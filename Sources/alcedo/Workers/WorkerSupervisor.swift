@@ -43,6 +43,7 @@ final class WorkerSupervisor: Sendable {
     let arguments: [String]
     let gracePeriod: Int
     private let state = Mutex(State())
+    private let metricsPorts = Mutex<[Int]>([])
 
     /// - Parameters:
     ///   - arguments: the command line after the executable's name, passed to every worker.
@@ -62,6 +63,10 @@ final class WorkerSupervisor: Sendable {
     func run(onListening: (String) -> Void) throws -> Int32 {
         let (reservation, port) = try Self.reservePort(host: host, port: requestedPort)
         defer { close(reservation) }
+        // Each worker's own metrics port on loopback, kept reserved as the main port is.
+        let metrics = try (0..<count).map { _ in try Self.reservePort(host: "127.0.0.1", port: 0) }
+        defer { for (descriptor, _) in metrics { close(descriptor) } }
+        metricsPorts.withLock { $0 = metrics.map(\.1) }
         let executable = try Self.executablePath()
         let signalSources = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
             signal(number, SIG_IGN)
@@ -188,7 +193,8 @@ final class WorkerSupervisor: Sendable {
         posix_spawnattr_setsigmask(&attributes, &mask)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
 
-        let role = WorkerRole(index: index, count: count, port: port, supervisor: getpid())
+        var role = WorkerRole(index: index, count: count, port: port, supervisor: getpid())
+        role.metricsPorts = metricsPorts.withLock { $0 }
         var environment = ProcessInfo.processInfo.environment
         for (name, value) in role.environment { environment[name] = value }
         let argv = (["alcedo"] + arguments).map { strdup($0) } + [nil]
