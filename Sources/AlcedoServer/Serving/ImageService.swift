@@ -543,7 +543,7 @@ public final class ImageService: Sendable {
 
     /// Encodes with the encoding's quality for `format`, flattening onto the background (white
     /// by default) for JPEG, and lowering the quality of JPEG, WebP and AVIF until the result
-    /// fits `maxBytes` (10 at a time, down to 10). AVIF is written at the encoding's speed.
+    /// fits `maxBytes` on the encoding's ``MaxBytesSchedule``. AVIF is written at the encoding's speed.
     static func encode(_ image: AlcedoImage, as format: ImageFormat, encoding: ResponseEncoding) throws(AlcedoError) -> Data {
         var image = image
         if format == .jpeg, image.hasAlpha { image = image.flattened(over: encoding.background ?? .white) }
@@ -558,12 +558,15 @@ public final class ImageService: Sendable {
             if format == .webp, encoding.webpEffort != 4 { return try WebPEncoder(method: encoding.webpEffort).encode(image, options: options) }
             return try ImageCodecRegistry.shared.encode(image, as: format, options: options)
         }
-        var data = try encode(quality)
-        if encoding.maxBytes > 0, format == .jpeg || format == .webp || format == .avif {
-            while data.count > encoding.maxBytes, quality > 10 {
-                quality = max(10, quality - 10)
-                data = try encode(quality)
+        let first = try encode(quality)
+        guard encoding.maxBytes > 0, format == .jpeg || format == .webp || format == .avif else { return first }
+        var data = first
+        while data.count > encoding.maxBytes {
+            guard let next = encoding.maxBytesSchedule.nextQuality(after: quality, size: data.count, limit: encoding.maxBytes) else {
+                return encoding.maxBytesSchedule == .thumbor ? first : data
             }
+            quality = next
+            data = try encode(quality)
         }
         return data
     }

@@ -35,6 +35,8 @@ struct ResponseEncoding: Sendable, Hashable {
     var progressiveJPEG = false
     /// libwebp's effort for WebP results (``ImageServerConfiguration/webpEffort``).
     var webpEffort = 4
+    /// How `max_bytes` lowers the quality (imgproxy's schedule unless the thumbor dialect asks).
+    var maxBytesSchedule = MaxBytesSchedule.imgproxy
     /// PNG results interlaced (``ImageServerConfiguration/pngInterlaced``).
     var pngInterlaced = false
     /// The palette size of PNG results, or 0 for true colour (``ImageServerConfiguration/pngQuantize``).
@@ -116,7 +118,7 @@ struct ResponseEncoding: Sendable, Hashable {
         let metadata = !stripMetadata ? ",meta" : keepCopyright ? "" : ",nometa"
         let progressive = progressiveJPEG ? ",prog" : ""
         let effort = webpEffort != 4 ? ",e\(webpEffort)" : ""
-        let png = (pngInterlaced ? ",pngi" : "") + (pngPaletteColors > 0 ? ",pngq\(pngPaletteColors)" : "")
+        let png = (maxBytesSchedule == .thumbor ? ",mbt" : "") + (pngInterlaced ? ",pngi" : "") + (pngPaletteColors > 0 ? ",pngq\(pngPaletteColors)" : "")
         return "\(format),\(qualityText),bg\(background),mb\(maxBytes)\(speed)\(metadata)\(progressive)\(effort)\(png)"
     }
 }
@@ -181,5 +183,30 @@ struct ResponseSerializer: CacheSerializer {
         // Whether the result has alpha is not known before decoding: cost it as if it had
         // (PNG rather than JPEG, the larger encoder when the choice depends on it).
         encoding.format(source: source, animated: animated, alpha: { true })
+    }
+}
+
+/// How a result over `max_bytes` is encoded again at lower qualities, as each peer does it.
+enum MaxBytesSchedule: Sendable, Hashable {
+    /// imgproxy's: the quality times 0.25 when the result is over 3 times the limit, 0.5 over 1.5
+    /// times, else 0.75, until it fits or the quality is 10 or less (then the last result is
+    /// answered). From quality 100 that is at most 9 encodes, from 80 at most 8.
+    case imgproxy
+    /// thumbor's: the quality times 0.75 until it fits; when the next quality would be under 10
+    /// the first result is answered. From quality 80 at most 8 encodes.
+    case thumbor
+
+    /// The quality of the next try after a result of `size` bytes at `quality`, or `nil` to stop.
+    func nextQuality(after quality: Int, size: Int, limit: Int) -> Int? {
+        switch self {
+        case .imgproxy:
+            guard quality > 10 else { return nil }
+            let delta = Double(size) / Double(max(1, limit))
+            let factor = delta > 3 ? 0.25 : delta > 1.5 ? 0.5 : 0.75
+            return max(1, Int(Double(quality) * factor))
+        case .thumbor:
+            let next = Int(Double(quality) * 0.75)
+            return next < 10 ? nil : next
+        }
     }
 }
