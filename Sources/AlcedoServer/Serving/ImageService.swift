@@ -214,6 +214,7 @@ public final class ImageService: Sendable {
         responseEncoding.keepCopyright = parsed.options.keepCopyright ?? true
         responseEncoding.progressiveJPEG = configuration.progressiveJPEG
         responseEncoding.webpEffort = configuration.webpEffort
+        responseEncoding.pngToJPEG = parsed.options.pngToJPEG ?? configuration.thumbor.autoPNGToJPG
         let encoding = responseEncoding
         let variantKey = canonical.signedPart + "|" + encoding.identifier
 
@@ -304,8 +305,10 @@ public final class ImageService: Sendable {
         }
         defer { admission.release() }
         let start = ContinuousClock.now
+        let overlays = try await urlWatermarkImages(parsed.options.urlWatermarks)
         let processor = ImgproxyProcessor(options: parsed.options, maximumResultSide: configuration.maxResultSide,
-                                          maxResultDimension: configuration.maxResultDimension, watermark: configuration.watermark)
+                                          maxResultDimension: configuration.maxResultDimension, watermark: configuration.watermark,
+                                          urlWatermarkImages: overlays)
         let requested = encoding.requested
         let firstFrameOnly = parsed.options.page == nil
             && (requested.map(Self.writesFirstFrameOnly) == true || parsed.options.security.maxAnimationFrames == 1)
@@ -387,6 +390,23 @@ public final class ImageService: Sendable {
             ? await debugFacts(source: parsed.sourceURL, original: retrieved.originalData, result: retrieved.image) : nil
         return EncodedResult(body: ByteBuffer(bytes: body), format: format, etag: etag(for: canonical, validator: info.validator, format: format),
                              lastModified: info.lastModified, tier: tier, expires: .now + lifetime, debug: debug, fallbackStatus: fallbackStatus)
+    }
+
+    /// The images of a URL's `urlWatermarks` (thumbor's `watermark(url,…)`), each fetched as a
+    /// source is: checked by the source guard and the allowed sources, through the same loaders
+    /// and caches (first frame only). One that is refused or cannot be loaded answers 400, as
+    /// thumbor answers a watermark it cannot load.
+    private func urlWatermarkImages(_ marks: [ProcessingOptions.URLWatermark]) async throws -> [String: AlcedoImage] {
+        var images: [String: AlcedoImage] = [:]
+        for mark in marks where images[mark.sourceURL] == nil {
+            do {
+                let url = try pipeline.sourceGuard.checkSource(mark.sourceURL)
+                images[mark.sourceURL] = try await pipeline.manager.retrieveImage(with: url, options: [.onlyLoadFirstFrame]).image
+            } catch {
+                throw ErrorStatus.Thrown(status: ErrorStatus(status: 400, reason: "the watermark \(mark.sourceURL) could not be loaded: \(ErrorStatus(error).reason)"))
+            }
+        }
+        return images
     }
 
     /// imgproxy's debug headers for a result: the source's size in bytes and pixels (read
@@ -536,6 +556,8 @@ public final class ImageService: Sendable {
             }
             return encoding.enforced.webP ? .webp : requested
         }
+        // A PNG answered as JPEG depends on the result's pixels.
+        if encoding.pngToJPEG, source.format == .png { return nil }
         return encoding.negotiation.outputFormat(source: source.format, animated: animated, accepted: encoding.accepted)
     }
 
