@@ -95,7 +95,17 @@ struct ThumborDifferentialTests {
         "fit-in/300x300/filters:fill(auto)/ORIGIN/dusk.jpg",
         "fit-in/300x300/filters:fill(auto)/ORIGIN/valley.jpg",
         "fit-in/300x300/filters:fill(blur)/ORIGIN/dusk.jpg",
+        "300x200/filters:noise(40,7)/ORIGIN/dusk.jpg",
         "300x200/filters:sharpen(1.5,0.5,false)/ORIGIN/dusk.jpg",
+        // tests/filters/test_convolution.py, docs/filters/extract_focal.rst.
+        "300x200/filters:convolution(1;2;1;2;4;2;1;2;1,3,true)/ORIGIN/dusk.jpg",
+        "300x200/filters:convolution(-1;-1;-1;-1;8;-1;-1;-1;-1,3,false)/ORIGIN/valley.jpg",
+        // The image part is a thumbor URL whose crop (0x0:400x100) would pull a crop to the top:
+        // thumbor 7.8 answers the centred crop all the same.
+        "300x100/filters:extract_focal()/ORIGIN/unsafe/0x0:400x100/ORIGIN/valley.jpg",
+        // docs/filters/curve.rst's examples.
+        "300x200/filters:curve([(0,0),(255,255)],[(0,50),(16,51),(32,69),(255,255)],[(0,0),(255,255)],[(0,0),(255,255)])/ORIGIN/dusk.jpg",
+        "300x200/filters:curve([(0,0),(40,59),(255,255)],[(32,59),(64,80),(92,111),(128,153),(140,169),(164,201),(192,214),(224,215),(240,214),(255,212)],[(34,41),(64,51),(92,76),(128,112),(140,124),(164,147),(192,180),(224,216),(240,236),(255,255)],[(40,46),(64,55),(92,83),(128,127),(140,144),(164,174),(192,197),(224,199),(240,197),(255,198)])/ORIGIN/valley.jpg",
         "300x200/filters:sharpen(4,2,true)/ORIGIN/valley.jpg",
         "200x0/filters:autojpg()/ORIGIN/opaque.png",
         "200x0/filters:autojpg()/ORIGIN/badge.png",
@@ -119,12 +129,15 @@ struct ThumborDifferentialTests {
         "300x200/filters:sharpen(4,2,true)/ORIGIN/valley.jpg": 30,
         "trim:bottom-right/ORIGIN/framed.png": 30,
         "fit-in/300x300/filters:fill(auto)/ORIGIN/dusk.jpg": 30,
+        "300x200/filters:curve([(0,0),(255,255)],[(0,50),(16,51),(32,69),(255,255)],[(0,0),(255,255)],[(0,0),(255,255)])/ORIGIN/dusk.jpg": 30,
+        "300x200/filters:convolution(1;2;1;2;4;2;1;2;1,3,true)/ORIGIN/dusk.jpg": 30,
+        "150x50/filters:extract_focal()/ORIGIN/unsafe/300x100:500x300/ORIGIN/valley.jpg": 30,
     ]
 
     /// URLs whose answers are known to differ, with the reason: sent to both and reported, not required to match.
     static let knownDifferences: [String: String] = [
-        "300x200/filters:curve([(0,0),(255,255)],[(0,50),(16,51),(32,69),(255,255)],[(0,0),(255,255)],[(0,0),(255,255)])/ORIGIN/dusk.jpg":
-            "thumbor interpolates curve points with a cubic spline; Alcedo's curves are piecewise linear",
+        "300x200/filters:convolution(1;2;1;2;4;2;1;2;1,2,true)/ORIGIN/dusk.jpg":
+            "a kernel with an even side: thumbor's C filter fails (500); Alcedo ignores the filter",
     ]
 
     /// `/meta` URLs whose JSON must be equal.
@@ -184,6 +197,12 @@ struct ThumborDifferentialTests {
         let framedImage = AlcedoImage(width: 200, height: 150, pixels: framed)
         origin.route("/framed.png", .ok(try ImageCodecRegistry.shared.encode(framedImage, as: .png), contentType: "image/png"))
         origin.route("/text.jpg", .ok(Data("not an image\n".utf8), contentType: "image/jpeg"))
+        // A path that is a thumbor URL, for extract_focal (the half-size valley itself).
+        let valley = try ImageCodecRegistry.shared.decode(Data(contentsOf: folder.appendingPathComponent("valley.jpg")))
+        let half = valley.resized(to: PixelSize(width: valley.width / 2, height: valley.height / 2))
+        let host = origin.url("/").host.map { "\($0):\(origin.url("/").port ?? 80)" } ?? ""
+        origin.route("/unsafe/0x0:400x100/\(host)/valley.jpg",
+                     .ok(try ImageCodecRegistry.shared.encode(half, as: .jpeg, options: EncodingOptions(quality: 92)), contentType: "image/jpeg"))
         origin.route("/empty.jpg", .ok(Data(), contentType: "image/jpeg"))
         let thumbor = try await ThumborPeer.start(settings: settings)
         let alcedo = try await ServerHarness.start { configuration in
@@ -262,6 +281,40 @@ struct ThumborDifferentialTests {
             }
         }
         return differences
+    }
+
+    /// The mean and standard deviation of `noisy - plain` over R, G and B (the same size).
+    static func noiseStatistics(plain: Data, noisy: Data) throws -> (mean: Double, deviation: Double) {
+        let a = try ImageCodecRegistry.shared.decode(plain).frames[0].pixels, b = try ImageCodecRegistry.shared.decode(noisy).frames[0].pixels
+        var sum = 0.0, squares = 0.0, count = 0.0
+        for index in stride(from: 0, to: min(a.count, b.count), by: 4) {
+            for c in 0..<3 {
+                let d = Double(b[index + c]) - Double(a[index + c])
+                sum += d
+                squares += d * d
+                count += 1
+            }
+        }
+        let mean = sum / count
+        return (mean, (squares / count - mean * mean).squareRoot())
+    }
+
+    @Test("noise without a seed: the same distribution as thumbor 7.8's (random, so statistics, not pixels)")
+    func unseededNoise() async throws {
+        let peers = try await Self.start()
+        var statistics: [(mean: Double, deviation: Double)] = []
+        for base in [peers.thumbor.baseURL, peers.alcedo.baseURL] {
+            // PNG answers: no JPEG noise on top of the filter's.
+            let plain = try await Self.get(base + "/unsafe/300x200/filters:format(png)/\(peers.originHost)/dusk.jpg", peers.alcedo)
+            let noisy = try await Self.get(base + "/unsafe/300x200/filters:format(png):noise(30)/\(peers.originHost)/dusk.jpg", peers.alcedo)
+            statistics.append(try Self.noiseStatistics(plain: plain.body, noisy: noisy.body))
+        }
+        await peers.stop()
+        // Uniform in -15...14: mean -0.5, deviation √((30² - 1) / 12) ≈ 8.65, less where clamped.
+        print("noise(30): thumbor mean \(statistics[0].mean) sd \(statistics[0].deviation), Alcedo mean \(statistics[1].mean) sd \(statistics[1].deviation)")
+        #expect(abs(statistics[0].mean - statistics[1].mean) < 1)
+        #expect(abs(statistics[0].deviation - statistics[1].deviation) < 0.8)
+        #expect(statistics[1].deviation > 7 && statistics[1].deviation < 9)
     }
 
     @Test("AUTO_PNG_TO_JPG and a FILTERS that names autojpg: the same formats as thumbor 7.8, its autojpg() quirk included")

@@ -1,4 +1,4 @@
-import Alcedo
+@testable import Alcedo
 @testable import AlcedoServer
 import Testing
 
@@ -108,6 +108,70 @@ struct ThumborFilterTests {
         let p = luma.frames[0].pixels
         #expect((0..<16).allSatisfy { abs(Int(p[$0 * 4]) - Int(p[$0 * 4 + 2])) <= 1 })
         #expect(Int(p[7 * 4]) < 60)
+    }
+
+    @Test("curve: thumbor's natural cubic spline through the points, the ends held flat")
+    func curve() throws {
+        let ramp = AlcedoImage(width: 256, height: 1, pixels: (0..<256).flatMap { [UInt8($0), UInt8($0), UInt8($0), 255] })
+        let identity: [LevelsImageProcessor.Point] = [.init(0, 0), .init(255, 255)]
+        let points: [LevelsImageProcessor.Point] = [.init(0, 50), .init(16, 51), .init(32, 69), .init(255, 255)]
+        let curved = try LevelsImageProcessor(.curves(all: identity, red: points, green: identity, blue: identity)).process(ramp)
+        let red = (0..<256).map { Int(curved.frames[0].pixels[$0 * 4]) }
+        // Through the points, and a spline (not straight lines) between them: the straight line
+        // from (32,69) to (255,255) gives 148 at x = 128; the spline bends above it.
+        #expect(red[0] == 50 && red[16] == 51 && red[32] == 69 && red[255] == 255)
+        #expect(red[128] > 150, "\(red[128])")
+        #expect((0..<256).map { Int(curved.frames[0].pixels[$0 * 4 + 1]) } == Array(0..<256))
+        // Values computed by thumbor 7.8's _curve for these points (natural spline, rounded half away from zero).
+        #expect(Array(red[0...11]) == [50, 50, 50, 49, 49, 49, 49, 49, 49, 49, 49, 49], "\(Array(red[0...11]))")
+        #expect(red[128] == 172)
+        // Before the first input the first output, from the last input on the last output.
+        let inner = try LevelsImageProcessor(.curves(all: [.init(40, 10), .init(200, 220)], red: [], green: [], blue: [])).process(ramp)
+        #expect(inner.frames[0].pixels[0] == 10 && inner.frames[0].pixels[39 * 4] == 10 && inner.frames[0].pixels[250 * 4] == 220)
+        #expect(inner.frames[0].pixels[120 * 4] == 115)
+    }
+
+    @Test("noise: glibc's random() sequence for the seed, one value per pixel on R, G and B alike")
+    func noise() throws {
+        // srandom(7), srandom(1): the C library's first outputs.
+        var seven = NoiseImageProcessor.CRandom(seed: 7)
+        #expect([seven.next(), seven.next(), seven.next()] == [1_045_618_677, 1_863_967_299, 1_272_579_899])
+        var one = NoiseImageProcessor.CRandom(seed: 0)
+        #expect(one.next() == 1_804_289_383)
+        #expect(try Self.plan("/unsafe/filters:noise(40,7)/a.com/i.jpg").effects == [.noise(amount: 40, seed: 7)])
+        #expect(try Self.plan("/unsafe/filters:noise(-4)/a.com/i.jpg").effects.isEmpty)
+        let grey = Self.image(64, 64) { _, _ in [128, 100, 90, 255] }
+        let noisy = try NoiseImageProcessor(amount: 40, seed: 7).process(grey)
+        let p = noisy.frames[0].pixels
+        // 1045618677 % 40 - 20 = 17 on the first pixel.
+        #expect(Array(p[0..<4]) == [145, 117, 107, 255])
+        var sum = 0, low = 255, high = 0
+        for index in stride(from: 0, to: p.count, by: 4) {
+            let shift = Int(p[index]) - 128
+            #expect(Int(p[index + 1]) - 100 == shift && Int(p[index + 2]) - 90 == shift)
+            sum += shift; low = min(low, shift); high = max(high, shift)
+        }
+        #expect(low == -20 && high == 19)
+        #expect(abs(Double(sum) / 4096 - -0.5) < 0.6)
+        #expect(try NoiseImageProcessor(amount: 40, seed: 7).process(grey).frames[0].pixels == p)
+    }
+
+    @Test("convolution: thumbor's kernel arithmetic, odd sides only")
+    func convolution() throws {
+        #expect(try Self.plan("/unsafe/filters:convolution(1;2;1;2;4;2;1;2;1,3,true)/a.com/i.jpg").effects
+            == [.convolution(kernel: [1, 2, 1, 2, 4, 2, 1, 2, 1], columns: 3, normalize: true)])
+        #expect(try Self.plan("/unsafe/filters:convolution(-1;0;1,3)/a.com/i.jpg").effects
+            == [.convolution(kernel: [-1, 0, 1], columns: 3, normalize: true)])
+        for bad in ["convolution(1;2;1;2,2,true)", "convolution(1;2;a,3,true)", "convolution(1;2;1,0,true)"] {
+            #expect(try Self.plan("/unsafe/filters:\(bad)/a.com/i.jpg").effects.isEmpty, "\(bad)")
+        }
+        let edge = Self.image(4, 1) { x, _ in x < 2 ? [0, 0, 0, 255] : [200, 100, 50, 255] }
+        let blurred = try ConvolutionImageProcessor(kernel: [1, 2, 1], columns: 3).process(edge)
+        // (0 + 0 + 200) / 4 = 50 at x = 1, (0 + 400 + 200) / 4 = 150 at x = 2; alpha kept.
+        #expect(Array(blurred.frames[0].pixels[4..<12]) == [50, 25, 12, 255, 150, 75, 37, 255])
+        let raw = try ConvolutionImageProcessor(kernel: [-1, 0, 1], columns: 3, normalize: false).process(edge)
+        #expect(Array(raw.frames[0].pixels[4..<8]) == [200, 100, 50, 255])
+        #expect(Array(raw.frames[0].pixels[8..<12]) == [200, 100, 50, 255] && raw.frames[0].pixels[12] == 0)
     }
 
     @Test("autojpg and AUTO_PNG_TO_JPG: thumbor 7.8's rule, a filter on a server that converts turns it off")

@@ -243,6 +243,7 @@ public struct ImgproxyProcessor: ImageProcessor {
             if let overlay = urlWatermarkImages[mark.sourceURL] { image = URLWatermarkPlacement.apply(mark, image: overlay, over: image) }
         }
         for adjustment in options.levels { image = try LevelsImageProcessor(adjustment).process(image) }
+        for effect in options.effects { image = try effect.processor.process(image) }
         if options.roundCorner > 0 {
             image = try RoundCornerImageProcessor(radius: .point(options.roundCorner)).process(image)
             if let color = options.roundCornerColor { image = image.flattened(over: color) }

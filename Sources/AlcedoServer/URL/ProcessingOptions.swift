@@ -300,6 +300,27 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// names no format (thumbor's `autojpg()`; default `nil`: the server's `AUTO_PNG_TO_JPG`).
     public var pngToJPEG: Bool?
 
+    /// Alcedo: pixel effects after ``levels``, in order (thumbor's `noise` and `convolution`;
+    /// default none), `effect:…` in canonical paths.
+    public var effects: [Effect] = []
+
+    /// A pixel effect run by a library processor.
+    public enum Effect: Sendable, Hashable {
+        /// ``NoiseImageProcessor``.
+        case noise(amount: Int, seed: UInt32)
+        /// ``ConvolutionImageProcessor``.
+        case convolution(kernel: [Double], columns: Int, normalize: Bool)
+
+        /// The processor that runs it.
+        public var processor: any ImageProcessor {
+            switch self {
+            case .noise(let amount, let seed): return NoiseImageProcessor(amount: amount, seed: seed)
+            case .convolution(let kernel, let columns, let normalize):
+                return ConvolutionImageProcessor(kernel: kernel, columns: columns, normalize: normalize)
+            }
+        }
+    }
+
     /// thumbor's trim: the corner and the colour distance.
     public struct CornerTrim: Sendable, Hashable {
         public var corner: CornerTrimImageProcessor.Corner
@@ -535,6 +556,7 @@ public struct ProcessingOptions: Sendable, Hashable {
             segments.append("url_watermark:" + mark.placement + ":" + Base64URL.encode(Array(mark.sourceURL.utf8)))
         }
         if let pngToJPEG { segments.append("png_to_jpeg:\(pngToJPEG ? 1 : 0)") }
+        for effect in effects { segments.append("effect:" + effect.processor.identifier.dropFirst("com.alcedo.".count)) }
         return segments
     }
 

@@ -223,8 +223,33 @@ public enum ThumborPlan {
             options.pngToJPEG = autoPNGToJPG ? false : enabled
         case "watermark":
             if let mark = watermark(filter) { options.urlWatermarks.append(mark) }
+        case "noise":
+            guard (1...2).contains(filter.arguments.count), let amount = filter.integer(0, negative: false),
+                  let seed = filter.arguments.count > 1 ? filter.integer(1, negative: false) : 0 else { return }
+            options.effects.append(.noise(amount: amount, seed: UInt32(seed)))
+        case "convolution":
+            // convolution(ITEMS,COLUMNS[,NORMALIZE]): items `-?\d+(\.\d*)?` joined by `;`.
+            guard (2...3).contains(filter.arguments.count), let columns = filter.integer(1, negative: false), columns > 0,
+                  let normalize = filter.boolean(2, default: true) else { return }
+            let items = filter.arguments[0].split(separator: ";", omittingEmptySubsequences: false)
+            let kernel = items.compactMap { item -> Double? in
+                let digits = item.hasPrefix("-") ? item.dropFirst() : item[...]
+                guard let first = digits.first, first.isASCII, first.isNumber, digits.count <= 20,
+                      digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+                      digits.filter({ $0 == "." }).count <= 1 else { return nil }
+                return Double(item.hasSuffix(".") ? item + "0" : String(item))
+            }
+            // A kernel thumbor cannot centre (an even side) is ignored: its C code reads past the kernel there.
+            guard kernel.count == items.count, kernel.count <= 625,
+                  ConvolutionImageProcessor.isValid(kernel: kernel, columns: columns) else { return }
+            options.effects.append(.convolution(kernel: kernel, columns: columns, normalize: normalize))
+        case "extract_focal":
+            // thumbor 7.8 documents the crop of the thumbor URL that the image part is as the
+            // focal point, but that point never reaches its crop (checked against it: the result
+            // is the plain centred crop). Matching it, the filter changes nothing.
+            break
         default:
-            // convolution, extract_focal, frame, noise: not supported yet, ignored.
+            // frame: not supported yet, ignored.
             break
         }
     }
@@ -241,7 +266,7 @@ public enum ThumborPlan {
             return .some(value == 0 ? nil : value)
         }
         guard let widthRatio = ratio(4), let heightRatio = ratio(5) else { return nil }
-        return ProcessingOptions.URLWatermark(sourceURL: sourceURL(url.percentDecoded ?? url), x: x, y: y, alpha: alpha,
+        return ProcessingOptions.URLWatermark(sourceURL: sourceURL(url), x: x, y: y, alpha: alpha,
                                               widthRatio: widthRatio, heightRatio: heightRatio)
     }
 
