@@ -138,6 +138,11 @@ struct ThumborDifferentialTests {
     static let knownDifferences: [String: String] = [
         "300x200/filters:convolution(1;2;1;2;4;2;1;2;1,2,true)/ORIGIN/dusk.jpg":
             "a kernel with an even side: thumbor's C filter fails (500); Alcedo ignores the filter",
+        // thumbor 7.8's _nine_patch reads the image mode from a bytes object's header instead of its
+        // text (one byte per pixel, alpha at 0): it pads with white by misread amounts (17x12 more
+        // here) and draws nothing. Alcedo draws the nine patch as its markers say.
+        "300x200/filters:frame(ORIGIN/frame.png)/ORIGIN/dusk.jpg": "thumbor 7.8's frame pads by misread amounts and draws no frame",
+        "fit-in/200x200/filters:frame(ORIGIN/frame.png)/ORIGIN/badge.png": "thumbor 7.8's frame pads by misread amounts and draws no frame",
     ]
 
     /// `/meta` URLs whose JSON must be equal.
@@ -197,6 +202,28 @@ struct ThumborDifferentialTests {
         let framedImage = AlcedoImage(width: 200, height: 150, pixels: framed)
         origin.route("/framed.png", .ok(try ImageCodecRegistry.shared.encode(framedImage, as: .png), contentType: "image/png"))
         origin.route("/text.jpg", .ok(Data("not an image\n".utf8), contentType: "image/jpeg"))
+        // A 20x20 nine patch: a 4-pixel band shading from dark green to orange, the middle 8
+        // columns and rows stretchable, the content area inset 4 pixels.
+        var patch: [UInt8] = []
+        for y in 0..<20 {
+            for x in 0..<20 {
+                let marked: Bool
+                if x == 0 && y == 0 || x == 19 && y == 19 || x == 0 && y == 19 || x == 19 && y == 0 {
+                    marked = false
+                } else if y == 0 || x == 0 {
+                    marked = (6...13).contains(y == 0 ? x : y)
+                } else if y == 19 || x == 19 {
+                    marked = (5...14).contains(y == 19 ? x : y)
+                } else {
+                    let band = min(x - 1, y - 1, 18 - x, 18 - y)
+                    patch += band < 4 ? [UInt8(20 + band * 60), UInt8(90 + band * 20), 30, UInt8(255 - band * 40)] : [0, 0, 0, 0]
+                    continue
+                }
+                patch += marked ? [0, 0, 0, 255] : [0, 0, 0, 0]
+            }
+        }
+        origin.route("/frame.png", .ok(try ImageCodecRegistry.shared.encode(AlcedoImage(width: 20, height: 20, pixels: patch), as: .png),
+                                       contentType: "image/png"))
         // A path that is a thumbor URL, for extract_focal (the half-size valley itself).
         let valley = try ImageCodecRegistry.shared.decode(Data(contentsOf: folder.appendingPathComponent("valley.jpg")))
         let half = valley.resized(to: PixelSize(width: valley.width / 2, height: valley.height / 2))

@@ -174,6 +174,37 @@ struct ThumborFilterTests {
         #expect(Array(raw.frames[0].pixels[8..<12]) == [200, 100, 50, 255] && raw.frames[0].pixels[12] == 0)
     }
 
+    /// A nine patch of `size` (markers included): stretchable columns and rows `stretch`, content
+    /// area `content` (both along each axis), the inside filled by `color(x, y)`.
+    static func ninePatch(_ size: Int, stretch: ClosedRange<Int>, content: ClosedRange<Int>, _ color: (Int, Int) -> [UInt8]) -> AlcedoImage {
+        image(size, size) { x, y in
+            let last = size - 1
+            if y == 0 || x == 0 { return (x == 0 && y == 0) || !stretch.contains(y == 0 ? x : y) ? [0, 0, 0, 0] : [0, 0, 0, 255] }
+            if y == last || x == last {
+                return x == last && y == last || !content.contains(y == last ? x : y) ? [0, 0, 0, 0] : [0, 0, 0, 255]
+            }
+            return color(x, y)
+        }
+    }
+
+    @Test("frame(url): thumbor's nine patch, the padding from its content area, the cells stretched over the result")
+    func frame() throws {
+        #expect(try Self.plan("/unsafe/filters:frame(b.com/f.png)/a.com/i.jpg").frameURL == "http://b.com/f.png")
+        // 5x5: the middle column and row stretch; the content area is the middle, one pixel in on each side.
+        let patch = Self.ninePatch(5, stretch: 2...2, content: 2...2) { x, y in
+            (x == 1 || x == 3) && (y == 1 || y == 3) ? [255, 0, 0, 255] : [0, 0, 0, 0]
+        }
+        #expect(NinePatchFrame.padding(NinePatchFrame.Bitmap(width: 5, height: 5, pixels: patch.frames[0].pixels)) == (1, 1, 1, 1))
+        let blue = Self.image(2, 2) { _, _ in [0, 0, 255, 255] }
+        let framed = NinePatchFrame.apply(patch, to: blue)
+        #expect(framed.pixelSize == PixelSize(width: 4, height: 4))
+        let p = framed.frames[0].pixels
+        func pixel(_ x: Int, _ y: Int) -> [UInt8] { Array(p[((y * 4 + x) * 4)..<((y * 4 + x) * 4 + 4)]) }
+        #expect(pixel(0, 0) == [255, 0, 0, 255] && pixel(3, 3) == [255, 0, 0, 255] && pixel(3, 0) == [255, 0, 0, 255])
+        #expect(pixel(1, 1) == [0, 0, 255, 255] && pixel(2, 2) == [0, 0, 255, 255])
+        #expect(pixel(1, 0) == [255, 255, 255, 255] && pixel(0, 2) == [255, 255, 255, 255])
+    }
+
     @Test("autojpg and AUTO_PNG_TO_JPG: thumbor 7.8's rule, a filter on a server that converts turns it off")
     func autojpg() throws {
         // Not in thumbor's BUILTIN_FILTERS: only when FILTERS names it.

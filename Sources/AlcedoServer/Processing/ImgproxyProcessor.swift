@@ -28,18 +28,19 @@ public struct ImgproxyProcessor: ImageProcessor {
     public let maxResultDimension: Int
     /// The server's watermark image for `watermark`/`wm` (default `nil`: the option does nothing).
     public let watermark: WatermarkImage?
-    /// The decoded images of ``ProcessingOptions/urlWatermarks``, by URL (one missing is not drawn).
-    public let urlWatermarkImages: [String: AlcedoImage]
+    /// The decoded images of ``ProcessingOptions/urlWatermarks`` and ``ProcessingOptions/frameURL``,
+    /// by URL (one missing is not drawn).
+    public let urlImages: [String: AlcedoImage]
 
     /// Creates the processor for `options`.
     /// - Parameters:
     ///   - maximumResultSide: results with a larger side are refused (default 8192).
     ///   - maxResultDimension: results are scaled down to fit this side (default 0: no limit).
     ///   - watermark: the image `wm` places (default `nil`: none).
-    ///   - urlWatermarkImages: the images of the URL's `urlWatermarks`, by URL (default none).
+    ///   - urlImages: the images of the URL's `urlWatermarks` and `frameURL`, by URL (default none).
     public init(options: ProcessingOptions, maximumResultSide: Int = 8192, maxResultDimension: Int = 0,
-                watermark: WatermarkImage? = nil, urlWatermarkImages: [String: AlcedoImage] = [:]) {
-        self.urlWatermarkImages = urlWatermarkImages
+                watermark: WatermarkImage? = nil, urlImages: [String: AlcedoImage] = [:]) {
+        self.urlImages = urlImages
         self.options = options
         self.maximumResultSide = maximumResultSide
         self.maxResultDimension = maxResultDimension
@@ -240,7 +241,12 @@ public struct ImgproxyProcessor: ImageProcessor {
             image = watermark.apply(mark, to: image, dpr: plan.dprScale)
         }
         for mark in options.urlWatermarks {
-            if let overlay = urlWatermarkImages[mark.sourceURL] { image = URLWatermarkPlacement.apply(mark, image: overlay, over: image) }
+            if let overlay = urlImages[mark.sourceURL] { image = URLWatermarkPlacement.apply(mark, image: overlay, over: image) }
+        }
+        if let url = options.frameURL, let ninePatch = urlImages[url] {
+            let framed = NinePatchFrame.apply(ninePatch, to: image)
+            try checkResult(framed.pixelSize)
+            image = framed
         }
         for adjustment in options.levels { image = try LevelsImageProcessor(adjustment).process(image) }
         for effect in options.effects { image = try effect.processor.process(image) }

@@ -305,10 +305,10 @@ public final class ImageService: Sendable {
         }
         defer { admission.release() }
         let start = ContinuousClock.now
-        let overlays = try await urlWatermarkImages(parsed.options.urlWatermarks)
+        let overlays = try await urlImages(parsed.options.urlWatermarks.map(\.sourceURL) + (parsed.options.frameURL.map { [$0] } ?? []))
         let processor = ImgproxyProcessor(options: parsed.options, maximumResultSide: configuration.maxResultSide,
                                           maxResultDimension: configuration.maxResultDimension, watermark: configuration.watermark,
-                                          urlWatermarkImages: overlays)
+                                          urlImages: overlays)
         let requested = encoding.requested
         let firstFrameOnly = parsed.options.page == nil
             && (requested.map(Self.writesFirstFrameOnly) == true || parsed.options.security.maxAnimationFrames == 1)
@@ -392,18 +392,18 @@ public final class ImageService: Sendable {
                              lastModified: info.lastModified, tier: tier, expires: .now + lifetime, debug: debug, fallbackStatus: fallbackStatus)
     }
 
-    /// The images of a URL's `urlWatermarks` (thumbor's `watermark(url,…)`), each fetched as a
-    /// source is: checked by the source guard and the allowed sources, through the same loaders
-    /// and caches (first frame only). One that is refused or cannot be loaded answers 400, as
-    /// thumbor answers a watermark it cannot load.
-    private func urlWatermarkImages(_ marks: [ProcessingOptions.URLWatermark]) async throws -> [String: AlcedoImage] {
+    /// The images of a URL's `urlWatermarks` and `frameURL` (thumbor's `watermark(url,…)` and
+    /// `frame(url)`), each fetched as a source is: checked by the source guard and the allowed
+    /// sources, through the same loaders and caches (first frame only). One that is refused or
+    /// cannot be loaded answers 400, as thumbor answers a watermark it cannot load.
+    private func urlImages(_ urls: [String]) async throws -> [String: AlcedoImage] {
         var images: [String: AlcedoImage] = [:]
-        for mark in marks where images[mark.sourceURL] == nil {
+        for text in urls where images[text] == nil {
             do {
-                let url = try pipeline.sourceGuard.checkSource(mark.sourceURL)
-                images[mark.sourceURL] = try await pipeline.manager.retrieveImage(with: url, options: [.onlyLoadFirstFrame]).image
+                let url = try pipeline.sourceGuard.checkSource(text)
+                images[text] = try await pipeline.manager.retrieveImage(with: url, options: [.onlyLoadFirstFrame]).image
             } catch {
-                throw ErrorStatus.Thrown(status: ErrorStatus(status: 400, reason: "the watermark \(mark.sourceURL) could not be loaded: \(ErrorStatus(error).reason)"))
+                throw ErrorStatus.Thrown(status: ErrorStatus(status: 400, reason: "the image \(text) could not be loaded: \(ErrorStatus(error).reason)"))
             }
         }
         return images

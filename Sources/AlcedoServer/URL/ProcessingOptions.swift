@@ -296,6 +296,9 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Alcedo: images fetched from URLs and drawn over the result, in order (thumbor's
     /// `watermark(url,…)`; default none), `url_watermark:…` in canonical paths.
     public var urlWatermarks: [URLWatermark] = []
+    /// Alcedo: a nine-patch image from a URL drawn around the result (thumbor's `frame(url)`;
+    /// default none), `url_frame:…` in canonical paths.
+    public var frameURL: String?
     /// Alcedo: answer a PNG source whose result has no transparent pixel as JPEG when the URL
     /// names no format (thumbor's `autojpg()`; default `nil`: the server's `AUTO_PNG_TO_JPG`).
     public var pngToJPEG: Bool?
@@ -556,6 +559,7 @@ public struct ProcessingOptions: Sendable, Hashable {
             segments.append("url_watermark:" + mark.placement + ":" + Base64URL.encode(Array(mark.sourceURL.utf8)))
         }
         if let pngToJPEG { segments.append("png_to_jpeg:\(pngToJPEG ? 1 : 0)") }
+        if let frameURL { segments.append("url_frame:" + Base64URL.encode(Array(frameURL.utf8))) }
         for effect in effects { segments.append("effect:" + effect.processor.identifier.dropFirst("com.alcedo.".count)) }
         return segments
     }

@@ -248,8 +248,11 @@ public enum ThumborPlan {
             // focal point, but that point never reaches its crop (checked against it: the result
             // is the plain centred crop). Matching it, the filter changes nothing.
             break
+        case "frame":
+            guard filter.arguments.count == 1, let url = filter.string(0) else { return }
+            options.frameURL = sourceURL(url)
         default:
-            // frame: not supported yet, ignored.
+            // Unknown filters are ignored, as thumbor ignores them.
             break
         }
     }
