@@ -35,6 +35,9 @@ public struct ImageServerConfiguration: Sendable {
     public var maxResultSide: Int = 8192
     /// How long a source download may take (default 15 s).
     public var downloadTimeout: Duration = .seconds(15)
+    /// How long connecting to a source's host may take, within ``downloadTimeout`` (default
+    /// 10 s; thumbor's `HTTP_LOADER_CONNECT_TIMEOUT`).
+    public var connectTimeout: Duration = .seconds(10)
     /// How long writing one response may take, from its head to its last byte handed to the
     /// system (default 10 s, as imgproxy's `IMGPROXY_WRITE_RESPONSE_TIMEOUT`); a client that
     /// reads slower has its connection closed. `nil` or zero: no limit.

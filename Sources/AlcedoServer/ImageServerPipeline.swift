@@ -36,7 +36,8 @@ public struct ImageServerPipeline: Sendable {
         headers["User-Agent"] = configuration.userAgent
         downloader = ImageDownloader(
             name: "alcedo-serve",
-            configuration: ImageDownloader.Configuration(timeout: configuration.downloadTimeout,
+            configuration: ImageDownloader.Configuration(connectTimeout: configuration.connectTimeout,
+                                                         timeout: configuration.downloadTimeout,
                                                          maximumBodySize: configuration.maxSourceBytes,
                                                          maximumRedirects: configuration.maxRedirects,
                                                          defaultHeaders: headers,

@@ -54,6 +54,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("thumbor's FILTERS: the filter names URLs may use, comma-separated (default: every built-in filter).",
                                valueName: "list"))
     var thumborFilters: String?
+    @Option(help: ArgumentHelp("thumbor's AUTO_PNG_TO_JPG: a PNG source whose result has no transparent pixel is answered as JPEG when the URL names no format (default false).",
+                               valueName: "bool"))
+    var thumborAutoPngToJpg: Bool?
     @Option(help: "The address to listen on (default 127.0.0.1).")
     var host: String?
     @Option(help: "The port (default 8080; 0 picks a free one).")
@@ -84,6 +87,9 @@ struct ServeCommand: AsyncParsableCommand {
     var maxResultSide: Int?
     @Option(help: ArgumentHelp("How long a source download may take, in seconds (default 15).", valueName: "seconds"))
     var downloadTimeout: Double?
+    @Option(help: ArgumentHelp("How long connecting to a source's host may take, in seconds (thumbor's HTTP_LOADER_CONNECT_TIMEOUT; default 10).",
+                               valueName: "seconds"))
+    var connectTimeout: Double?
     @Option(help: ArgumentHelp("How long writing one response may take before the connection is closed, in seconds; 0: no limit (default 10).",
                                valueName: "seconds"))
     var writeResponseTimeout: Double?
@@ -507,6 +513,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let filters = env.pick("THUMBOR_FILTERS", flag: thumborFilters, env.string("THUMBOR_FILTERS")) {
             c.thumbor.filters = Set(ServeEnvironment.split(filters, separator: ","))
         }
+        c.thumbor.autoPNGToJPG = try env.pick("THUMBOR_AUTO_PNG_TO_JPG", flag: thumborAutoPngToJpg,
+                                              env.bool("THUMBOR_AUTO_PNG_TO_JPG")) ?? false
     }
 
     /// The configuration from the flags, else `ALCEDO_*`, else imgproxy's `IMGPROXY_*`
@@ -573,6 +581,12 @@ struct ServeCommand: AsyncParsableCommand {
         c.maxResultSide = try env.pick("MAX_RESULT_SIDE", flag: maxResultSide, env.int("MAX_RESULT_SIDE")) ?? c.maxResultSide
         if let seconds = try env.pick("DOWNLOAD_TIMEOUT", flag: downloadTimeout, env.double("DOWNLOAD_TIMEOUT")) {
             c.downloadTimeout = .milliseconds(Int(seconds * 1000))
+        }
+        if let seconds = try env.pick("CONNECT_TIMEOUT", flag: connectTimeout, env.double("CONNECT_TIMEOUT")) {
+            guard seconds > 0, seconds.isFinite else {
+                throw ServerConfigurationError.invalidValue(env.origin(of: "CONNECT_TIMEOUT") ?? "--connect-timeout", message: "must be above 0")
+            }
+            c.connectTimeout = .milliseconds(Int(seconds * 1000))
         }
         if let seconds = try env.pick("WRITE_RESPONSE_TIMEOUT", flag: writeResponseTimeout, env.double("WRITE_RESPONSE_TIMEOUT")) {
             guard seconds >= 0 else {

@@ -56,6 +56,7 @@ struct ServeConfigurationReport {
             "THUMBOR_MAX_WIDTH": String(c.thumbor.maxWidth),
             "THUMBOR_MAX_HEIGHT": String(c.thumbor.maxHeight),
             "THUMBOR_FILTERS": c.thumbor.filters.map { $0.sorted().joined(separator: ",") } ?? "(every built-in filter)",
+            "THUMBOR_AUTO_PNG_TO_JPG": yes(c.thumbor.autoPNGToJPG),
             "HOST": c.host,
             "PORT": String(c.port),
             "CACHE_DIR": c.cacheDirectory?.path ?? "(the platform's cache folder)",
@@ -75,6 +76,7 @@ struct ServeConfigurationReport {
             "MAX_ANIMATION_FRAME_RESOLUTION": c.defaultOptions.security.maxAnimationFrameResolution.map { number($0) + " MP" } ?? "0 (no limit)",
             "MAX_RESULT_SIDE": String(c.maxResultSide),
             "DOWNLOAD_TIMEOUT": number(seconds) + " s",
+            "CONNECT_TIMEOUT": number(Double(c.connectTimeout.components.seconds) + Double(c.connectTimeout.components.attoseconds) / 1e18) + " s",
             "WRITE_RESPONSE_TIMEOUT": c.writeResponseTimeout.map { number(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) + " s" }
                 ?? "0 (no limit)",
             "TIMEOUT": c.requestTimeout.map { number(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) + " s" }

@@ -38,7 +38,7 @@ final class ServeEnvironment {
     /// where one exists: `BIND`, `REQUESTS_QUEUE_SIZE`, `MAX_SRC_FILE_SIZE`, `MAX_RESULT_DIMENSION`).
     static let alcedoOnly: Set<String> = [
         "HOST", "PORT", "CACHE_DIR", "ALLOW_PRIVATE_NETWORKS", "TRUSTED_SOURCE_HOST", "MAX_SRC_BYTES", "MAX_RESULT_SIDE",
-        "QUEUE", "RESULT_CACHE_BYTES", "MEMORY_CACHE_BYTES", "PROCESSES",
+        "QUEUE", "RESULT_CACHE_BYTES", "MEMORY_CACHE_BYTES", "PROCESSES", "CONNECT_TIMEOUT",
     ]
 
     /// Values from a `thumbor.conf` (``loadThumborConfig(_:path:)``), by Alcedo setting name, each
@@ -71,6 +71,8 @@ final class ServeEnvironment {
             },
             ThumborKey(key: "QUALITY", setting: "QUALITY", convert: same),
             ThumborKey(key: "WEBP_QUALITY", setting: "FORMAT_QUALITY") { value in number(value).map { "webp=\(Int($0))" } },
+            ThumborKey(key: "AVIF_QUALITY", setting: "FORMAT_QUALITY") { value in number(value).map { "avif=\(Int($0))" } },
+            ThumborKey(key: "AUTO_PNG_TO_JPG", setting: "THUMBOR_AUTO_PNG_TO_JPG", convert: same),
             ThumborKey(key: "AUTO_WEBP", setting: "AUTO_WEBP", convert: same),
             ThumborKey(key: "RESPECT_ORIENTATION", setting: "AUTO_ROTATE", convert: same),
             ThumborKey(key: "PRESERVE_EXIF_INFO", setting: "STRIP_METADATA") { value in
@@ -80,6 +82,10 @@ final class ServeEnvironment {
             ThumborKey(key: "MAX_PIXELS", setting: "MAX_SRC_RESOLUTION") { value in number(value).map { String($0 / 1_000_000) } },
             ThumborKey(key: "PROGRESSIVE_JPEG", setting: "JPEG_PROGRESSIVE", convert: same),
             ThumborKey(key: "HTTP_LOADER_REQUEST_TIMEOUT", setting: "DOWNLOAD_TIMEOUT", convert: same),
+            ThumborKey(key: "HTTP_LOADER_CONNECT_TIMEOUT", setting: "CONNECT_TIMEOUT", convert: same),
+            // thumbor's temporary images (a smart detection that failed) get this max-age; Alcedo
+            // has no detectors, and its fallback answers are the images served in place of another.
+            ThumborKey(key: "MAX_AGE_TEMP_IMAGE", setting: "FALLBACK_IMAGE_TTL", convert: same),
             ThumborKey(key: "HTTP_LOADER_MAX_BODY_SIZE", setting: "MAX_SRC_BYTES", convert: same),
             ThumborKey(key: "HTTP_LOADER_MAX_REDIRECTS", setting: "MAX_REDIRECTS", convert: same),
             ThumborKey(key: "HTTP_LOADER_DEFAULT_USER_AGENT", setting: "USER_AGENT", convert: same),
@@ -107,7 +113,13 @@ final class ServeEnvironment {
                 unsupported.append(key)
                 continue
             }
-            fileValues[entry.setting] = (text, "thumbor.conf:" + key)
+            // Two keys for one setting (WEBP_QUALITY and AVIF_QUALITY): both, in key order.
+            if let earlier = fileValues[entry.setting] {
+                let both = [(earlier.origin, earlier.text), ("thumbor.conf:" + key, text)].sorted { $0.0 < $1.0 }
+                fileValues[entry.setting] = (both.map(\.1).joined(separator: ","), both.map(\.0).joined(separator: ","))
+            } else {
+                fileValues[entry.setting] = (text, "thumbor.conf:" + key)
+            }
         }
         unsupportedThumborKeys = unsupported.sorted()
     }

@@ -36,6 +36,34 @@ struct ThumborServeTests {
         #expect(out.contains("thumbor.conf keys not supported (ignored): DETECTORS, LOADER"))
     }
 
+    @Test("thumbor.conf's AVIF_QUALITY, HTTP_LOADER_CONNECT_TIMEOUT, MAX_AGE_TEMP_IMAGE and AUTO_PNG_TO_JPG are read; MIN_WIDTH is named")
+    func moreThumborKeys() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-thumbor-\(UUID().uuidString).conf")
+        try Data("""
+            WEBP_QUALITY = 70
+            AVIF_QUALITY = 50
+            HTTP_LOADER_CONNECT_TIMEOUT = 3
+            MAX_AGE_TEMP_IMAGE = 30
+            AUTO_PNG_TO_JPG = True
+            MIN_WIDTH = 10
+            """.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (status, out, err) = try ChildServe.runToEnd(["serve", "--print-config", "--thumbor-config", file.path],
+                                                         environment: ["ALCEDO_DIALECT": "thumbor"])
+        #expect(status == 0, "\(err)")
+        func row(_ name: String) -> [Substring] { ChildServe.configRow(name, in: out) }
+        #expect(row("FORMAT_QUALITY") == ["FORMAT_QUALITY", "avif=50,webp=70", "thumbor.conf:AVIF_QUALITY,thumbor.conf:WEBP_QUALITY"])
+        #expect(row("CONNECT_TIMEOUT") == ["CONNECT_TIMEOUT", "3", "s", "thumbor.conf:HTTP_LOADER_CONNECT_TIMEOUT"])
+        #expect(row("FALLBACK_IMAGE_TTL") == ["FALLBACK_IMAGE_TTL", "30", "thumbor.conf:MAX_AGE_TEMP_IMAGE"])
+        #expect(row("THUMBOR_AUTO_PNG_TO_JPG") == ["THUMBOR_AUTO_PNG_TO_JPG", "true", "thumbor.conf:AUTO_PNG_TO_JPG"])
+        #expect(out.contains("thumbor.conf keys not supported (ignored): MIN_WIDTH"))
+        // The flags win over the file.
+        let (_, flagged, _) = try ChildServe.runToEnd(["serve", "--print-config", "--thumbor-config", file.path, "--connect-timeout", "2",
+                                                       "--thumbor-auto-png-to-jpg", "false"], environment: ["ALCEDO_DIALECT": "thumbor"])
+        #expect(ChildServe.configRow("CONNECT_TIMEOUT", in: flagged) == ["CONNECT_TIMEOUT", "2", "s", "--connect-timeout"])
+        #expect(ChildServe.configRow("THUMBOR_AUTO_PNG_TO_JPG", in: flagged).dropFirst().first == "false")
+    }
+
     @Test("an unknown dialect is refused before listening")
     func unknownDialect() throws {
         let (status, _, err) = try ChildServe.runToEnd(["serve", "--dialect", "imagor", "--print-config"], environment: [:])

@@ -16,6 +16,7 @@ struct ThumborURLTests {
         #expect(path.width == 300 && path.height == nil && path.horizontalFlip && path.verticalFlip)
         #expect(path.horizontalAlign == .right && path.verticalAlign == .bottom && path.smart)
         #expect(path.filters == "brightness(10):quality(50)")
+        #expect(try ThumborPath.parse("/unsafe/filters:curve(%5B(0,0)%5D,%5B%5D,%5B%5D,%5B%5D)/a.com/b.jpg").filters == "curve([(0,0)],[],[],[])")
         #expect(path.image == "example.com/a/b.jpg")
     }
 

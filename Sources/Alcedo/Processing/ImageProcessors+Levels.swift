@@ -30,8 +30,11 @@ public struct LevelsImageProcessor: ImageProcessor {
         case grayscale
         /// Blends each channel towards `color`: `c + (color - c) * percent / 100`, per channel percentages.
         case colorize(red: Int, green: Int, blue: Int, color: RGBA)
-        /// Piecewise-linear curves through `(input, output)` points in `0...255`, for all three
-        /// channels (`all`) then each one; an empty list leaves a channel unchanged.
+        /// Natural cubic splines through `(input, output)` points in `0...255`, as thumbor's
+        /// `curve` filter draws them: each channel through its own curve (`red`, `green`, `blue`),
+        /// then through `all`. The points are taken in the order given, inputs increasing; below
+        /// the first input a curve gives the first output, from the last input on the last
+        /// output; an empty list leaves a channel unchanged.
         case curves(all: [Point], red: [Point], green: [Point], blue: [Point])
         /// Stretches each channel's histogram so its cumulative distribution is uniform (computed per frame).
         case equalize
@@ -67,7 +70,7 @@ public struct LevelsImageProcessor: ImageProcessor {
         case .grayscale: text = "grayscale"
         case .colorize(let r, let g, let b, let color): text = "colorize:\(r):\(g):\(b):" + ProcessorSupport.color(color)
         case .curves(let all, let red, let green, let blue):
-            text = "curves:" + [all, red, green, blue].map { $0.map { "\($0.input),\($0.output)" }.joined(separator: ";") }
+            text = "spline:" + [all, red, green, blue].map { $0.map { "\($0.input),\($0.output)" }.joined(separator: ";") }
                 .joined(separator: ":")
         case .equalize: text = "equalize"
         }
@@ -162,21 +165,58 @@ public struct LevelsImageProcessor: ImageProcessor {
     @inline(__always)
     private static func clamp(_ value: Int) -> UInt8 { UInt8(max(0, min(255, value))) }
 
-    /// The 256-entry table of a piecewise-linear curve through `points` (sorted by input; the
-    /// ends held flat); the identity for no points.
+    /// The 256-entry table of the natural cubic spline through `points` (in the order given,
+    /// rounded half away from zero and clamped; the ends held flat); the identity for no points.
     static func curve(_ points: [Point]) -> [UInt8] {
-        let sorted = points.sorted { $0.input < $1.input }
-        guard let first = sorted.first, let last = sorted.last else { return (0...255).map { UInt8($0) } }
-        return (0...255).map { x in
-            if x <= first.input { return clamp(first.output) }
-            if x >= last.input { return clamp(last.output) }
-            var index = 1
-            while index < sorted.count, sorted[index].input < x { index += 1 }
-            let a = sorted[index - 1], b = sorted[min(index, sorted.count - 1)]
-            guard b.input != a.input else { return clamp(b.output) }
-            let value = Double(a.output) + Double(b.output - a.output) * Double(x - a.input) / Double(b.input - a.input)
-            return clamp(Int(value.rounded()))
+        guard let first = points.first, let last = points.last else { return (0...255).map { UInt8($0) } }
+        var table = [UInt8](repeating: clamp(first.output), count: 256)
+        let second = secondDerivatives(points)
+        for index in 0..<(points.count - 1) {
+            let a = points[index], b = points[index + 1]
+            guard a.input < b.input else { continue }
+            let h = Double(b.input - a.input)
+            for x in a.input..<b.input {
+                let t = Double(x - a.input) / h, u = 1 - t
+                let y = u * Double(a.output) + t * Double(b.output)
+                    + (h * h / 6) * ((u * u * u - u) * second[index] + (t * t * t - t) * second[index + 1])
+                table[x] = y.isFinite ? clamp(Int(y.rounded(.toNearestOrAwayFromZero))) : 0
+            }
         }
+        for x in max(0, last.input)..<256 { table[x] = clamp(last.output) }
+        return table
+    }
+
+    /// The second derivatives of the natural cubic spline through `points` (0 at both ends),
+    /// from the tridiagonal system solved as thumbor's `_curve` solves it.
+    private static func secondDerivatives(_ points: [Point]) -> [Double] {
+        let n = points.count
+        var lower = [Double](repeating: 0, count: n), diagonal = [Double](repeating: 0, count: n)
+        var upper = [Double](repeating: 0, count: n), result = [Double](repeating: 0, count: n)
+        diagonal[0] = 1
+        diagonal[n - 1] = 1
+        if n > 2 {
+            for i in 1..<(n - 1) {
+                let x0 = Double(points[i - 1].input), x1 = Double(points[i].input), x2 = Double(points[i + 1].input)
+                let y0 = Double(points[i - 1].output), y1 = Double(points[i].output), y2 = Double(points[i + 1].output)
+                lower[i] = (x1 - x0) / 6
+                diagonal[i] = (x2 - x0) / 3
+                upper[i] = (x2 - x1) / 6
+                result[i] = (y2 - y1) / (x2 - x1) - (y1 - y0) / (x1 - x0)
+            }
+        }
+        for i in stride(from: 1, to: n, by: 1) {
+            let k = lower[i] / diagonal[i - 1]
+            diagonal[i] -= k * upper[i - 1]
+            lower[i] = 0
+            result[i] -= k * result[i - 1]
+        }
+        for i in stride(from: n - 2, through: 0, by: -1) {
+            let k = upper[i] / diagonal[i + 1]
+            diagonal[i] -= k * lower[i + 1]
+            upper[i] = 0
+            result[i] -= k * result[i + 1]
+        }
+        return (0..<n).map { result[$0] / diagonal[$0] }
     }
 
     /// The table that equalizes one channel's 256-bin histogram.

@@ -35,16 +35,17 @@ extension AlcedoImage {
         return replacingFrames(cut, width: size.width, height: size.height)
     }
 
-    /// The image on a canvas of `size` filled with `background`, its top-left corner at
-    /// `origin` (which may be negative or push the image past the canvas: only the overlap is copied).
-    func embedded(in size: PixelSize, at origin: (x: Int, y: Int), background: RGBA) -> AlcedoImage {
+    /// The image on a canvas of `size` filled with `background` (or `backdrop`'s pixels, RGBA of
+    /// `size`), its top-left corner at `origin` (which may be negative or push the image past the
+    /// canvas: only the overlap is copied, replacing the canvas's pixels).
+    func embedded(in size: PixelSize, at origin: (x: Int, y: Int), background: RGBA, backdrop: [UInt8]? = nil) -> AlcedoImage {
         let canvasRowBytes = size.width * 4
         let fromX = max(0, -origin.x), toX = min(width, size.width - origin.x)
         let fromY = max(0, -origin.y), toY = min(height, size.height - origin.y)
         let fill = [background.red, background.green, background.blue, background.alpha]
         let grown = frames.map { frame -> Frame in
-            var pixels = [UInt8](repeating: 0, count: canvasRowBytes * size.height)
-            if fill != [0, 0, 0, 0] {
+            var pixels = backdrop ?? [UInt8](repeating: 0, count: canvasRowBytes * size.height)
+            if backdrop == nil, fill != [0, 0, 0, 0] {
                 for index in stride(from: 0, to: pixels.count, by: 4) {
                     pixels[index] = fill[0]; pixels[index + 1] = fill[1]; pixels[index + 2] = fill[2]; pixels[index + 3] = fill[3]
                 }
@@ -61,6 +62,20 @@ extension AlcedoImage {
             return Frame(pixels: pixels, duration: frame.duration)
         }
         return replacingFrames(grown, width: size.width, height: size.height)
+    }
+
+    /// The mean of the red, green and blue values of the first frame's pixels (truncated), opaque:
+    /// thumbor's `fill(auto)` colour.
+    var meanColor: RGBA {
+        let pixels = frames[0].pixels
+        var sums = (0, 0, 0)
+        var index = 0
+        while index + 3 < pixels.count {
+            sums.0 += Int(pixels[index]); sums.1 += Int(pixels[index + 1]); sums.2 += Int(pixels[index + 2])
+            index += 4
+        }
+        let area = max(1, width * height)
+        return RGBA(red: UInt8(sums.0 / area), green: UInt8(sums.1 / area), blue: UInt8(sums.2 / area))
     }
 
     /// Composited over an opaque `background`: every pixel becomes opaque.

@@ -28,14 +28,19 @@ public struct ImgproxyProcessor: ImageProcessor {
     public let maxResultDimension: Int
     /// The server's watermark image for `watermark`/`wm` (default `nil`: the option does nothing).
     public let watermark: WatermarkImage?
+    /// The decoded images of ``ProcessingOptions/urlWatermarks`` and ``ProcessingOptions/frameURL``,
+    /// by URL (one missing is not drawn).
+    public let urlImages: [String: AlcedoImage]
 
     /// Creates the processor for `options`.
     /// - Parameters:
     ///   - maximumResultSide: results with a larger side are refused (default 8192).
     ///   - maxResultDimension: results are scaled down to fit this side (default 0: no limit).
     ///   - watermark: the image `wm` places (default `nil`: none).
+    ///   - urlImages: the images of the URL's `urlWatermarks` and `frameURL`, by URL (default none).
     public init(options: ProcessingOptions, maximumResultSide: Int = 8192, maxResultDimension: Int = 0,
-                watermark: WatermarkImage? = nil) {
+                watermark: WatermarkImage? = nil, urlImages: [String: AlcedoImage] = [:]) {
+        self.urlImages = urlImages
         self.options = options
         self.maximumResultSide = maximumResultSide
         self.maxResultDimension = maxResultDimension
@@ -56,7 +61,7 @@ public struct ImgproxyProcessor: ImageProcessor {
     /// pixels: no crop, no trim, no minimum size, a requested size that keeps the aspect ratio. The target always
     /// covers what the resize needs.
     public var decodingTarget: (size: PixelSize, mode: ContentMode)? {
-        guard options.crop == nil, options.trim == nil, options.region == nil, !options.adaptiveOrientation,
+        guard options.crop == nil, options.trim == nil, options.cornerTrim == nil, options.region == nil, !options.adaptiveOrientation,
               options.minWidth == 0, options.minHeight == 0,
               options.width > 0 || options.height > 0 else { return nil }
         // force with a side of 0 keeps that side of the source: it needs the full size.
@@ -98,7 +103,7 @@ public struct ImgproxyProcessor: ImageProcessor {
     public func intermediateBytes(for size: PixelSize) -> Int {
         let rotates = options.rotate == 90 || options.rotate == 180 || options.rotate == 270
         let crops = options.crop.map { $0.width > 0 || $0.height > 0 } ?? false || options.region != nil
-        let steps = [!options.autoRotate, options.trim != nil, rotates, options.flipHorizontal || options.flipVertical, crops]
+        let steps = [!options.autoRotate, options.trim != nil || options.cornerTrim != nil, rotates, options.flipHorizontal || options.flipVertical, crops]
             .filter { $0 }.count
         let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
         guard !overflow else { return Int.max }
@@ -161,8 +166,19 @@ public struct ImgproxyProcessor: ImageProcessor {
             image = try TrimImageProcessor(threshold: trim.threshold, color: trim.color, equalHorizontal: trim.equalHorizontal,
                                            equalVertical: trim.equalVertical).process(image)
         }
+        // thumbor's trim: the manual crop stays in the untrimmed image's pixels.
+        var trimmed = (x: 0, y: 0)
+        if let trim = options.cornerTrim, !image.isAnimated {
+            let processor = CornerTrimImageProcessor(corner: trim.corner, tolerance: trim.tolerance)
+            if let rect = processor.contentRect(of: image) {
+                trimmed = (rect.x, rect.y)
+                image = try processor.process(image)
+            }
+        }
         var gravity = options.gravity
-        if let region = options.region {
+        if let unshifted = options.region {
+            let region = ProcessingOptions.Region(left: unshifted.left - trimmed.x, top: unshifted.top - trimmed.y,
+                                                  right: unshifted.right - trimmed.x, bottom: unshifted.bottom - trimmed.y)
             let left = max(0, min(region.left, image.width)), right = max(0, min(region.right, image.width))
             let top = max(0, min(region.top, image.height)), bottom = max(0, min(region.bottom, image.height))
             if left < right, top < bottom, right - left < image.width || bottom - top < image.height {
@@ -196,6 +212,10 @@ public struct ImgproxyProcessor: ImageProcessor {
 
         if options.blur > 0 { image = try BlurImageProcessor(blurRadius: options.blur).process(image) }
         if options.sharpen > 0 { image = try image.sharpened(sigma: options.sharpen) }
+        if let sharpen = options.waveletSharpen {
+            image = try WaveletSharpenImageProcessor(amount: sharpen.amount, radius: sharpen.radius,
+                                                     luminanceOnly: sharpen.luminanceOnly).process(image)
+        }
         if options.pixelate > 1 { image = try PixelateImageProcessor(size: options.pixelate).process(image) }
 
         let fill = options.background ?? .clear
@@ -220,7 +240,16 @@ public struct ImgproxyProcessor: ImageProcessor {
         if let mark = options.watermark, let watermark {
             image = watermark.apply(mark, to: image, dpr: plan.dprScale)
         }
+        for mark in options.urlWatermarks {
+            if let overlay = urlImages[mark.sourceURL] { image = URLWatermarkPlacement.apply(mark, image: overlay, over: image) }
+        }
+        if let url = options.frameURL, let ninePatch = urlImages[url] {
+            let framed = NinePatchFrame.apply(ninePatch, to: image)
+            try checkResult(framed.pixelSize)
+            image = framed
+        }
         for adjustment in options.levels { image = try LevelsImageProcessor(adjustment).process(image) }
+        for effect in options.effects { image = try effect.processor.process(image) }
         if options.roundCorner > 0 {
             image = try RoundCornerImageProcessor(radius: .point(options.roundCorner)).process(image)
             if let color = options.roundCornerColor { image = image.flattened(over: color) }
@@ -238,7 +267,17 @@ public struct ImgproxyProcessor: ImageProcessor {
         guard canvas != image.pixelSize else { return image }
         try checkResult(canvas)
         let origin = ImgproxyGeometry.position(outer: canvas, inner: image.pixelSize, gravity: gravity, dpr: dpr)
-        return image.embedded(in: canvas, at: origin, background: fill)
+        switch options.extendFill {
+        case .background:
+            return image.embedded(in: canvas, at: origin, background: fill)
+        case .average:
+            return image.embedded(in: canvas, at: origin, background: image.meanColor)
+        case .blur:
+            // thumbor blurs with a kernel of radius 50 and σ 50, cut at one σ: the spread of
+            // that kernel is a Gaussian's of σ ≈ 27. The blur is stretched to the canvas.
+            let blurred = try BlurImageProcessor(blurRadius: 27).process(image.frame(at: 0)).resized(to: canvas)
+            return image.embedded(in: canvas, at: origin, background: fill, backdrop: blurred.frames[0].pixels)
+        }
     }
 
     /// The canvas `extend` makes for an image of `image` and a requested `size` (a side of 0

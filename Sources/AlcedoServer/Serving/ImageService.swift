@@ -216,6 +216,8 @@ public final class ImageService: Sendable {
         responseEncoding.webpEffort = configuration.webpEffort
         responseEncoding.pngInterlaced = configuration.pngInterlaced
         responseEncoding.pngPaletteColors = configuration.pngQuantize ? configuration.pngQuantizationColors : 0
+        responseEncoding.pngToJPEG = parsed.options.pngToJPEG ?? configuration.thumbor.autoPNGToJPG
+        if configuration.dialect == .thumbor { responseEncoding.maxBytesSchedule = .thumbor }
         let encoding = responseEncoding
         let variantKey = canonical.signedPart + "|" + encoding.identifier
 
@@ -306,8 +308,10 @@ public final class ImageService: Sendable {
         }
         defer { admission.release() }
         let start = ContinuousClock.now
+        let overlays = try await urlImages(parsed.options.urlWatermarks.map(\.sourceURL) + (parsed.options.frameURL.map { [$0] } ?? []))
         let processor = ImgproxyProcessor(options: parsed.options, maximumResultSide: configuration.maxResultSide,
-                                          maxResultDimension: configuration.maxResultDimension, watermark: configuration.watermark)
+                                          maxResultDimension: configuration.maxResultDimension, watermark: configuration.watermark,
+                                          urlImages: overlays)
         let requested = encoding.requested
         let firstFrameOnly = parsed.options.page == nil
             && (requested.map(Self.writesFirstFrameOnly) == true || parsed.options.security.maxAnimationFrames == 1)
@@ -389,6 +393,23 @@ public final class ImageService: Sendable {
             ? await debugFacts(source: parsed.sourceURL, original: retrieved.originalData, result: retrieved.image) : nil
         return EncodedResult(body: ByteBuffer(bytes: body), format: format, etag: etag(for: canonical, validator: info.validator, format: format),
                              lastModified: info.lastModified, tier: tier, expires: .now + lifetime, debug: debug, fallbackStatus: fallbackStatus)
+    }
+
+    /// The images of a URL's `urlWatermarks` and `frameURL` (thumbor's `watermark(url,…)` and
+    /// `frame(url)`), each fetched as a source is: checked by the source guard and the allowed
+    /// sources, through the same loaders and caches (first frame only). One that is refused or
+    /// cannot be loaded answers 400, as thumbor answers a watermark it cannot load.
+    private func urlImages(_ urls: [String]) async throws -> [String: AlcedoImage] {
+        var images: [String: AlcedoImage] = [:]
+        for text in urls where images[text] == nil {
+            do {
+                let url = try pipeline.sourceGuard.checkSource(text)
+                images[text] = try await pipeline.manager.retrieveImage(with: url, options: [.onlyLoadFirstFrame]).image
+            } catch {
+                throw ErrorStatus.Thrown(status: ErrorStatus(status: 400, reason: "the image \(text) could not be loaded: \(ErrorStatus(error).reason)"))
+            }
+        }
+        return images
     }
 
     /// imgproxy's debug headers for a result: the source's size in bytes and pixels (read
@@ -538,6 +559,8 @@ public final class ImageService: Sendable {
             }
             return encoding.enforced.webP ? .webp : requested
         }
+        // A PNG answered as JPEG depends on the result's pixels.
+        if encoding.pngToJPEG, source.format == .png { return nil }
         return encoding.negotiation.outputFormat(source: source.format, animated: animated, accepted: encoding.accepted)
     }
 

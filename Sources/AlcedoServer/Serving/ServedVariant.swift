@@ -35,6 +35,9 @@ struct ResponseEncoding: Sendable, Hashable {
     var progressiveJPEG = false
     /// libwebp's effort for WebP results (``ImageServerConfiguration/webpEffort``).
     var webpEffort = 4
+    /// thumbor's `AUTO_PNG_TO_JPG` (or `autojpg()`): a PNG source whose result has no
+    /// transparent pixel is answered as JPEG when the URL names no format.
+    var pngToJPEG = false
     /// How `max_bytes` lowers the quality (imgproxy's schedule unless the thumbor dialect asks).
     var maxBytesSchedule = MaxBytesSchedule.imgproxy
     /// PNG results interlaced (``ImageServerConfiguration/pngInterlaced``).
@@ -80,8 +83,10 @@ struct ResponseEncoding: Sendable, Hashable {
             return enforced.webP ? .webp : requested
         }
         let negotiation = self.negotiation
-        if let format = negotiation.outputFormat(source: source, animated: animated, accepted: accepted) { return format }
-        return negotiation.outputFormat(source: source, animated: animated, alpha: alpha(), accepted: accepted) ?? .png
+        let format = negotiation.outputFormat(source: source, animated: animated, accepted: accepted)
+            ?? negotiation.outputFormat(source: source, animated: animated, alpha: alpha(), accepted: accepted) ?? .png
+        if pngToJPEG, source == .png, format == .png, !alpha() { return .jpeg }
+        return format
     }
 
     /// The negotiation of results without a format in the URL: `accepted` holds only what the
@@ -106,6 +111,7 @@ struct ResponseEncoding: Sendable, Hashable {
             if accepted.webP { format += "+webp" }
             if preferredFormats != [.jpeg, .png, .gif] { format += "+" + preferredFormats.map(\.rawValue).joined(separator: "+") }
             if rasterizeSVG { format += "+rsvg" }
+            if pngToJPEG { format += "+png2jpg" }
         }
         let background = background.map { "\($0.red).\($0.green).\($0.blue)" } ?? "-"
         let fixedFormat = enforced == AcceptedImageFormats() ? requested : nil

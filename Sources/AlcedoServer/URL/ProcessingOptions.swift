@@ -284,6 +284,127 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// (default `nil`), `max_age:SECONDS` (thumbor's `max_age()`); 0 answers `no-cache`.
     public var maxAge: Int?
 
+    /// Alcedo: a trim of the border whose colour is a corner pixel's, within a Euclidean RGBA
+    /// distance (thumbor's `trim`; ``CornerTrimImageProcessor``), in place of ``trim`` (default
+    /// none), `corner_trim:CORNER:TOLERANCE`. ``region`` is read in the untrimmed image's pixels.
+    public var cornerTrim: CornerTrim?
+    /// Alcedo: a wavelet sharpening after the resize (thumbor's `sharpen(amount,radius,luminance_only)`;
+    /// ``WaveletSharpenImageProcessor``) (default none), `wavelet_sharpen:AMOUNT:RADIUS:LUMA`.
+    public var waveletSharpen: WaveletSharpen?
+    /// Alcedo: what the canvas of ``extend`` is filled with (default ``ExtendFill/background``).
+    public var extendFill: ExtendFill = .background
+    /// Alcedo: images fetched from URLs and drawn over the result, in order (thumbor's
+    /// `watermark(url,…)`; default none), `url_watermark:…` in canonical paths.
+    public var urlWatermarks: [URLWatermark] = []
+    /// Alcedo: a nine-patch image from a URL drawn around the result (thumbor's `frame(url)`;
+    /// default none), `url_frame:…` in canonical paths.
+    public var frameURL: String?
+    /// Alcedo: answer a PNG source whose result has no transparent pixel as JPEG when the URL
+    /// names no format (thumbor's `autojpg()`; default `nil`: the server's `AUTO_PNG_TO_JPG`).
+    public var pngToJPEG: Bool?
+
+    /// Alcedo: pixel effects after ``levels``, in order (thumbor's `noise` and `convolution`;
+    /// default none), `effect:…` in canonical paths.
+    public var effects: [Effect] = []
+
+    /// A pixel effect run by a library processor.
+    public enum Effect: Sendable, Hashable {
+        /// ``NoiseImageProcessor``.
+        case noise(amount: Int, seed: UInt32)
+        /// ``ConvolutionImageProcessor``.
+        case convolution(kernel: [Double], columns: Int, normalize: Bool)
+
+        /// The processor that runs it.
+        public var processor: any ImageProcessor {
+            switch self {
+            case .noise(let amount, let seed): return NoiseImageProcessor(amount: amount, seed: seed)
+            case .convolution(let kernel, let columns, let normalize):
+                return ConvolutionImageProcessor(kernel: kernel, columns: columns, normalize: normalize)
+            }
+        }
+    }
+
+    /// thumbor's trim: the corner and the colour distance.
+    public struct CornerTrim: Sendable, Hashable {
+        public var corner: CornerTrimImageProcessor.Corner
+        public var tolerance: Int
+
+        public init(corner: CornerTrimImageProcessor.Corner, tolerance: Int) {
+            self.corner = corner
+            self.tolerance = tolerance
+        }
+    }
+
+    /// thumbor's `sharpen` arguments.
+    public struct WaveletSharpen: Sendable, Hashable {
+        public var amount: Double, radius: Double, luminanceOnly: Bool
+
+        public init(amount: Double, radius: Double, luminanceOnly: Bool) {
+            self.amount = amount
+            self.radius = radius
+            self.luminanceOnly = luminanceOnly
+        }
+    }
+
+    /// What an extended canvas is filled with.
+    public enum ExtendFill: String, Sendable, Hashable {
+        /// ``background`` (transparent when it is `nil`).
+        case background
+        /// The mean colour of the image's pixels (thumbor's `fill(auto)`).
+        case average
+        /// The image itself, blurred (σ 50) and stretched to the canvas (thumbor's `fill(blur)`).
+        case blur
+    }
+
+    /// One coordinate of a ``URLWatermark``, as thumbor's `watermark` reads it.
+    public enum WatermarkCoordinate: Sendable, Hashable {
+        /// Pixels from the left or top; `fromEnd` (written with `-`): the watermark's far edge
+        /// that far from the right or bottom.
+        case pixels(Int, fromEnd: Bool)
+        /// A percentage of the image's side (`Np`), from the right or bottom with `fromEnd` (`-Np`).
+        case percent(Int, fromEnd: Bool)
+        /// Centred.
+        case center
+        /// Repeated along this axis, spaced evenly.
+        case `repeat`
+    }
+
+    /// An image from a URL drawn over the result (thumbor's `watermark(url,x,y,alpha[,w_ratio,h_ratio])`).
+    public struct URLWatermark: Sendable, Hashable {
+        /// The image's URL, as the loader fetches it (checked by the same rules as the source).
+        public var sourceURL: String
+        public var x: WatermarkCoordinate, y: WatermarkCoordinate
+        /// Transparency added, in percent: each alpha value is lowered by `255 * alpha / 100`.
+        public var alpha: Int
+        /// The largest width and height as percentages of the image (`nil`: not bounded on that side;
+        /// both `nil`: the watermark's own size).
+        public var widthRatio: Int?, heightRatio: Int?
+
+        public init(sourceURL: String, x: WatermarkCoordinate, y: WatermarkCoordinate, alpha: Int, widthRatio: Int? = nil,
+                    heightRatio: Int? = nil) {
+            self.sourceURL = sourceURL
+            self.x = x
+            self.y = y
+            self.alpha = alpha
+            self.widthRatio = widthRatio
+            self.heightRatio = heightRatio
+        }
+
+        /// The canonical text of the placement (without the URL).
+        var placement: String {
+            func text(_ coordinate: WatermarkCoordinate) -> String {
+                switch coordinate {
+                case .pixels(let value, let fromEnd): return (fromEnd ? "-" : "") + String(value)
+                case .percent(let value, let fromEnd): return (fromEnd ? "-" : "") + "\(value)p"
+                case .center: return "center"
+                case .repeat: return "repeat"
+                }
+            }
+            return [text(x), text(y), String(alpha), widthRatio.map(String.init) ?? "none", heightRatio.map(String.init) ?? "none"]
+                .joined(separator: ":")
+        }
+    }
+
     /// A rectangle in source pixels: columns `left..<right`, rows `top..<bottom`.
     public struct Region: Sendable, Hashable {
         public var left: Int, top: Int, right: Int, bottom: Int
@@ -329,6 +450,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         copy.filename = nil
         copy.returnAttachment = false
         copy.maxAge = nil
+        copy.pngToJPEG = nil
         copy.security.maxSourceResolution = nil
         copy.security.maxSourceFileSize = nil
         copy.security.maxAnimationFrameResolution = nil
@@ -427,6 +549,18 @@ public struct ProcessingOptions: Sendable, Hashable {
             segments.append("levels:" + LevelsImageProcessor(adjustment).identifier.dropFirst("com.alcedo.levels(".count).dropLast())
         }
         if let maxAge { segments.append("max_age:\(maxAge)") }
+        if let cornerTrim { segments.append("corner_trim:\(cornerTrim.corner.rawValue):\(cornerTrim.tolerance)") }
+        if let waveletSharpen {
+            segments.append("wavelet_sharpen:\(Self.number(waveletSharpen.amount)):\(Self.number(waveletSharpen.radius)):"
+                + (waveletSharpen.luminanceOnly ? "1" : "0"))
+        }
+        if extendFill != .background { segments.append("extend_fill:" + extendFill.rawValue) }
+        for mark in urlWatermarks {
+            segments.append("url_watermark:" + mark.placement + ":" + Base64URL.encode(Array(mark.sourceURL.utf8)))
+        }
+        if let pngToJPEG { segments.append("png_to_jpeg:\(pngToJPEG ? 1 : 0)") }
+        if let frameURL { segments.append("url_frame:" + Base64URL.encode(Array(frameURL.utf8))) }
+        for effect in effects { segments.append("effect:" + effect.processor.identifier.dropFirst("com.alcedo.".count)) }
         return segments
     }
 

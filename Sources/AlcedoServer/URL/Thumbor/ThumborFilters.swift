@@ -55,6 +55,10 @@ public struct ThumborFilter: Sendable, Hashable {
         "strip_icc", "upscale", "watermark",
     ]
 
+    /// Filters thumbor 7.8 ships but loads only when `FILTERS` names them (they are not in its
+    /// `BUILTIN_FILTERS`): ignored unless ``ThumborRules/filters`` lists them.
+    public static let optIn: Set<String> = ["autojpg"]
+
     // MARK: Argument patterns (thumbor's BaseFilter types)
 
     /// `[-]?\d+` (`Number`), within ±1,000,000.

@@ -30,7 +30,8 @@ public struct ThumborPath: Sendable, Hashable {
     public var horizontalAlign: HorizontalAlign = .center
     public var verticalAlign: VerticalAlign = .middle
     public var smart = false
-    /// The text between `filters:` and the `/` that ends the last filter's `)`.
+    /// The text between `filters:` and the `/` that ends the last filter's `)`, percent-decoded
+    /// once (as Tornado hands it to thumbor: `%5B` in a curve is `[`).
     public var filters = ""
     /// The image part, percent-decoded once (as Tornado hands it to thumbor).
     public var image = ""
@@ -75,7 +76,7 @@ public struct ThumborPath: Sendable, Hashable {
         }
         let saved = self
         for (candidate, filterText) in try candidates(step, text) {
-            if let filterText { filters = filterText }
+            if let filterText { filters = filterText.percentDecoded ?? filterText }
             if try match(text[candidate...], step: step + 1) { return true }
             self = saved
         }

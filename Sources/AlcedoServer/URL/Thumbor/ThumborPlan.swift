@@ -8,10 +8,15 @@ public struct ThumborRules: Sendable, Hashable {
     public var allowUnsafe = true
     /// `MAX_WIDTH`, `MAX_HEIGHT`: requested sizes above them are lowered to them (default 0: none).
     public var maxWidth = 0, maxHeight = 0
-    /// `FILTERS`: the filters a URL may use (default `nil`: every built-in one); others are ignored.
+    /// `FILTERS`: the filters a URL may use (default `nil`: every built-in one but those of
+    /// ``ThumborFilter/optIn``, as thumbor's `BUILTIN_FILTERS`); others are ignored.
     public var filters: Set<String>?
     /// The options a URL's own apply to (the server's defaults).
     public var defaults = ProcessingOptions()
+    /// `AUTO_PNG_TO_JPG`: a PNG source whose result has no transparent pixel is answered as
+    /// JPEG when the URL names no format (default `false`). `autojpg()` turns it on for a URL
+    /// when it is off, and, as in thumbor 7.8, off when it is on.
+    public var autoPNGToJPG = false
 
     public init() {}
 }
@@ -59,15 +64,15 @@ public enum ThumborPlan {
                                                       bottom: path.crop.bottom)
         }
         if let trim = path.trim {
-            options.trim = ProcessingOptions.Trim(threshold: Double(trim.tolerance))
+            options.cornerTrim = ProcessingOptions.CornerTrim(corner: trim.bottomRight ? .bottomRight : .topLeft, tolerance: trim.tolerance)
         }
         // thumbor flips after cropping: the same result as flipping first with the alignment mirrored.
         options.flipHorizontal = path.horizontalFlip
         options.flipVertical = path.verticalFlip
         options.gravity = gravity(path.horizontalFlip ? mirrored(path.horizontalAlign) : path.horizontalAlign,
                                   path.verticalFlip ? mirrored(path.verticalAlign) : path.verticalAlign)
-        for filter in ThumborFilter.list(path.filters) where rules.filters.map({ $0.contains(filter.name) }) ?? true {
-            apply(filter, to: &options, fitIn: path.fitIn)
+        for filter in ThumborFilter.list(path.filters) where rules.filters.map({ $0.contains(filter.name) }) ?? !ThumborFilter.optIn.contains(filter.name) {
+            apply(filter, to: &options, fitIn: path.fitIn, autoPNGToJPG: rules.autoPNGToJPG)
         }
         return ImgproxyPath(signature: path.signature ?? "unsafe", options: options, sourceURL: sourceURL(path.image),
                             encoding: .plain, extensionFormat: nil)
@@ -117,7 +122,7 @@ public enum ThumborPlan {
     }
 
     /// Applies one filter as thumbor does; one whose arguments do not match is ignored.
-    static func apply(_ filter: ThumborFilter, to options: inout ProcessingOptions, fitIn: Bool) {
+    static func apply(_ filter: ThumborFilter, to options: inout ProcessingOptions, fitIn: Bool, autoPNGToJPG: Bool = false) {
         switch filter.name {
         case "quality":
             if let value = filter.integer(0, negative: false) { options.quality = max(1, min(100, value)) }
@@ -135,11 +140,16 @@ public enum ThumborPlan {
         case "background_color":
             if let text = filter.string(0), let color = ThumborFilter.color(text) { options.background = color }
         case "fill":
-            guard let text = filter.string(0), let transparent = filter.boolean(1, default: false) else { return }
-            // auto and blur are not supported: the canvas keeps the image's own colours (transparent).
-            let color = ThumborFilter.color(text)
+            guard let text = filter.string(0), text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }),
+                  let transparent = filter.boolean(1, default: false) else { return }
             if fitIn { options.extend = true }
-            if let color, color.alpha == 255 || transparent { options.background = color }
+            switch text {
+            case "auto": options.extendFill = .average
+            case "blur": options.extendFill = .blur
+            default:
+                options.extendFill = .background
+                if let color = ThumborFilter.color(text), color.alpha == 255 || transparent { options.background = color }
+            }
         case "blur":
             guard let radius = filter.integer(0, negative: false), radius > 0 else { return }
             let sigma = filter.arguments.count > 1 ? filter.decimal(1) : 0
@@ -148,7 +158,8 @@ public enum ThumborPlan {
         case "sharpen":
             guard let amount = filter.decimal(0), let radius = filter.decimal(1), filter.boolean(2, default: false) != nil,
                   filter.arguments.count == 3 else { return }
-            if amount > 0, radius > 0 { options.sharpen = min(100, radius) }
+            options.waveletSharpen = ProcessingOptions.WaveletSharpen(amount: amount, radius: radius,
+                                                                      luminanceOnly: filter.boolean(2, default: false) ?? false)
         case "rotate":
             // thumbor turns counter-clockwise; multiples of 90 only.
             guard let value = filter.integer(0), value % 90 == 0 else { return }
@@ -206,10 +217,75 @@ public enum ThumborPlan {
             guard width != 0, height != 0 else { return }
             options.focusPixel = ProcessingOptions.FocusPixel(x: (Double(numbers[0]) + Double(width) / 2).rounded(.down),
                                                               y: (Double(numbers[1]) + Double(height) / 2).rounded(.down))
+        case "autojpg":
+            guard filter.arguments.count <= 1, let enabled = filter.boolean(0, default: true) else { return }
+            // thumbor 7.8: with AUTO_PNG_TO_JPG on, any autojpg() turns it off for the URL.
+            options.pngToJPEG = autoPNGToJPG ? false : enabled
+        case "watermark":
+            if let mark = watermark(filter) { options.urlWatermarks.append(mark) }
+        case "noise":
+            guard (1...2).contains(filter.arguments.count), let amount = filter.integer(0, negative: false),
+                  let seed = filter.arguments.count > 1 ? filter.integer(1, negative: false) : 0 else { return }
+            options.effects.append(.noise(amount: amount, seed: UInt32(seed)))
+        case "convolution":
+            // convolution(ITEMS,COLUMNS[,NORMALIZE]): items `-?\d+(\.\d*)?` joined by `;`.
+            guard (2...3).contains(filter.arguments.count), let columns = filter.integer(1, negative: false), columns > 0,
+                  let normalize = filter.boolean(2, default: true) else { return }
+            let items = filter.arguments[0].split(separator: ";", omittingEmptySubsequences: false)
+            let kernel = items.compactMap { item -> Double? in
+                let digits = item.hasPrefix("-") ? item.dropFirst() : item[...]
+                guard let first = digits.first, first.isASCII, first.isNumber, digits.count <= 20,
+                      digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+                      digits.filter({ $0 == "." }).count <= 1 else { return nil }
+                return Double(item.hasSuffix(".") ? item + "0" : String(item))
+            }
+            // A kernel thumbor cannot centre (an even side) is ignored: its C code reads past the kernel there.
+            guard kernel.count == items.count, kernel.count <= 625,
+                  ConvolutionImageProcessor.isValid(kernel: kernel, columns: columns) else { return }
+            options.effects.append(.convolution(kernel: kernel, columns: columns, normalize: normalize))
+        case "extract_focal":
+            // thumbor 7.8 documents the crop of the thumbor URL that the image part is as the
+            // focal point, but that point never reaches its crop (checked against it: the result
+            // is the plain centred crop). Matching it, the filter changes nothing.
+            break
+        case "frame":
+            guard filter.arguments.count == 1, let url = filter.string(0) else { return }
+            options.frameURL = sourceURL(url)
         default:
-            // autojpg, convolution, extract_focal, frame, noise, watermark: not supported yet, ignored.
+            // Unknown filters are ignored, as thumbor ignores them.
             break
         }
+    }
+
+    /// `watermark(url,x,y,alpha[,w_ratio,h_ratio])`: `nil` when the arguments do not match
+    /// thumbor's patterns (`-?\d+p?|center|repeat` for x and y, `\d+` for alpha, `-?\d+|none`
+    /// for the ratios; a negative ratio is refused here, where thumbor would fail on it).
+    static func watermark(_ filter: ThumborFilter) -> ProcessingOptions.URLWatermark? {
+        guard (4...6).contains(filter.arguments.count), let url = filter.string(0), let alpha = filter.integer(3, negative: false),
+              let x = coordinate(filter.arguments[1]), let y = coordinate(filter.arguments[2]) else { return nil }
+        func ratio(_ index: Int) -> Int?? {
+            guard index < filter.arguments.count, filter.arguments[index] != "none" else { return .some(nil) }
+            guard let value = filter.integer(index, negative: false) else { return nil }
+            return .some(value == 0 ? nil : value)
+        }
+        guard let widthRatio = ratio(4), let heightRatio = ratio(5) else { return nil }
+        return ProcessingOptions.URLWatermark(sourceURL: sourceURL(url), x: x, y: y, alpha: alpha,
+                                              widthRatio: widthRatio, heightRatio: heightRatio)
+    }
+
+    /// A watermark coordinate: `-?\d+p?`, `center` or `repeat`.
+    static func coordinate(_ text: String) -> ProcessingOptions.WatermarkCoordinate? {
+        if text == "center" { return .center }
+        if text == "repeat" { return .repeat }
+        var digits = Substring(text)
+        let fromEnd = digits.hasPrefix("-")
+        if fromEnd { digits = digits.dropFirst() }
+        let percent = digits.hasSuffix("p")
+        if percent { digits = digits.dropLast() }
+        guard !digits.isEmpty, digits.utf8.count <= 7, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int(digits) else {
+            return nil
+        }
+        return percent ? .percent(value, fromEnd: fromEnd) : .pixels(value, fromEnd: fromEnd)
     }
 
     /// `curve([(x,y),…],[…],[…],[…])`: the all-channel, red, green and blue curves.
