@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// Where the callback forms of the manager, the prefetcher and the binding call you back.
 ///
@@ -13,6 +14,9 @@ public enum CallbackQueue: Sendable {
     case dispatch(DispatchQueue)
     /// Call asynchronously on `DispatchQueue.main` (only in processes that run the main queue).
     case mainAsync
+    /// Call at once when already on the main thread, else asynchronously on
+    /// `DispatchQueue.main` (only in processes that run the main queue). Kingfisher's default.
+    case mainCurrentOrAsync
 
     /// Runs `block` as the case says.
     public func execute(_ block: @escaping @Sendable () -> Void) {
@@ -20,6 +24,11 @@ public enum CallbackQueue: Sendable {
         case .untouch: block()
         case .dispatch(let queue): queue.async(execute: block)
         case .mainAsync: DispatchQueue.main.async(execute: block)
+        case .mainCurrentOrAsync:
+            if Self.isMainThread { block() } else { DispatchQueue.main.async(execute: block) }
         }
     }
+
+    /// Whether the calling thread is the process's main thread.
+    static var isMainThread: Bool { Thread.isMainThread }
 }
