@@ -308,11 +308,14 @@ public final class ImageCache: Sendable {
     public func cleanExpiredMemoryCache() { memoryStorage.removeExpired() }
 
     /// Removes expired entries, then least recently used ones while the folder is over its
-    /// size limit, and reports what went.
+    /// size limit, and reports what went. When any went, posts
+    /// `Notification.Name.KingfisherDidCleanDiskCache` with their hashes.
     @discardableResult
     public func cleanExpiredDiskCache() async throws(AlcedoError) -> DiskStorage.CleanUpReport {
         let disk = diskStorage
-        return try await io.run { () throws(AlcedoError) -> DiskStorage.CleanUpReport in try disk.cleanUp() }
+        let report = try await io.run { () throws(AlcedoError) -> DiskStorage.CleanUpReport in try disk.cleanUp() }
+        postDiskCacheCleaned(report)
+        return report
     }
 
     /// ``cleanExpiredMemoryCache()`` and ``cleanExpiredDiskCache()``.
@@ -322,11 +325,13 @@ public final class ImageCache: Sendable {
         return try await cleanExpiredDiskCache()
     }
 
-    /// The bytes the disk entries take, headers included.
-    public var diskStorageSize: Int {
+    /// The bytes the disk entries take, headers included (a `UInt`, as in Kingfisher),
+    /// counted by a scan of the folder, as Kingfisher counts them: entries written by other
+    /// processes are counted, and a folder deleted underneath counts 0.
+    public var diskStorageSize: UInt {
         get async throws(AlcedoError) {
             let disk = diskStorage
-            return try await io.run { () throws(AlcedoError) -> Int in try disk.totalSize() }
+            return try await io.run { () throws(AlcedoError) -> UInt in UInt(max(0, try disk.statistics().totalSize)) }
         }
     }
 }

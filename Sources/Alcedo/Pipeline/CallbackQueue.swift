@@ -29,6 +29,18 @@ public enum CallbackQueue: Sendable {
         }
     }
 
+    /// The dispatch queue this callback queue stands for (Kingfisher's `queue`):
+    /// `DispatchQueue.main` for ``mainAsync`` and ``mainCurrentOrAsync``, the queue of
+    /// ``dispatch(_:)``, and for ``untouch`` the current operation queue's dispatch queue, or
+    /// `DispatchQueue.main` when there is none.
+    public var queue: DispatchQueue {
+        switch self {
+        case .mainAsync, .mainCurrentOrAsync: return .main
+        case .untouch: return OperationQueue.current?.underlyingQueue ?? .main
+        case .dispatch(let queue): return queue
+        }
+    }
+
     /// Whether the calling thread is the process's main thread.
     static var isMainThread: Bool { Thread.isMainThread }
 }
