@@ -308,14 +308,11 @@ public final class ImageCache: Sendable {
     public func cleanExpiredMemoryCache() { memoryStorage.removeExpired() }
 
     /// Removes expired entries, then least recently used ones while the folder is over its
-    /// size limit, and reports what went. When any went, posts
-    /// `Notification.Name.KingfisherDidCleanDiskCache` with their hashes.
+    /// size limit, and reports what went.
     @discardableResult
     public func cleanExpiredDiskCache() async throws(AlcedoError) -> DiskStorage.CleanUpReport {
         let disk = diskStorage
-        let report = try await io.run { () throws(AlcedoError) -> DiskStorage.CleanUpReport in try disk.cleanUp() }
-        postDiskCacheCleaned(report)
-        return report
+        return try await io.run { () throws(AlcedoError) -> DiskStorage.CleanUpReport in try disk.cleanUp() }
     }
 
     /// ``cleanExpiredMemoryCache()`` and ``cleanExpiredDiskCache()``.

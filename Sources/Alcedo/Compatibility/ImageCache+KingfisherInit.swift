@@ -1,7 +1,8 @@
 #if canImport(FoundationEssentials)
 import FoundationEssentials
-#endif
+#else
 import Foundation
+#endif
 
 // MARK: - Kingfisher's initializer, store with parsed options, notifications
 
@@ -68,10 +69,16 @@ extension ImageCache {
             }
             return
         }
+        // The memory store is done: only the disk store runs later, so that an image removed
+        // from memory before the disk write ends is not put back.
+        let serializer = options.cacheSerializer ?? cacheSerializer
+        let bytes = identifier.isEmpty ? original : nil
+        let diskExpiration = options.diskCacheExpiration
         Task {
             let disk: Result<Void, AlcedoError>
             do throws(AlcedoError) {
-                try await store(image, original: original, forKey: key, options: options, toDisk: true)
+                let data = try serializer.serializedData(with: image, original: bytes)
+                try await storeToDisk(data, forKey: key, processorIdentifier: identifier, expiration: diskExpiration)
                 disk = .success(())
             } catch {
                 disk = .failure(error)
@@ -90,29 +97,7 @@ extension ImageCache {
                         cacheSerializer: options.cacheSerializer, memoryExpiration: options.memoryCacheExpiration,
                         diskExpiration: options.diskCacheExpiration, toDisk: toDisk)
     }
-
-    /// Posts `Notification.Name.KingfisherDidCleanDiskCache` for the entries a
-    /// clean-up removed, when it removed any.
-    func postDiskCacheCleaned(_ report: DiskStorage.CleanUpReport) {
-        let hashes = report.expired + report.sizeLimit
-        guard !hashes.isEmpty else { return }
-        NotificationCenter.default.post(name: .KingfisherDidCleanDiskCache, object: self,
-                                        userInfo: [KingfisherDiskCacheCleanedHashKey: hashes])
-    }
 }
-
-extension Notification.Name {
-    /// Posted after a clean-up of a cache's disk storage (``ImageCache/cleanExpiredDiskCache()``
-    /// and its callback form) removed expired or over-limit entries. The object is the
-    /// ``ImageCache``; `userInfo[KingfisherDiskCacheCleanedHashKey]` holds the removed
-    /// entries' hashes (`[String]`, file names without extension). Not posted when nothing
-    /// was removed. Posted on the thread that cleaned.
-    public static let KingfisherDidCleanDiskCache = Notification.Name("com.onevcat.Kingfisher.KingfisherDidCleanDiskCache")
-}
-
-/// The `userInfo` key of `Notification.Name.KingfisherDidCleanDiskCache`: the
-/// hashes of the removed entries, as `[String]`.
-public let KingfisherDiskCacheCleanedHashKey = "com.onevcat.Kingfisher.cleanedHash"
 
 extension String {
     /// The key of this key's variant made by the processor `identifier` (Kingfisher's

@@ -1,5 +1,11 @@
 import Dispatch
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Where the callback forms of the manager, the prefetcher and the binding call you back.
 ///
@@ -29,18 +35,33 @@ public enum CallbackQueue: Sendable {
         }
     }
 
-    /// The dispatch queue this callback queue stands for (Kingfisher's `queue`):
-    /// `DispatchQueue.main` for ``mainAsync`` and ``mainCurrentOrAsync``, the queue of
-    /// ``dispatch(_:)``, and for ``untouch`` the current operation queue's dispatch queue, or
-    /// `DispatchQueue.main` when there is none.
+    /// The dispatch queue this callback queue stands for (Kingfisher's `queue`): the queue of
+    /// ``dispatch(_:)``, else `DispatchQueue.main`. (Kingfisher gives the current
+    /// `OperationQueue`'s queue for ``untouch``; Alcedo does not use `OperationQueue`, which is
+    /// in full Foundation on Linux.)
     public var queue: DispatchQueue {
         switch self {
-        case .mainAsync, .mainCurrentOrAsync: return .main
-        case .untouch: return OperationQueue.current?.underlyingQueue ?? .main
+        case .mainAsync, .mainCurrentOrAsync, .untouch: return .main
         case .dispatch(let queue): return queue
         }
     }
 
     /// Whether the calling thread is the process's main thread.
-    static var isMainThread: Bool { Thread.isMainThread }
+    static var isMainThread: Bool {
+        #if canImport(Darwin)
+        return pthread_main_np() != 0
+        #else
+        // Linux: `/proc/thread-self` links to `<pid>/task/<tid>`, and the main thread's id is the
+        // process id. Without `/proc`, no thread is taken for the main one.
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = buffer.withUnsafeMutableBufferPointer { pointer -> Int in
+            guard let base = pointer.baseAddress else { return -1 }
+            return readlink("/proc/thread-self", base, pointer.count - 1)
+        }
+        guard count > 0 else { return false }
+        let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let parts = target.split(separator: "/")
+        return parts.count == 3 && parts[1] == "task" && parts[0] == parts[2]
+        #endif
+    }
 }
