@@ -81,7 +81,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         pending.withLock { $0[id] = Pending(head: head, body: body, stream: stream) }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+    func urlSession(_ session: URLSession, task: FoundationNetworking.URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
         // The downloader follows redirects itself: hand the 3xx back as the response.
         completionHandler(nil)
@@ -114,7 +114,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         body?.yield(data)
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+    func urlSession(_ session: URLSession, task: FoundationNetworking.URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let entry = pending.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         let mapped = error.map { map($0, url: task.originalRequest?.url) }
         if let head = entry.head {

@@ -109,6 +109,11 @@ func clearCaches(_ caches: [ImageCache]) {
     }
 }
 
+#if !canImport(Darwin)
+// Alcedo's port: Darwin's `NSEC_PER_SEC`, which Kingfisher's tests use; Linux's Dispatch does not export it.
+let NSEC_PER_SEC: UInt64 = 1_000_000_000
+#endif
+
 func delay(_ time: Double, block: @escaping () -> Void) {
     DispatchQueue.main.asyncAfter(deadline: .now() + time) { block() }
 }

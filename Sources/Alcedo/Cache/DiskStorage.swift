@@ -99,7 +99,14 @@ public enum DiskStorage {
         /// An extension added to every file name (letters and digits only, at most 16;
         /// anything else is dropped). Default `nil`. Every process sharing a folder must use
         /// the same one: entries with another extension are removed as stale by clean-ups.
-        public let pathExtension: String?
+        /// Settable, as in Kingfisher: a backend uses the new extension from then on, and the
+        /// entries stored under the previous one are no longer found.
+        public var pathExtension: String? {
+            didSet {
+                let cleaned = Self.cleanedExtension(pathExtension)
+                if cleaned != pathExtension { pathExtension = cleaned }
+            }
+        }
         /// How often, at most, a read writes the entry's last access (and extended expiration)
         /// to its file, in seconds. Default 60. The in-memory order is always exact; the order
         /// on disk, which restarts and other processes see, is exact to this granularity (a
@@ -149,12 +156,17 @@ public enum DiskStorage {
             self.sizeLimit = sizeLimit
             self.lowWaterMarkRatio = lowWaterMarkRatio
             self.expiration = expiration
-            let cleaned = String((pathExtension ?? "").unicodeScalars
-                .filter(\.isASCIIAlphanumeric).prefix(16).map(Character.init))
-            self.pathExtension = cleaned.isEmpty ? nil : cleaned
+            self.pathExtension = Self.cleanedExtension(pathExtension)
             self.accessTimeGranularity = accessTimeGranularity
             self.temporaryFileLifetime = temporaryFileLifetime
             self.now = now
+        }
+
+        /// `pathExtension` with anything but ASCII letters and digits dropped, at most 16; `nil` when empty.
+        static func cleanedExtension(_ pathExtension: String?) -> String? {
+            let cleaned = String((pathExtension ?? "").unicodeScalars
+                .filter(\.isASCIIAlphanumeric).prefix(16).map(Character.init))
+            return cleaned.isEmpty ? nil : cleaned
         }
 
         /// The size the folder is brought down to when it goes over the limit.

@@ -24,7 +24,7 @@ extension DiskStorage {
 
         let directoryPath: String
         /// `"." + pathExtension`, or empty.
-        private let fileSuffix: String
+        private var fileSuffix: String { settings.withLock { $0.pathExtension.map { "." + $0 } ?? "" } }
         private let settings: Mutex<Config>
         let index = DiskIndex()
         private let stripes: [Stripe] = (0..<64).map { _ in Stripe() }
@@ -49,12 +49,11 @@ extension DiskStorage {
         public init(config: Config) {
             directoryURL = config.folderURL
             directoryPath = config.folderURL.path
-            fileSuffix = config.pathExtension.map { "." + $0 } ?? ""
             settings = Mutex(config)
         }
 
-        /// The settings. Changes to ``Config/folderURL`` and ``Config/pathExtension`` are
-        /// ignored: they are fixed when the backend is created. A lower size limit applies from
+        /// The settings. Changes to ``Config/folderURL`` are ignored: it is fixed when the
+        /// backend is created. A new ``Config/pathExtension`` names the files from then on. A lower size limit applies from
         /// the next store or clean-up.
         public var config: Config {
             get { settings.withLock { $0 } }

@@ -39,7 +39,8 @@ extension ImageCache {
     // MARK: Callbacks
 
     /// Looks for the image in memory, then on disk, and calls `completionHandler` once with
-    /// what was found (``ImageCacheResult/none`` for a miss) or the disk or decoding error.
+    /// what was found (a memory hit at once, before this returns, when `callbackQueue` is
+    /// ``CallbackQueue/untouch``) (``ImageCacheResult/none`` for a miss) or the disk or decoding error.
     /// - Parameters:
     ///   - key: the source's cache key.
     ///   - options: the request options that matter here: the processor (its identifier names
@@ -51,6 +52,12 @@ extension ImageCache {
     public func retrieveImage(forKey key: String, options: AlcedoOptionsInfo? = nil, callbackQueue: CallbackQueue = .untouch,
                               completionHandler: (@Sendable (Result<ImageCacheResult, AlcedoError>) -> Void)?) {
         let parsed = AlcedoParsedOptionsInfo(options)
+        // A memory hit is answered at once, on `callbackQueue`, as in Kingfisher.
+        if let image = retrieveImageInMemoryCache(forKey: key, processorIdentifier: parsed.processor.identifier,
+                                                  extendingExpiration: parsed.memoryCacheAccessExtendingExpiration) {
+            if let completionHandler { callbackQueue.execute { completionHandler(.success(.memory(image))) } }
+            return
+        }
         Task {
             let result: Result<ImageCacheResult, AlcedoError>
             do throws(AlcedoError) {

@@ -322,11 +322,13 @@ public final class ImageCache: Sendable {
         return try await cleanExpiredDiskCache()
     }
 
-    /// The bytes the disk entries take, headers included.
-    public var diskStorageSize: Int {
+    /// The bytes the disk entries take, headers included (a `UInt`, as in Kingfisher),
+    /// counted by a scan of the folder, as Kingfisher counts them: entries written by other
+    /// processes are counted, and a folder deleted underneath counts 0.
+    public var diskStorageSize: UInt {
         get async throws(AlcedoError) {
             let disk = diskStorage
-            return try await io.run { () throws(AlcedoError) -> Int in try disk.totalSize() }
+            return try await io.run { () throws(AlcedoError) -> UInt in UInt(max(0, try disk.statistics().totalSize)) }
         }
     }
 }

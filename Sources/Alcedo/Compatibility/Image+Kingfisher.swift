@@ -187,6 +187,17 @@ extension KingfisherWrapper where Base == AlcedoImage {
         apply(BorderImageProcessor(border: border))
     }
 
+    /// An animated image decoded from `data` with all its frames (Kingfisher's
+    /// `animatedImage(data:options:)`): the same as ``image(data:options:)``, since Alcedo's
+    /// images always keep their frames.
+    public static func animatedImage(data: Data, options: ImageCreatingOptions) -> KFCrossPlatformImage? {
+        image(data: data, options: options)
+    }
+
+    /// The image's memory cost in bytes, as the memory cache counts it (Kingfisher's `kf.cost`):
+    /// its decoded pixels, every frame.
+    public var cost: Int { base.cacheCost }
+
     /// An image decoded from `data` at `options.scale` (the first frame only with
     /// `options.onlyFirstFrame`), or `nil`.
     public static func image(data: Data, options: ImageCreatingOptions) -> KFCrossPlatformImage? {

@@ -17,10 +17,16 @@ extension ImageCache {
     }
 
     /// The callback form of ``imageCachedTypeAsync(forKey:processorIdentifier:)``: calls
-    /// `completionHandler` once, on `callbackQueue` (default ``CallbackQueue/untouch``).
+    /// `completionHandler` once, on `callbackQueue` (default ``CallbackQueue/untouch``); a
+    /// memory hit at once, before this returns, with ``CallbackQueue/untouch``.
     public func imageCachedTypeAsync(forKey key: String, processorIdentifier: String = "",
                                      callbackQueue: CallbackQueue = .untouch,
                                      completionHandler: @escaping @Sendable (CacheType) -> Void) {
+        // A memory hit is answered at once, as in Kingfisher.
+        if memoryStorage.isCached(forKey: Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)) {
+            callbackQueue.execute { completionHandler(.memory) }
+            return
+        }
         Task {
             let type = await imageCachedTypeAsync(forKey: key, processorIdentifier: processorIdentifier)
             callbackQueue.execute { completionHandler(type) }
@@ -31,11 +37,31 @@ extension ImageCache {
     /// on `callbackQueue` (default ``CallbackQueue/untouch``); Kingfisher's callback form of
     /// ``retrieveImageInDiskCache(forKey:processorIdentifier:options:cacheSerializer:extendingExpiration:)``.
     /// `options` are read as a request's (processor identifier, serializer, decoding limits);
-    /// the image is not put in memory.
+    /// the image is not put in memory. With ``AlcedoOptionsInfoItem/loadDiskFileSynchronously``
+    /// the file is read and decoded on the calling thread, and a `callbackQueue` of
+    /// ``CallbackQueue/untouch`` calls back before this returns, as in Kingfisher: do not call
+    /// it so from the cooperative thread pool.
     public func retrieveImageInDiskCache(forKey key: String, options: AlcedoOptionsInfo? = nil,
                                          callbackQueue: CallbackQueue = .untouch,
                                          completionHandler: @escaping @Sendable (Result<AlcedoImage?, AlcedoError>) -> Void) {
         let parsed = AlcedoParsedOptionsInfo(options)
+        if parsed.loadDiskFileSynchronously {
+            // Kingfisher's "read on the calling thread": the read and the decoding block the caller.
+            let result: Result<AlcedoImage?, AlcedoError>
+            do throws(AlcedoError) {
+                let computedKey = Self.cacheKey(forKey: key, processorIdentifier: parsed.processor.identifier)
+                let serializer = parsed.cacheSerializer ?? cacheSerializer
+                if let data = try diskStorage.value(forKey: computedKey, extendingExpiration: parsed.diskCacheAccessExtendingExpiration) {
+                    result = .success(try serializer.deserializedImage(with: data, options: parsed.decodingOptions))
+                } else {
+                    result = .success(nil)
+                }
+            } catch {
+                result = .failure(error)
+            }
+            callbackQueue.execute { completionHandler(result) }
+            return
+        }
         Task {
             let result: Result<AlcedoImage?, AlcedoError>
             do throws(AlcedoError) {

@@ -34,3 +34,8 @@ extension KF.Builder {
     @_disfavoredOverload
     public func blur(radius: CGFloat) -> KF.Builder { appendProcessor(BlurImageProcessor(blurRadius: Double(radius))) }
 }
+
+extension KF {
+    /// Kingfisher's `KF.ImageResource`: ``ImageResource``, a URL with an explicit cache key.
+    public typealias ImageResource = Alcedo.ImageResource
+}

@@ -53,3 +53,8 @@ public typealias PrefetcherCompletionHandler = ImagePrefetcher.PrefetcherComplet
 public typealias PrefetcherSourceProgressBlock = ImagePrefetcher.PrefetcherSourceProgressBlock
 /// Kingfisher's top-level names of the prefetcher's blocks.
 public typealias PrefetcherSourceCompletionHandler = ImagePrefetcher.PrefetcherSourceCompletionHandler
+
+extension Array where Element == AlcedoOptionsInfoItem {
+    /// No options (Kingfisher's `KingfisherOptionsInfo.empty`): every option at its default.
+    public static var empty: AlcedoOptionsInfo { [] }
+}

@@ -37,6 +37,20 @@ public typealias URLRequest = DownloadRequest
 /// over); a file that imports both `FoundationNetworking` and Alcedo names the one it means
 /// (`FoundationNetworking.HTTPURLResponse` or `Alcedo.HTTPURLResponse`).
 public typealias HTTPURLResponse = DownloadResponse
+
+/// Kingfisher's priority constants, `URLSessionTask.defaultPriority`, `.highPriority` and
+/// `.lowPriority`, as ``DownloadPriority`` values (`.normal`, `.high`, `.low`), so that
+/// `.downloadPriority(URLSessionTask.highPriority)` compiles unchanged. Alcedo does not use
+/// `URLSession`; as with ``URLRequest``, a file that imports both `FoundationNetworking` and
+/// Alcedo names the one it means.
+public enum URLSessionTask {
+    /// ``DownloadPriority/normal`` (`URLSessionTask.defaultPriority` is 0.5).
+    public static let defaultPriority: DownloadPriority = .normal
+    /// ``DownloadPriority/high`` (`URLSessionTask.highPriority` is 0.75).
+    public static let highPriority: DownloadPriority = .high
+    /// ``DownloadPriority/low`` (`URLSessionTask.lowPriority` is 0.25).
+    public static let lowPriority: DownloadPriority = .low
+}
 #endif
 
 extension DownloadTask {

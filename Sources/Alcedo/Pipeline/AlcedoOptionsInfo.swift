@@ -139,9 +139,16 @@ public enum AlcedoOptionsInfoItem: Sendable {
     /// Kingfisher's "decode every frame of an animation up front". **No effect on Linux:**
     /// Alcedo decodes every frame anyway (unless ``onlyLoadFirstFrame``).
     case preloadAllAnimationData
-    /// Kingfisher's "read the disk cache on the calling thread". **No effect on Linux:** disk
-    /// reads always run on the cache's I/O queue, never blocking the caller.
+    /// Kingfisher's "read the disk cache on the calling thread". Honoured by the callback form
+    /// of ``ImageCache/retrieveImageInDiskCache(forKey:options:callbackQueue:completionHandler:)``;
+    /// everywhere else (the manager, `async` calls) disk reads run on the cache's I/O queue,
+    /// never blocking the caller.
     case loadDiskFileSynchronously
+    /// Kingfisher's options for writing disk cache files (`Data.WritingOptions`). **No effect
+    /// on Linux:** every entry is written to a temporary file and renamed over the entry, which
+    /// is what `.atomic` asks; the value is kept in
+    /// ``AlcedoParsedOptionsInfo/diskStoreWriteOptions`` so that shared code compiles unchanged.
+    case diskStoreWriteOptions(Data.WritingOptions)
     /// Kingfisher's Low Data Mode source: the source to load instead when the system's Low
     /// Data Mode stops a request on a constrained network (`nil`: fail then). **Never used on
     /// Linux:** there is no Low Data Mode or constrained network, so no request is stopped for

@@ -91,8 +91,10 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     public var backgroundDecode = false
     /// ``AlcedoOptionsInfoItem/preloadAllAnimationData`` (no effect on Linux).
     public var preloadAllAnimationData = false
-    /// ``AlcedoOptionsInfoItem/loadDiskFileSynchronously`` (no effect on Linux).
+    /// ``AlcedoOptionsInfoItem/loadDiskFileSynchronously`` (honoured only by the cache's callback disk read).
     public var loadDiskFileSynchronously = false
+    /// ``AlcedoOptionsInfoItem/diskStoreWriteOptions(_:)`` (default `[]`; no effect on Linux).
+    public var diskStoreWriteOptions: Data.WritingOptions = []
     /// ``AlcedoOptionsInfoItem/lowDataMode(_:)`` (default `nil`; never used on Linux).
     public var lowDataModeSource: Source?
 
@@ -143,6 +145,7 @@ public struct AlcedoParsedOptionsInfo: Sendable {
             case .backgroundDecode: backgroundDecode = true
             case .preloadAllAnimationData: preloadAllAnimationData = true
             case .loadDiskFileSynchronously: loadDiskFileSynchronously = true
+            case .diskStoreWriteOptions(let options): diskStoreWriteOptions = options
             case .lowDataMode(let source): lowDataModeSource = source
             }
         }

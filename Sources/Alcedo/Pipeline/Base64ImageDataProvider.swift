@@ -30,6 +30,16 @@ public struct Base64ImageDataProvider: ImageDataProvider {
         return data
     }
 
+    /// Decodes the string and calls `handler` at once, on the calling thread (as Kingfisher's does).
+    public func data(handler: @escaping @Sendable (Result<Data, any Error>) -> Void) {
+        if let data = Self.decode(base64String) {
+            handler(.success(data))
+        } else {
+            handler(.failure(AlcedoError.imageSettingError(reason: .dataProviderError(
+                provider: self, error: ImageSettingErrorReason.DataProviderFailure.invalidBase64(cacheKey: cacheKey, length: base64String.count)))))
+        }
+    }
+
     /// The bytes of `text` (a `data:` URI prefix, white space and missing padding allowed),
     /// or `nil` when it is not base64.
     static func decode(_ text: String) -> Data? {

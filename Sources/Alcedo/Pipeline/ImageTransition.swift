@@ -25,7 +25,9 @@ extension AlcedoOptionsInfoItem {
     /// Kingfisher's `.downloadPriority(Float)`, the `URLSessionTask` priority between 0 and 1,
     /// mapped to ``DownloadPriority``: below 0.375 is `.low` (`URLSessionTask.lowPriority` is
     /// 0.25), above 0.625 is `.high` (`highPriority` is 0.75), the rest is `.normal`
-    /// (`defaultPriority` is 0.5).
+    /// (`defaultPriority` is 0.5). A literal (`.downloadPriority(0.8)`) takes the
+    /// ``DownloadPriority`` case, with the same mapping.
+    @_disfavoredOverload
     public static func downloadPriority(_ value: Float) -> AlcedoOptionsInfoItem {
         .downloadPriority(DownloadPriority(urlSessionTaskPriority: value))
     }
@@ -36,5 +38,14 @@ extension DownloadPriority {
     /// ``AlcedoOptionsInfoItem/downloadPriority(_:)-(Float)``).
     public init(urlSessionTaskPriority value: Float) {
         self = value < 0.375 ? .low : (value > 0.625 ? .high : .normal)
+    }
+}
+
+extension DownloadPriority: ExpressibleByFloatLiteral {
+    /// A `URLSessionTask` priority written as a number (`0.8`), mapped as
+    /// ``init(urlSessionTaskPriority:)`` maps it, so that Kingfisher's
+    /// `options.downloadPriority == 0.8` compiles.
+    public init(floatLiteral value: Float) {
+        self.init(urlSessionTaskPriority: value)
     }
 }

@@ -17,22 +17,34 @@ import Darwin
 /// provider only under ``AlcedoOptionsInfoItem/allowLocalFiles``; naming the provider is
 /// itself the explicit choice and needs no option.
 ///
-/// The file is read on a dispatch queue, never on the cooperative pool. A missing file, a
-/// folder, a file over ``maximumFileSize`` and a read error are each a typed
+/// The file is read on a dispatch queue (``loadingQueue``), never on the cooperative pool. A
+/// missing file, a folder, a file over ``maximumFileSize`` and a read error are each a typed
 /// ``AlcedoError/imageSettingError(reason:)``.
 public struct LocalFileImageDataProvider: ImageDataProvider {
     /// The file's URL.
     public let fileURL: URL
-    /// The key the image is cached under (default: the file URL's absolute string).
+    /// The key the image is cached under (default: the file URL's ``Resource/cacheKey``,
+    /// Kingfisher's local-file key).
     public let cacheKey: String
     /// The largest file read, in bytes (default 64 MiB).
     public let maximumFileSize: Int
+    /// Where the file is read. Default `.dispatch(DispatchQueue.global(qos: .userInitiated))`.
+    public let loadingQueue: ExecutionQueue
 
-    /// A provider of the file at `fileURL`, cached under `cacheKey` (default `nil`: the
-    /// URL's absolute string), refusing files over `maximumFileSize` bytes (default 64 MiB).
-    public init(fileURL: URL, cacheKey: String? = nil, maximumFileSize: Int = 64 << 20) {
+    /// A provider of the file at `fileURL`, cached under `cacheKey` (default `nil`: the URL's
+    /// ``Resource/cacheKey``, Kingfisher's stable local-file key), read on `loadingQueue`
+    /// (default the global `.userInitiated` queue; `.mainCurrentOrAsync` or `.untouch` read at
+    /// once on the calling thread when it may block), refusing files over `maximumFileSize`
+    /// bytes (default 64 MiB).
+    public init(
+        fileURL: URL,
+        cacheKey: String? = nil,
+        loadingQueue: ExecutionQueue = .dispatch(DispatchQueue.global(qos: .userInitiated)),
+        maximumFileSize: Int = 64 << 20
+    ) {
         self.fileURL = fileURL
-        self.cacheKey = cacheKey ?? fileURL.absoluteString
+        self.cacheKey = cacheKey ?? fileURL.localFileCacheKey
+        self.loadingQueue = loadingQueue
         self.maximumFileSize = maximumFileSize
     }
 
@@ -41,13 +53,24 @@ public struct LocalFileImageDataProvider: ImageDataProvider {
     public func data() async throws(AlcedoError) -> Data {
         let url = fileURL
         let limit = maximumFileSize
+        let queue = loadingQueue
         let result: Result<Data, AlcedoError> = await withCheckedContinuation { continuation in
-            Self.queue.async { continuation.resume(returning: Self.read(url, limit: limit)) }
+            queue.execute { continuation.resume(returning: Self.read(url, limit: limit)) }
         }
         return try result.get()
     }
 
-    private static let queue = DispatchQueue(label: "alcedo.local-file-provider", qos: .userInitiated, attributes: .concurrent)
+    /// The file's bytes, read on ``loadingQueue`` (Kingfisher's `data` property).
+    public var data: Data {
+        get async throws { try await data() }
+    }
+
+    /// Reads the file on ``loadingQueue`` and calls `handler` there.
+    public func data(handler: @escaping @Sendable (Result<Data, any Error>) -> Void) {
+        let url = fileURL
+        let limit = maximumFileSize
+        loadingQueue.execute { handler(Self.read(url, limit: limit).mapError { $0 }) }
+    }
 
     /// Reads the whole file with POSIX calls, checking its kind and size first.
     static func read(_ url: URL, limit: Int) -> Result<Data, AlcedoError> {

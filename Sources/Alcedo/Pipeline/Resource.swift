@@ -26,8 +26,10 @@ extension Resource {
 }
 
 extension URL: Resource {
-    /// The URL's cache key under ``CacheKeyRule/global`` (default: the absolute string).
-    public var cacheKey: String { CacheKeyRule.global.cacheKey(for: self) }
+    /// The URL's cache key: for a `file://` URL, Kingfisher's stable local-file key (the path
+    /// from the last `.app` or `.appex` folder on, after a fixed prefix, with the query); for
+    /// any other URL, its key under ``CacheKeyRule/global`` (default: the absolute string).
+    public var cacheKey: String { isFileURL ? localFileCacheKey : CacheKeyRule.global.cacheKey(for: self) }
     /// The URL itself.
     public var downloadURL: URL { self }
 }

@@ -55,7 +55,7 @@ struct LocalFileSafetyTests {
             let file = h.folder.url.appendingPathComponent("cached.jpg")
             try TestImages.jpeg().write(to: file)
             _ = try await h.manager.retrieveImage(with: file, options: [.allowLocalFiles, .waitForCache])
-            #expect(h.cache.isCached(forKey: file.absoluteString))
+            #expect(h.cache.isCached(forKey: file.cacheKey))
             let failure = await Self.error { () async throws(AlcedoError) in _ = try await h.manager.retrieveImage(with: file) }
             guard case .requestError(.invalidURL(.localFileNotAllowed))? = failure else {
                 Issue.record("a cached file URL gave \(String(describing: failure))")

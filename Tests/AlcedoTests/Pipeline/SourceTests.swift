@@ -81,7 +81,7 @@ struct SourceTests {
             #expect(result.image.pixelSize == PixelSize(width: 14, height: 7))
             #expect(result.cacheType == .none)
             #expect(result.response == nil)
-            #expect(h.cache.imageCachedType(forKey: file.absoluteString) == .memory)
+            #expect(h.cache.imageCachedType(forKey: file.cacheKey) == .memory)
             #expect(h.server.requestLog.isEmpty)
         }
     }

@@ -322,6 +322,7 @@ public enum KF {
             progressive.map { option(.progressiveJPEG($0)) } ?? self
         }
         /// Kingfisher's `URLSessionTask` priority (see ``AlcedoOptionsInfoItem/downloadPriority(_:)-(Float)``).
+        @_disfavoredOverload
         public func downloadPriority(_ priority: Float) -> Builder { option(.downloadPriority(priority)) }
         /// ``AlcedoOptionsInfoItem/scaleFactor(_:)``: multiplies the processors' point sizes.
         public func scaleFactor(_ factor: CGFloat) -> Builder { option(.scaleFactor(factor)) }
