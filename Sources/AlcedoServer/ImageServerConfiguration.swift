@@ -108,6 +108,8 @@ public struct ImageServerConfiguration: Sendable {
     /// libwebp's effort for WebP results, 1 (fastest) to 6 (smallest files) (default 4, as
     /// imgproxy's `IMGPROXY_WEBP_EFFORT`).
     public var webpEffort = 4
+    /// libwebp's content preset for WebP results (default `.default`, as imgproxy's `IMGPROXY_WEBP_PRESET`).
+    public var webpPreset = WebPEncoder.Preset.default
     /// Set in each worker of `alcedo serve --processes N` (default `nil`): where every worker's own
     /// metrics are, so that a scrape of `/metrics` answers all of them (``WorkerMetrics``).
     public var workerMetrics: WorkerMetrics?

@@ -13,6 +13,10 @@ static inline int alcedo_webp_init_decoder_config(WebPDecoderConfig *config) {
 static inline int alcedo_webp_config_init(WebPConfig *config) {
     return WebPConfigInit(config);
 }
+/* libwebp's presets (WEBP_PRESET_DEFAULT ... WEBP_PRESET_TEXT) at a quality. */
+static inline int alcedo_webp_config_preset(WebPConfig *config, int preset, float quality) {
+    return WebPConfigPreset(config, (WebPPreset)preset, quality);
+}
 static inline int alcedo_webp_picture_init(WebPPicture *picture) {
     return WebPPictureInit(picture);
 }

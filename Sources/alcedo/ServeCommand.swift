@@ -107,6 +107,9 @@ struct ServeCommand: AsyncParsableCommand {
     var jpegProgressive: Bool?
     @Option(help: ArgumentHelp("libwebp's effort for WebP results, 1 (fastest) to 6 (smallest files) (default 4).", valueName: "1-6"))
     var webpEffort: Int?
+    @Option(help: ArgumentHelp("libwebp's content preset for WebP results: default, picture, photo, drawing, icon or text (default: default).",
+                               valueName: "preset"))
+    var webpPreset: String?
     @Flag(inversion: .prefixedNo, help: "Write PNG results Adam7-interlaced (default off).")
     var pngInterlaced: Bool?
     @Flag(inversion: .prefixedNo, help: "Write PNG results as palette images of --png-quantization-colors colours (default off).")
@@ -676,6 +679,13 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ServerConfigurationError.invalidValue(env.origin(of: "WEBP_EFFORT") ?? "--webp-effort", message: "must be 1 to 6, got \(effort)")
             }
             c.webpEffort = effort
+        }
+        if let text = env.pick("WEBP_PRESET", flag: webpPreset, env.string("WEBP_PRESET")) {
+            guard let preset = WebPEncoder.Preset(name: text.trimmingSpaces()) else {
+                throw ServerConfigurationError.invalidValue(env.origin(of: "WEBP_PRESET") ?? "--webp-preset",
+                                                            message: "\"\(text)\" is not default, picture, photo, drawing, icon or text")
+            }
+            c.webpPreset = preset
         }
         c.pngInterlaced = try env.pick("PNG_INTERLACED", flag: pngInterlaced, env.bool("PNG_INTERLACED")) ?? c.pngInterlaced
         c.pngQuantize = try env.pick("PNG_QUANTIZE", flag: pngQuantize, env.bool("PNG_QUANTIZE")) ?? c.pngQuantize

@@ -117,6 +117,7 @@ struct ServeConfigurationReport {
             "LOG_LEVEL": c.logLevel.map { $0 == .warning ? "warn" : $0.rawValue } ?? "(warn from the HTTP server, info from the rest)",
             "JPEG_PROGRESSIVE": yes(c.progressiveJPEG),
             "WEBP_EFFORT": String(c.webpEffort),
+            "WEBP_PRESET": "\(c.webpPreset)",
             "PNG_INTERLACED": yes(c.pngInterlaced),
             "PNG_QUANTIZE": yes(c.pngQuantize),
             "PNG_QUANTIZATION_COLORS": String(c.pngQuantizationColors),

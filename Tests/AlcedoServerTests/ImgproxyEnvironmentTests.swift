@@ -227,6 +227,30 @@ struct ImgproxyEnvironmentTests {
         #expect(err.contains("IMGPROXY_WEBP_EFFORT"), "\(err)")
     }
 
+    /// `IMGPROXY_WEBP_PRESET`: libwebp's content presets write different files of the same
+    /// picture; an unknown name stops the start naming the variable.
+    @Test func webpPresetFromTheEnvironment() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/cat.jpg", .ok(TestImages.jpeg(width: 240, height: 180), contentType: "image/jpeg"))
+        let source = origin.url("/cat.jpg").absoluteString
+        var bodies: [Data] = []
+        for preset in ["photo", "text"] {
+            let server = try await ChildServe.start(environment: [
+                "IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true", "IMGPROXY_WEBP_PRESET": preset,
+            ])
+            defer { server.stop() }
+            let reply = try await OneShotClient().get(server.baseURL + "/insecure/w:200/plain/" + source + "@webp")
+            #expect(reply.status == 200)
+            #expect(try ImageCodecRegistry.shared.decode(reply.body).pixelSize == PixelSize(width: 200, height: 150))
+            bodies.append(reply.body)
+        }
+        #expect(bodies[0] != bodies[1], "the photo and text presets encode differently")
+        let (status, _, err) = try ChildServe.runToEnd(["serve", "--print-config"], environment: ["IMGPROXY_WEBP_PRESET": "poster"])
+        #expect(status != 0)
+        #expect(err.contains("IMGPROXY_WEBP_PRESET"), "\(err)")
+    }
+
     /// `IMGPROXY_PNG_INTERLACED`, `IMGPROXY_PNG_QUANTIZE` and `_QUANTIZATION_COLORS`: PNG results
     /// are Adam7-interlaced, or palette images of at most that many colours; a palette size
     /// outside 2-256 stops the start naming the variable.

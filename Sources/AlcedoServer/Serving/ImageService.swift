@@ -214,6 +214,7 @@ public final class ImageService: Sendable {
         responseEncoding.keepCopyright = parsed.options.keepCopyright ?? true
         responseEncoding.progressiveJPEG = configuration.progressiveJPEG
         responseEncoding.webpEffort = configuration.webpEffort
+        responseEncoding.webpPreset = configuration.webpPreset
         responseEncoding.pngInterlaced = configuration.pngInterlaced
         responseEncoding.pngPaletteColors = configuration.pngQuantize ? configuration.pngQuantizationColors : 0
         responseEncoding.pngToJPEG = parsed.options.pngToJPEG ?? configuration.thumbor.autoPNGToJPG
@@ -578,7 +579,9 @@ public final class ImageService: Sendable {
             if format == .png, encoding.pngInterlaced || encoding.pngPaletteColors > 0 {
                 return try encoding.pngEncoder.encode(image, options: options)
             }
-            if format == .webp, encoding.webpEffort != 4 { return try WebPEncoder(method: encoding.webpEffort).encode(image, options: options) }
+            if format == .webp, encoding.webpEffort != 4 || encoding.webpPreset != .default {
+                return try WebPEncoder(method: encoding.webpEffort, preset: encoding.webpPreset).encode(image, options: options)
+            }
             return try ImageCodecRegistry.shared.encode(image, as: format, options: options)
         }
         let first = try encode(quality)

@@ -35,6 +35,8 @@ struct ResponseEncoding: Sendable, Hashable {
     var progressiveJPEG = false
     /// libwebp's effort for WebP results (``ImageServerConfiguration/webpEffort``).
     var webpEffort = 4
+    /// libwebp's content preset for WebP results (``ImageServerConfiguration/webpPreset``).
+    var webpPreset = WebPEncoder.Preset.default
     /// thumbor's `AUTO_PNG_TO_JPG` (or `autojpg()`): a PNG source whose result has no
     /// transparent pixel is answered as JPEG when the URL names no format.
     var pngToJPEG = false
@@ -123,7 +125,7 @@ struct ResponseEncoding: Sendable, Hashable {
         let speed = requested == .avif || accepted.avif || enforced.avif ? ",s\(avifSpeed)" : ""
         let metadata = !stripMetadata ? ",meta" : keepCopyright ? "" : ",nometa"
         let progressive = progressiveJPEG ? ",prog" : ""
-        let effort = webpEffort != 4 ? ",e\(webpEffort)" : ""
+        let effort = (webpEffort != 4 ? ",e\(webpEffort)" : "") + (webpPreset != .default ? ",wp\(webpPreset)" : "")
         let png = (maxBytesSchedule == .thumbor ? ",mbt" : "") + (pngInterlaced ? ",pngi" : "") + (pngPaletteColors > 0 ? ",pngq\(pngPaletteColors)" : "")
         return "\(format),\(qualityText),bg\(background),mb\(maxBytes)\(speed)\(metadata)\(progressive)\(effort)\(png)"
     }

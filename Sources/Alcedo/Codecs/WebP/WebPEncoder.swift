@@ -23,6 +23,33 @@ public struct WebPEncoder: ImageEncoding {
     /// Always ``ImageFormat/webp``.
     public var format: ImageFormat { .webp }
 
+    /// libwebp's content presets (imgproxy's `IMGPROXY_WEBP_PRESET`): each tunes the lossy
+    /// coder's filter strength, sharpness and segments for a kind of picture.
+    public enum Preset: Int, Sendable, Hashable, CaseIterable {
+        /// libwebp's defaults (the default).
+        case `default` = 0
+        /// Digital pictures, such as portraits or indoor shots.
+        case picture = 1
+        /// Outdoor photographs with natural lighting.
+        case photo = 2
+        /// Hand or line drawings with high-contrast details.
+        case drawing = 3
+        /// Small colourful images.
+        case icon = 4
+        /// Text-like content.
+        case text = 5
+
+        /// The preset imgproxy names `name` (`default`, `picture`, `photo`, `drawing`, `icon`,
+        /// `text`), or `nil`.
+        public init?(name: String) {
+            guard let preset = Self.allCases.first(where: { "\($0)" == name.lowercased() }) else { return nil }
+            self = preset
+        }
+    }
+
+    /// The content preset for lossy pictures (default ``Preset/default``).
+    public var preset: Preset = .default
+
     /// libwebp's speed/size trade-off, 0 (fastest) to 6 (smallest files); default 4, libwebp's
     /// own default. Values outside 0...6 are clamped when encoding. Lossy still pictures over
     /// about 17.9 MP use at most 2, which keeps libwebp's working memory near 1.5 bytes a pixel
@@ -44,9 +71,11 @@ public struct WebPEncoder: ImageEncoding {
     /// - Parameters:
     ///   - method: libwebp's speed/size trade-off, clamped to 0...6 (default 4).
     ///   - maxWorkingMemory: the bound on the lossless coder's working memory (default 256 MiB).
-    public init(method: Int = 4, maxWorkingMemory: Int = 256 << 20) {
+    ///   - preset: libwebp's content preset for lossy pictures (default ``Preset/default``).
+    public init(method: Int = 4, maxWorkingMemory: Int = 256 << 20, preset: Preset = .default) {
         self.method = min(6, max(0, method))
         self.maxWorkingMemory = maxWorkingMemory
+        self.preset = preset
     }
 
     /// The animation encoder's working memory for a `width` x `height` canvas: its canvases
@@ -106,7 +135,9 @@ public struct WebPEncoder: ImageEncoding {
     /// libwebp's configuration for `options`.
     private func makeConfig(_ options: EncodingOptions) throws(AlcedoError) -> WebPConfig {
         var config = WebPConfig()
-        guard alcedo_webp_config_init(&config) != 0 else { throw Self.failure("libwebp does not match the headers Alcedo was built with") }
+        let initialized = preset == .default ? alcedo_webp_config_init(&config)
+            : alcedo_webp_config_preset(&config, Int32(preset.rawValue), Float(options.quality))
+        guard initialized != 0 else { throw Self.failure("libwebp does not match the headers Alcedo was built with") }
         config.method = Int32(min(6, max(0, method)))
         config.thread_level = 0
         if options.lossless {

@@ -219,4 +219,22 @@ struct WebPEncoderTests {
         #expect(ImageFormat.webPVariant(of: data) == .lossless)
         #expect(WebPTestSupport.differences(try decoder.decode(data).pixels, frame.pixels) == 0)
     }
+
+    @Test("every content preset writes a lossy file of the picture; presets change the bytes; names read as imgproxy writes them")
+    func presets() throws {
+        var pixels = [UInt8]()
+        for y in 0..<96 { for x in 0..<128 { pixels += [UInt8(x * 2), UInt8(y * 2), UInt8((x * y) % 256), 255] } }
+        let image = AlcedoImage(width: 128, height: 96, pixels: pixels)
+        var outputs = Set<Data>()
+        for preset in WebPEncoder.Preset.allCases {
+            let data = try WebPEncoder(preset: preset).encode(image, options: EncodingOptions(quality: 75))
+            let decoded = try WebPDecoder().decode(data, options: .default)
+            #expect(decoded.width == 128 && decoded.height == 96)
+            outputs.insert(data)
+            #expect(WebPEncoder.Preset(name: "\(preset)") == preset)
+        }
+        #expect(outputs.count >= 3, "\(outputs.count) distinct files from 6 presets")
+        #expect(WebPEncoder.Preset(name: "PHOTO") == .photo)
+        #expect(WebPEncoder.Preset(name: "poster") == nil)
+    }
 }
