@@ -137,4 +137,41 @@ struct HTTPImageLoaderWireTests {
         #expect(https.isTLS && https.port == 443 && https.hostHeader == "Example.com" && https.requestURI == "/")
         #expect(HTTP1Client.Target(URL(string: "ftp://example.com/a")!) == nil)
     }
+
+    @Test("hundreds of bodies over kept-alive connections, six at a time, each read to its end or dropped early")
+    func keepAliveUnderLoad() async throws {
+        try await withDownloader { server, downloader in
+            let body = pngLikeData(count: 48_000)
+            for index in 0..<40 { server.route("/\(index).png", .ok(body, contentType: "image/png")) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<6 {
+                    group.addTask {
+                        for round in 0..<50 {
+                            let data = try await downloader.downloadData(with: server.url("/\((worker * 50 + round) % 40).png")).data
+                            #expect(data == body)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            // Bodies abandoned half-way by the loader's own consumer: the connection is dropped,
+            // never handed to the next request.
+            let loader = HTTPImageLoader()
+            defer { Task { await loader.shutdown() } }
+            let big = pngLikeData(count: 4 << 20)
+            server.route("/big.png", .ok(big, contentType: "image/png"))
+            for index in 0..<30 {
+                let response = try await loader.load(DownloadRequest(url: server.url(index % 3 == 0 ? "/big.png" : "/\(index % 40).png")))
+                var iterator = response.body.makeAsyncIterator()
+                var count = try await iterator.next()?.count ?? 0
+                if index % 3 == 0 { continue }
+                while let chunk = try await iterator.next() { count += chunk.count }
+                #expect(count == body.count)
+            }
+            let final = try await loader.load(DownloadRequest(url: server.url("/0.png")))
+            var received = Data()
+            for try await chunk in final.body { received.append(chunk) }
+            #expect(received == body)
+        }
+    }
 }

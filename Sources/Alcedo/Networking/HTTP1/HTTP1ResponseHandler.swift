@@ -33,18 +33,22 @@ enum HTTP1ClientError: Error, Sendable, Equatable {
     case readTimeout
 }
 
-/// Tells the connection's handler that the consumer wants more of the body, or gave it up.
+/// Tells the connection's handler that the consumer of one response's body wants more of it, or
+/// is done with it. The response is named: on a kept-alive connection these calls can arrive
+/// after the next response has started, and must not touch it.
 struct HTTP1BodyDemand: NIOAsyncSequenceProducerDelegate {
     let handler: NIOLoopBound<HTTP1ResponseHandler>
+    /// Which response of the connection this body is.
+    let response: Int
 
     func produceMore() {
-        let handler = self.handler
-        handler.eventLoop.execute { handler.value.consumerWantsMore() }
+        let handler = self.handler, response = self.response
+        handler.eventLoop.execute { handler.value.consumerWantsMore(response: response) }
     }
 
     func didTerminate() {
-        let handler = self.handler
-        handler.eventLoop.execute { handler.value.consumerTerminated() }
+        let handler = self.handler, response = self.response
+        handler.eventLoop.execute { handler.value.consumerTerminated(response: response) }
     }
 }
 
@@ -69,6 +73,8 @@ final class HTTP1ResponseHandler: ChannelDuplexHandler {
     }
 
     private var state = State.idle
+    /// The number of the response in flight (or the last one): bodies' calls name it.
+    private var responseNumber = 0
     /// Why the connection failed while no request was in flight (a TLS handshake refused as
     /// soon as it connected): the next request is failed with it.
     private var idleError: (any Error)?
@@ -90,6 +96,7 @@ final class HTTP1ResponseHandler: ChannelDuplexHandler {
             return
         }
         state = .awaitingHead(promise)
+        responseNumber += 1
         demand = true
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
@@ -124,8 +131,8 @@ final class HTTP1ResponseHandler: ChannelDuplexHandler {
             return
         }
         let body = HTTP1ResponseBody.makeSequence(
-            backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8), finishOnDeinit: false,
-            delegate: HTTP1BodyDemand(handler: NIOLoopBound(self, eventLoop: context.eventLoop)))
+            backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8), finishOnDeinit: true,
+            delegate: HTTP1BodyDemand(handler: NIOLoopBound(self, eventLoop: context.eventLoop), response: responseNumber))
         state = .streaming(body.source, keepAlive: head.isKeepAlive)
         promise.succeed(HTTP1Response(status: code, headers: head.headers, body: body.sequence))
     }
@@ -136,6 +143,8 @@ final class HTTP1ResponseHandler: ChannelDuplexHandler {
             source.finish()
             if keepAlive {
                 state = .idle
+                // An idle connection reads, so that an origin closing it is noticed at once.
+                consumerWantsMore(response: responseNumber)
                 onReusable?()
             } else {
                 state = .closed
@@ -146,7 +155,8 @@ final class HTTP1ResponseHandler: ChannelDuplexHandler {
         }
     }
 
-    func consumerWantsMore() {
+    func consumerWantsMore(response: Int) {
+        guard response == responseNumber else { return }
         demand = true
         if pendingRead, let context {
             pendingRead = false
@@ -154,10 +164,12 @@ final class HTTP1ResponseHandler: ChannelDuplexHandler {
         }
     }
 
-    func consumerTerminated() {
-        // The body was read to its end (finished) or dropped: only the latter matters.
-        guard case .streaming = state, let context else { return }
+    func consumerTerminated(response: Int) {
+        // The body was read to its end (its response is over) or dropped while it streams:
+        // only the latter matters, and only for the response in flight.
+        guard response == responseNumber, case .streaming(let source, _) = state, let context else { return }
         state = .closed
+        source.finish()
         context.close(promise: nil)
     }
 
