@@ -37,7 +37,7 @@ python3 "$here/report.py" "$work/results.jsonl"
 
 echo
 echo "Idle CPU while 8 requests wait on a stalled server for 5 s:"
-for loader in asynchttpclient urlsession; do
+for loader in alcedo-http urlsession; do
   "$bench" idle "$base/stall" 8 5 "$loader" > "$work/idle.json" &
   pid=$!
   sleep 1.5  # requests in flight (the tool waits 1 s before its own window)

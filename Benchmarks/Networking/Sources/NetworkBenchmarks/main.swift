@@ -6,7 +6,7 @@ import Foundation
 //                                               plus /stall: a 1 MB body that stops after 1 KB
 //   NetworkBenchmarks fetch BASE LIST CONC RUNS download every name in LIST from BASE with at
 //                                               most CONC at a time, RUNS times; prints JSON
-//   NetworkBenchmarks idle URL COUNT SECONDS [asynchttpclient|urlsession]
+//   NetworkBenchmarks idle URL COUNT SECONDS [alcedo-http|urlsession]
 //                                               hold COUNT requests to URL for SECONDS; prints
 //                                               the CPU used meanwhile as JSON
 
@@ -28,7 +28,7 @@ case "fetch":
 case "idle":
     guard arguments.count >= 4, let url = URL(string: arguments[1]), let count = Int(arguments[2]),
           let seconds = Double(arguments[3]) else { fail("idle URL COUNT SECONDS [loader]") }
-    await IdleCPU.run(url: url, count: count, seconds: seconds, loader: arguments.count > 4 ? arguments[4] : "asynchttpclient")
+    await IdleCPU.run(url: url, count: count, seconds: seconds, loader: arguments.count > 4 ? arguments[4] : "alcedo-http")
 default:
     fail("serve | fetch | idle")
 }
