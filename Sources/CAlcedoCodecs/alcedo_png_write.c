@@ -120,13 +120,39 @@ static void filter_into(int filter, const uint8_t *row, const uint8_t *above, si
     }
 }
 
-/// ALCEDO_PNG_FILTER_AUTO's choice: the sample rows (8 in every 64), filtered adaptively and
+/// Row `y`'s pixels `x0`, `x0 + dx`, … (`w` of them) in the written layout: `source` itself when
+/// nothing needs moving, else copied into `buffer`.
+static const uint8_t *fetch_row(const alcedo_png_write_params *p, uint32_t y, size_t x0, size_t dx, size_t w,
+                                size_t bpp, uint8_t *buffer) {
+    const uint8_t *source = p->pixels + (size_t)y * p->stride;
+    size_t sc = p->palette ? 1 : (size_t)p->source_channels;
+    if (dx == 1 && sc == bpp) return source + x0 * bpp;
+    if (sc == bpp) {
+        for (size_t i = 0; i < w; i++) memcpy(buffer + i * bpp, source + (x0 + i * dx) * bpp, bpp);
+        return buffer;
+    }
+    // From RGBA: gray is red; gray + alpha is red and alpha; RGB drops alpha.
+    for (size_t i = 0; i < w; i++) {
+        const uint8_t *s = source + (x0 + i * dx) * 4;
+        uint8_t *d = buffer + i * bpp;
+        switch (bpp) {
+        case 1: d[0] = s[0]; break;
+        case 2: d[0] = s[0]; d[1] = s[3]; break;
+        case 3: d[0] = s[0]; d[1] = s[1]; d[2] = s[2]; break;
+        default: memcpy(d, s, 4); break;
+        }
+    }
+    return buffer;
+}
+
+/// ALCEDO_PNG_FILTER_AUTO's choice: the sample rows (4 in every 64), filtered adaptively and
 /// unfiltered, each compressed at level 1; the smaller wins (adaptive on a tie). Returns the
 /// filter, or -1 when memory ran out.
-static int choose_filter(const alcedo_png_write_params *p, size_t bpp, uint8_t *trials, const uint8_t *zeros) {
+static int choose_filter(const alcedo_png_write_params *p, size_t bpp, uint8_t *trials, const uint8_t *zeros,
+                         uint8_t *row_buffer, uint8_t *above_buffer) {
     size_t row_bytes = (size_t)p->width * bpp;
     size_t rows = 0;
-    for (uint32_t y = 0; y < p->height; y++) if ((y & 63) < 8) rows++;
+    for (uint32_t y = 0; y < p->height; y++) if ((y & 63) < 4) rows++;
     size_t size = rows * (row_bytes + 1);
     uint8_t *adaptive = malloc(size), *none = malloc(size);
     struct libdeflate_compressor *compressor = libdeflate_alloc_compressor(1);
@@ -140,9 +166,9 @@ static int choose_filter(const alcedo_png_write_params *p, size_t bpp, uint8_t *
     if (adaptive && none && compressor && out) {
         size_t at = 0;
         for (uint32_t y = 0; y < p->height; y++) {
-            if ((y & 63) >= 8) continue;
-            const uint8_t *row = p->pixels + (size_t)y * p->stride;
-            const uint8_t *above = y == 0 ? zeros : p->pixels + (size_t)(y - 1) * p->stride;
+            if ((y & 63) >= 4) continue;
+            const uint8_t *row = fetch_row(p, y, 0, 1, p->width, bpp, row_buffer);
+            const uint8_t *above = y == 0 ? zeros : fetch_row(p, y - 1, 0, 1, p->width, bpp, above_buffer);
             filter_into(ALCEDO_PNG_FILTER_ADAPTIVE, row, above, row_bytes, bpp, trials, row_bytes, adaptive + at);
             none[at] = 0;
             memcpy(none + at + 1, row, row_bytes);
@@ -174,7 +200,9 @@ int alcedo_png_write(const alcedo_png_write_params *p, uint8_t **out, size_t *ou
         return -1;
     if (!indexed && (p->channels < 1 || p->channels > 4)) return -1;
     int bpp = indexed ? 1 : p->channels;
-    if ((uint64_t)p->width * (uint64_t)bpp > p->stride) return -1;
+    int source_channels = indexed ? 1 : p->source_channels;
+    if (source_channels != bpp && source_channels != 4) return -1;
+    if ((uint64_t)p->width * (uint64_t)source_channels > p->stride) return -1;
     if (p->level < 0 || p->level > 12) return -1;
     if (p->filter < ALCEDO_PNG_FILTER_ADAPTIVE || p->filter > ALCEDO_PNG_FILTER_AUTO) return -1;
     int filter = indexed ? ALCEDO_PNG_FILTER_NONE : p->filter;
@@ -201,7 +229,7 @@ int alcedo_png_write(const alcedo_png_write_params *p, uint8_t **out, size_t *ou
     uint8_t *zeros = scratch + 7 * max_row;
     memset(zeros, 0, max_row);
     if (filter == ALCEDO_PNG_FILTER_AUTO) {
-        filter = choose_filter(p, (size_t)bpp, trials, zeros);
+        filter = choose_filter(p, (size_t)bpp, trials, zeros, current, prior);
         if (filter < 0) { free(raw); free(scratch); return -2; }
         if (filter == ALCEDO_PNG_FILTER_ADAPTIVE && level > 1) level = level > 3 ? level - 2 : 1;
     }
@@ -215,14 +243,7 @@ int alcedo_png_write(const alcedo_png_write_params *p, uint8_t **out, size_t *ou
         size_t row_bytes = w * (size_t)bpp;
         int first = 1;
         for (uint32_t y = y0; y < p->height; y += dy) {
-            const uint8_t *source = p->pixels + (size_t)y * p->stride;
-            const uint8_t *row;
-            if (dx == 1) {
-                row = source;
-            } else {
-                for (size_t i = 0; i < w; i++) memcpy(current + i * bpp, source + ((size_t)x0 + i * dx) * bpp, (size_t)bpp);
-                row = current;
-            }
+            const uint8_t *row = fetch_row(p, y, x0, dx, w, (size_t)bpp, current);
             const uint8_t *above = first ? zeros : prior;
             filter_into(filter, row, above, row_bytes, (size_t)bpp, trials, max_row, raw + at);
             at += 1 + row_bytes;

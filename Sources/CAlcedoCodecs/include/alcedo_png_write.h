@@ -32,7 +32,11 @@ typedef struct {
     size_t stride;
     uint32_t width;
     uint32_t height;
+    /// The channels written: 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA.
     int channels;
+    /// The channels of `pixels`: the same as `channels`, or 4 (RGBA) to write `channels` of
+    /// them (gray from red, its alpha from the fourth) without a repacked copy.
+    int source_channels;
     /// `palette_count` RGB triples (1 to 256), or NULL for true colour or gray.
     const uint8_t *palette;
     int palette_count;

@@ -104,6 +104,7 @@ public struct PNGEncoder: ImageEncoding {
             let alphaCount = quantized.transparentIndex.map { $0 + 1 } ?? 0
             params.stride = Int(image.width)
             params.channels = 1
+            params.source_channels = 1
             params.palette_count = Int32(quantized.colorCount)
             params.alpha_count = Int32(alphaCount)
             written = quantized.indices.withUnsafeBufferPointer { indices in
@@ -122,10 +123,11 @@ public struct PNGEncoder: ImageEncoding {
             if profile != nil && layout == .gray { layout = .rgb }
             if profile != nil && layout == .grayAlpha { layout = .rgba }
             hasAlpha = layout == .rgba
-            let input = layout == .rgba ? rgba : layout.pack(rgba)
-            params.stride = Int(image.width) * layout.rawValue
+            // The writer takes the channels it writes straight from the RGBA rows.
+            params.stride = Int(image.width) * 4
             params.channels = Int32(layout.rawValue)
-            written = input.withUnsafeBufferPointer { pixels in
+            params.source_channels = 4
+            written = rgba.withUnsafeBufferPointer { pixels in
                 params.pixels = pixels.baseAddress
                 return Self.write(&params)
             }
@@ -179,24 +181,5 @@ enum PNGPixelLayout: Int, Sendable {
         case (false, false): return .rgba
         }
     }
-
-    /// `rgba` repacked to this layout's channels (gray is taken from red).
-    func pack(_ rgba: [UInt8]) -> [UInt8] {
-        let channels = rawValue
-        let pixelCount = rgba.count / 4
-        return [UInt8](unsafeUninitializedCapacity: pixelCount * channels) { out, initialized in
-            rgba.withUnsafeBufferPointer { p in
-                for i in 0..<pixelCount {
-                    let s = i * 4, d = i * channels
-                    switch self {
-                    case .gray: out[d] = p[s]
-                    case .grayAlpha: out[d] = p[s]; out[d + 1] = p[s + 3]
-                    case .rgb: out[d] = p[s]; out[d + 1] = p[s + 1]; out[d + 2] = p[s + 2]
-                    case .rgba: out[d] = p[s]; out[d + 1] = p[s + 1]; out[d + 2] = p[s + 2]; out[d + 3] = p[s + 3]
-                    }
-                }
-            }
-            initialized = pixelCount * channels
-        }
-    }
 }
+
