@@ -11,7 +11,9 @@ Usage: bench.py --inputs DIR --results DIR [--alcedo PATH]
 Environment: BENCH_DURATION (seconds, default 20), BENCH_CONNECTIONS (default "2 8"),
 BENCH_THREADS (wrk threads, default 2), BENCH_SERVERS (default "alcedo thumbor thumbor-close
 vips"), BENCH_WORKLOADS (default "resize hits revalidate"), ALCEDO_ARGS (more `alcedo serve` arguments,
-shell-quoted)."""
+shell-quoted), BENCH_FORMAT (the results' format: jpeg, the default, png or webp; every server is
+asked for it in its own URL syntax: `@png` for Alcedo and the libvips stand-in, thumbor's
+`filters:format(png)`)."""
 import argparse
 import shlex
 import concurrent.futures
@@ -44,6 +46,13 @@ LABELS = {
     "thumbor-close": "thumbor (Connection: close)",
     "vips": "libvips stand-in",
 }
+FORMAT = os.environ.get("BENCH_FORMAT", "jpeg")
+if FORMAT not in ("jpeg", "png", "webp"):
+    raise SystemExit(f"BENCH_FORMAT={FORMAT}: jpeg, png or webp")
+# imgproxy's `@ext` (nothing for JPEG, the sources' own format) and thumbor's format filter.
+IMGPROXY_SUFFIX = "" if FORMAT == "jpeg" else f"@{FORMAT}"
+THUMBOR_FILTER = "" if FORMAT == "jpeg" else f"filters:format({FORMAT})/"
+
 WORKLOADS = {
     "resize": "(a) resize, every request a new variant",
     "hits": "(b) hits, 50 URLs again and again",
@@ -287,7 +296,7 @@ class Alcedo(Server):
 
     def path(self, name, width):
         source = urllib.parse.quote(self.origin.url(name), safe="")
-        return f"/insecure/rs:fit:{width}:{width}/plain/{source}"
+        return f"/insecure/rs:fit:{width}:{width}/plain/{source}{IMGPROXY_SUFFIX}"
 
 
 class Thumbor(Server):
@@ -319,7 +328,7 @@ ENABLE_ETAGS = True
 
     def path(self, name, width):
         # fit-in: the same box fit as imgproxy's rs:fit (plain /WxW/ would crop to fill).
-        return f"/unsafe/fit-in/{width}x{width}/127.0.0.1:{self.origin.port}/{name}"
+        return f"/unsafe/fit-in/{width}x{width}/{THUMBOR_FILTER}127.0.0.1:{self.origin.port}/{name}"
 
 
 class ThumborClose(Thumbor):
@@ -340,7 +349,7 @@ class VipsStandIn(Server):
 
     def path(self, name, width):
         source = urllib.parse.quote(self.origin.url(name), safe="")
-        return f"/insecure/rs:fit:{width}:{width}/plain/{source}"
+        return f"/insecure/rs:fit:{width}:{width}/plain/{source}{IMGPROXY_SUFFIX}"
 
 
 # ---- one run -------------------------------------------------------------------------------
@@ -431,7 +440,7 @@ def ratio(a, b):
 
 
 def report(results, meta):
-    lines = [f"# Serve benchmark, {meta['date']}", "",
+    lines = [f"# Serve benchmark, {meta['date']}" + ("" if FORMAT == "jpeg" else f", {FORMAT} results"), "",
              f"{meta['machine']}; {meta['duration']} s per run, wrk {meta['threads']} threads; "
              f"servers and peers back to back in one run, each started afresh for each row. "
              f"Other work on the machine makes every figure noisy (load average before each run in the JSON).", "",
