@@ -149,7 +149,10 @@ final class HTTP1Client: Sendable {
     // MARK: The pool
 
     private func takeIdle(_ key: PoolKey) -> Connection? {
-        while let connection = pool.withLock({ pool -> Connection? in pool.idle[key]?.popLast() }) {
+        while let connection = pool.withLock({ pool -> Connection? in
+            defer { if pool.idle[key]?.isEmpty == true { pool.idle[key] = nil } }
+            return pool.idle[key]?.popLast()
+        }) {
             connection.idleTimer.withLock { timer in
                 timer?.cancel()
                 timer = nil
@@ -183,6 +186,8 @@ final class HTTP1Client: Sendable {
     private func remove(_ connection: Connection) {
         pool.withLock { pool in
             pool.idle[connection.key]?.removeAll { $0 === connection }
+            // No entry is kept for a host without idle connections: source URLs name any number of hosts.
+            if pool.idle[connection.key]?.isEmpty == true { pool.idle[connection.key] = nil }
         }
     }
 
