@@ -3,8 +3,10 @@
 #   make serve  installs what is missing, builds, serves the sample images (an example URL is printed)
 #   make test   installs what is missing, builds, runs every test
 #   make coverage   runs every test with code coverage and prints the library's line coverage
+#   make release OTEL=1   (and make install OTEL=1) adds request tracing over OTLP
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the stripped binary, completions and man page
 #   make uninstall [PREFIX=/usr/local]            removes exactly what make install wrote
+#   make test-otel runs the tracing tests against alcedo built with OTEL=1 (an OTLP receiver)
 #   make examples  builds and tests the example apps (Examples/VaporApp, Examples/HummingbirdApp)
 #   make container-check   runs the release binary in a fresh Debian holding only the container
 #                          image's runtime packages (downloads a base system; not part of make test)
@@ -19,8 +21,15 @@ RELEASE_FLAGS ?= $(shell bash scripts/release-flags.sh)
 # `alcedo`, built exactly as `make install` builds it: a crash that only the shipped build
 # shows fails `make test`. The test targets themselves are debug builds.
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)/alcedo
+# OTEL=1 builds `alcedo` with the OpenTelemetry trait: `serve` exports request traces over
+# OTLP/HTTP or OTLP/gRPC (IMGPROXY_OPEN_TELEMETRY_ENABLE). Off by default: swift-otel and its
+# gRPC stack take longer to build than Alcedo itself.
+OTEL ?=
+TRAIT_FLAGS = $(if $(filter 1 yes true,$(OTEL)),--traits OpenTelemetry,)
+# `make test-otel` builds that binary apart, in its own build folder, as `make release OTEL=1` does.
+OTEL_SCRATCH = $(CURDIR)/.build-otel
 
-.PHONY: demo serve test coverage build deps release fuzz bench clean install uninstall container-check examples
+.PHONY: test-otel demo serve test coverage build deps release fuzz bench clean install uninstall container-check examples
 
 deps:
 	@bash scripts/install-deps.sh
@@ -29,7 +38,7 @@ build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 
 release: deps
-	$(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS)
+	$(SWIFT) build -c release $(RELEASE_FLAGS) $(TRAIT_FLAGS) $(SWIFT_FLAGS)
 	@bash scripts/check-release-binary.sh
 
 # The demo runs the release binary (`make release`, as `make install` installs it); `make test`
@@ -44,6 +53,13 @@ test: release
 	$(SWIFT) build -c release $(RELEASE_FLAGS) --product generate-manual $(SWIFT_FLAGS)
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	ALCEDO_TEST_BINARY="$(RELEASE_BIN)" $(SWIFT) test --skip-build $(SWIFT_FLAGS)
+
+# The tracing tests, against `alcedo` built with the OpenTelemetry trait and a real OTLP receiver.
+test-otel: deps
+	$(SWIFT) build -c release $(RELEASE_FLAGS) --traits OpenTelemetry --scratch-path "$(OTEL_SCRATCH)" --product alcedo $(SWIFT_FLAGS)
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	ALCEDO_OTEL_BINARY="$(OTEL_SCRATCH)/release/alcedo" ALCEDO_TEST_BINARY="$(RELEASE_BIN)" \
+	  $(SWIFT) test --skip-build --filter OpenTelemetryExportTests $(SWIFT_FLAGS)
 
 coverage: release
 	$(SWIFT) build -c release $(RELEASE_FLAGS) --product generate-manual $(SWIFT_FLAGS)

@@ -217,6 +217,15 @@ public struct ImageServerConfiguration: Sendable {
     /// A second path answering like `/health`, under ``pathPrefix`` (default `nil`: none).
     /// imgproxy's `IMGPROXY_HEALTH_CHECK_PATH`.
     public var healthCheckPath: String?
+    /// Whether each image and info request is a span of the tracer bootstrapped in
+    /// `InstrumentationSystem` (swift-distributed-tracing), with a child span per stage and the
+    /// trace context sent on to the origin (default `false`: no spans, no cost).
+    /// imgproxy's `IMGPROXY_OPEN_TELEMETRY_ENABLE`.
+    public var tracesRequests = false
+    /// Whether a request's spans join the trace its W3C `traceparent` header names (default
+    /// `false`: each request starts a trace of its own, so clients cannot pick trace IDs).
+    /// imgproxy's `IMGPROXY_OPEN_TELEMETRY_PROPAGATE_EXTERNAL`.
+    public var propagatesExternalTraceContext = false
     /// Mixed into every `ETag` (default empty): change it after a configuration change that
     /// alters results so clients and CDNs stop revalidating old ones. imgproxy's `IMGPROXY_ETAG_BUSTER`.
     public var etagBuster = ""

@@ -303,6 +303,14 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
+        let telemetry: OpenTelemetrySettings
+        do {
+            telemetry = try OpenTelemetrySettings(environment, process: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        configuration.tracesRequests = telemetry.tracesEnabled && OpenTelemetrySettings.exporterBuiltIn
+        configuration.propagatesExternalTraceContext = telemetry.propagatesExternal
         let role = WorkerRole(environment: ProcessInfo.processInfo.environment)
         let processCount: Int
         do {
@@ -340,6 +348,9 @@ struct ServeCommand: AsyncParsableCommand {
         if !environment.unsupportedThumborKeys.isEmpty && role == nil {
             Console.write("alcedo: warning: these thumbor.conf keys are not supported, and are ignored: "
                 + environment.unsupportedThumborKeys.joined(separator: ", ") + "\n", to: STDERR_FILENO)
+        }
+        if role == nil {
+            for warning in telemetry.warnings { Console.write("alcedo: warning: IMGPROXY_\(warning)\n", to: STDERR_FILENO) }
         }
         if role == nil && processCount > 1 {
             let supervisor = WorkerSupervisor(count: processCount, host: configuration.host, port: configuration.port,
@@ -382,6 +393,14 @@ struct ServeCommand: AsyncParsableCommand {
         }
         var server = ImageServer(configuration: serving)
         server.shutdownGracePeriod = .seconds(grace)
+        do {
+            if let exporter = try telemetry.bootstrap(logger: Logger(label: "alcedo.opentelemetry")) {
+                server.additionalServices.append(exporter)
+            }
+        } catch {
+            Console.error("alcedo: OpenTelemetry: \(error)")
+            throw ExitCode.failure
+        }
         let key = serving.keys.first
         let signatureSize = serving.signatureSize
         let prefix = serving.pathPrefix

@@ -58,9 +58,12 @@ public struct ImageProxyMiddleware<Context: RequestContext>: RouterMiddleware {
             return withCORS(refusal)
         }
         if configuration.dialect == .imgproxy, local.hasPrefix("/info/") {
-            return withCORS(await service.info(path: String(local.dropFirst("/info".count)), request: request))
+            return withCORS(await service.traced(request, route: prefix + "/info/{signature}/{options}/{source}") {
+                await service.info(path: String(local.dropFirst("/info".count)), request: request)
+            })
         }
-        return withCORS(await service.image(path: local, request: request))
+        let route = configuration.dialect == .thumbor ? "/{signature}/{options}/{image}" : "/{signature}/{options}/{source}"
+        return withCORS(await service.traced(request, route: prefix + route) { await service.image(path: local, request: request) })
     }
 
     /// Adds the CORS headers when ``ImageServerConfiguration/allowOrigin`` is set.

@@ -19,8 +19,9 @@ final class ServeProcess {
 
     /// Starts `alcedo serve` with `arguments` after the test defaults, and `environment` added
     /// to this process's; returns once it has printed its `listening on` line.
+    /// Standard error goes to `standardError` when one is given.
     static func start(_ arguments: [String], environment: [String: String] = [:],
-                      executable: URL = ServeCommandTests.executable) async throws -> ServeProcess {
+                      executable: URL = ServeCommandTests.executable, standardError: URL? = nil) async throws -> ServeProcess {
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-serve-process-\(UUID().uuidString)")
         let process = Process()
         process.executableURL = executable
@@ -28,7 +29,8 @@ final class ServeProcess {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        if let standardError { process.standardError = try FileHandle(forWritingTo: standardError) }
+        else { process.standardError = FileHandle.nullDevice }
         try ProcessLaunch.run(process)
         let server = ServeProcess(process: process, baseURL: "", cache: cache)
         guard let line = try await ServeCommandTests.readLine(out.fileHandleForReading),

@@ -107,7 +107,9 @@ public final class HTTPImageLoader: ImageDataLoading {
         }
         let response: HTTP1Response
         do {
-            response = try await client.get(target, headers: request.headers.map { ($0.name, $0.value) })
+            // Inside a traced request, the origin gets the trace context (`traceparent`).
+            let headers = TraceContextPropagation.adding(to: request.headers)
+            response = try await client.get(target, headers: headers.map { ($0.name, $0.value) })
         } catch {
             throw mapError(error, url: request.url)
         }
