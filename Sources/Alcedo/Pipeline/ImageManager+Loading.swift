@@ -118,7 +118,8 @@ extension ImageManager {
         return RetrieveImageResult(image: image, cacheType: loaded.processedFromCachedOriginal ? .none : loaded.cacheType,
                                    source: request.source, originalSource: originalSource,
                                    originalData: loaded.originalData, response: loaded.response, metrics: metrics,
-                                   variantData: variantData, originalCacheType: loaded.cacheType)
+                                   variantData: variantData, originalCacheType: loaded.cacheType,
+                                   storedCacheInfo: loaded.storedCacheInfo)
     }
 
     /// The processed image in memory, unless the request skips the caches.
@@ -352,7 +353,8 @@ extension ImageManager {
             variantData = await store(image, data: hit.data, info: info, request, storeOriginal: false, metrics: &metrics)
         }
         return LoadedImage(image: image, cacheType: .disk, originalData: hit.data, response: response, metrics: metrics,
-                           variantData: variantData, processedFromCachedOriginal: hit.kind == .original && !request.variantIsOriginal)
+                           variantData: variantData, processedFromCachedOriginal: hit.kind == .original && !request.variantIsOriginal,
+                           storedCacheInfo: info)
     }
 
     // MARK: Decoding and processing
