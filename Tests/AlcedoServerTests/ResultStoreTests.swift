@@ -220,6 +220,53 @@ struct ResultStoreTests {
         #expect(await tier.entry(forKey: key) == nil)
     }
 
+    /// The value of the series `name` (with its labels) in a Prometheus text, or `nil`.
+    static func metric(_ name: String, in text: String) -> Int? {
+        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
+            return line.split(separator: " ").last.flatMap { Double($0) }.map { Int($0) }
+        }
+        return nil
+    }
+
+    @Test func theServeBinaryKeepsResultsInS3AcrossARestart() async throws {
+        let moto = try await MotoS3Server.start(buckets: ["alcedo"], objects: [])
+        defer { moto.stop() }
+        let origin = try await Self.origin()
+        defer { origin.stop() }
+        // The S3 source's settings and credentials, S3 sources off.
+        let environment = ["AWS_ACCESS_KEY_ID": moto.accessKeyID, "AWS_SECRET_ACCESS_KEY": moto.secretAccessKey,
+                           "AWS_SESSION_TOKEN": "", "AWS_PROFILE": "", "HOME": FileManager.default.temporaryDirectory.path,
+                           "IMGPROXY_S3_ENDPOINT": moto.endpoint.absoluteString,
+                           "ALCEDO_RESULT_STORAGE": "s3://alcedo/cache", "ALCEDO_SOURCE_STORAGE": "s3://alcedo/cache"]
+        let client = OneShotClient()
+        let path = "/insecure/rs:fit:100:100/plain/" + origin.url("/p.jpg").absoluteString + "@webp"
+        let first = try await ServeProcess.start([], environment: environment)
+        let fresh = try await client.get(first.baseURL + path)
+        #expect(fresh.status == 200)
+        var metrics = ""
+        for _ in 0..<200 {
+            metrics = String(decoding: try await client.get(first.baseURL + "/metrics").body, as: UTF8.self)
+            if Self.metric("alcedo_store_writes_total{store=\"results\"}", in: metrics) == 1,
+               Self.metric("alcedo_store_writes_total{store=\"sources\"}", in: metrics) == 1 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(Self.metric("alcedo_store_writes_total{store=\"results\"}", in: metrics) == 1)
+        first.stop()
+
+        let second = try await ServeProcess.start([], environment: environment)
+        defer { second.stop() }
+        let stored = try await client.get(second.baseURL + path)
+        #expect(stored.status == 200 && stored.body == fresh.body)
+        #expect(stored.headers["etag"] == fresh.headers["etag"])
+        metrics = String(decoding: try await client.get(second.baseURL + "/metrics").body, as: UTF8.self)
+        #expect(Self.metric("alcedo_store_hits_total{store=\"results\"}", in: metrics) == 1)
+        #expect(Self.metric("alcedo_processing_runs_total", in: metrics) == 0)
+        #expect(origin.requestCount("/p.jpg") == 1)
+        // Another variant of the source: from the source store, not the origin.
+        #expect(try await client.get(second.baseURL + "/insecure/rs:fit:40:40/plain/" + origin.url("/p.jpg").absoluteString).status == 200)
+        #expect(origin.requestCount("/p.jpg") == 1)
+    }
+
     @Test func theCacheCommandListsAndPurgesTheStore() async throws {
         let folder = Self.temporaryFolder("cli")
         defer { try? FileManager.default.removeItem(at: folder) }
