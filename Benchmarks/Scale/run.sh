@@ -12,7 +12,8 @@
 #   rolling-restart Redis flushed, then every node restarted in turn (out of rotation, stopped,
 #                   its disk cache wiped, started, back in rotation) while load runs
 #   after-restart   every stored variant once: 0 processing runs, 0 origin GETs
-#   cut-redis       node 1 cut from the 3 Redis nodes, healed halfway; new variants in the mix
+#   cut-redis       node 1 cut from the 3 Redis nodes before the load, healed halfway; each
+#                   partition scenario asks for 2 new variants of every source besides stored ones
 #   cut-store       node 1 cut from the S3 server, healed halfway
 #   cut-origin      node 1 cut from the origin, healed halfway (new variants of stored sources)
 #   redis2-isolated Redis node 2 cut from everything, healed halfway
@@ -183,21 +184,23 @@ for example in r["failure_examples"]:
     print(f"|   failure: {example} | | | | | | | |")
 PY
 }
-# scenario NAME URLFILE MODE [ACTION HEAL]: load for $seconds (MODE time) or once through (MODE once),
-# ACTION run 2 s in, HEAL halfway.
+# scenario NAME URLFILE MODE [ACTION HEAL]: load for $seconds (MODE time) or once through (MODE once);
+# a partition ACTION made before the load starts and healed (HEAL) halfway; a rolling restart 2 s in.
 scenario() {
   local name=$1 file=$2 mode=$3 action=${4:-} heal=${5:-}
   local origin_before runs_before
   sleep 1
   origin_before=$(origin_gets); runs_before=$(processing_runs)
   local flag=""; [ "$mode" = once ] && flag="--once"
+  # A partition is made before the load starts, so the new variants meet it too.
+  [ -n "$action" ] && [ "$action" != rolling_restart ] && $action
   ip netns exec alc-load python3 "$here/load.py" "$nodes" "$file" "$threads" "$seconds" --down "$work/down" $flag \
     >"$work/$name.json" &
   local load=$!
-  if [ -n "$action" ]; then
+  if [ "$action" = rolling_restart ]; then
     sleep 2; $action
-    local rest=$((seconds / 2 - 2)); [ "$rest" -gt 0 ] && sleep "$rest"
-    $heal
+  elif [ -n "$action" ]; then
+    sleep $((seconds / 2)); $heal
   fi
   wait "$load"
   row "$name" "$work/$name.json" "$origin_before" "$runs_before"
