@@ -193,6 +193,29 @@ struct ResultStoreTests {
         #expect(tier.queuedWrites <= 2)
         await tier.flush(limit: .seconds(10))
         #expect(tier.statistics.writes == 0)
+        #expect(tier.heldBackWrites <= 3, "only the writes that were tried are held back")
+    }
+
+    @Test func writesThatFailedReachTheStoreOnceItAnswers() async throws {
+        let folder = Self.temporaryFolder("held-back")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A file where the store's folder should be: every write fails.
+        try Data("in the way".utf8).write(to: folder)
+        let tier = ObjectStoreTier(store: FolderObjectStore(root: folder.appendingPathComponent("store")), kind: .results)
+        for index in 0..<3 {
+            let key = "http://example.com/\(index).jpg@com.alcedo.imgproxy(w1)"
+            tier.enqueue(SharedCacheEntry(data: Data(repeating: UInt8(index), count: 100), metadata: .init(key: key)), forKey: key)
+        }
+        await tier.flush()
+        #expect(tier.statistics.errors == 3 && tier.statistics.writes == 0)
+        #expect(tier.heldBackWrites == 3)
+        // The way is cleared; the next answer of the store sends the held-back writes again.
+        try FileManager.default.removeItem(at: folder)
+        #expect(await tier.entry(forKey: "http://example.com/other.jpg@com.alcedo.imgproxy(w1)") == nil)
+        await tier.flush()
+        #expect(tier.statistics.writes == 3 && tier.statistics.retriedWrites == 3)
+        #expect(tier.heldBackWrites == 0)
+        #expect(await tier.entry(forKey: "http://example.com/1.jpg@com.alcedo.imgproxy(w1)")?.data == Data(repeating: 1, count: 100))
     }
 
     @Test func aFolderStoreTouchesOnlyItsOwnFiles() async throws {

@@ -194,7 +194,9 @@ public final class ServerMetrics: Sendable {
             ("dropped_writes_total", "counter", "Store writes dropped because the write queue was full", { $0.statistics.droppedWrites }),
             ("read_bytes_total", "counter", "Bytes read from the store by hits", { $0.statistics.bytesRead }),
             ("written_bytes_total", "counter", "Bytes written to the store", { $0.statistics.bytesWritten }),
+            ("retried_writes_total", "counter", "Failed store writes queued again once the store answered", { $0.statistics.retriedWrites }),
             ("queued_writes", "gauge", "Store writes waiting in the queue", { $0.queuedWrites }),
+            ("held_back_writes", "gauge", "Failed store writes held back until the store answers", { $0.heldBackWrites }),
             ("breaker_state", "gauge", "The store's circuit breaker: 0 closed, 1 open, 2 half-open", { tier in
                 switch tier.breakerState {
                 case .closed: return 0

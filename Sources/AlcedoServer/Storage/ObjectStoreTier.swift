@@ -14,6 +14,10 @@ import Synchronization
 /// few writers (a full queue drops the write and counts it), and an entry past its TTL reads as
 /// a miss. Nothing here throws to a request: a slow, failing or absent store is a miss.
 ///
+/// A write that fails, or finds the breaker open, is held back (up to ``Config/heldBackBytes``)
+/// and queued again once the store answers: variants made while the store was cut off reach it
+/// after the partition heals.
+///
 /// Entries are named by the SHA-256 of their cache key, under ``kind`` and the hash of the
 /// source URL the key starts with (`results/SOURCEHASH/KEYHASH`), so that every variant of one
 /// source can be listed or purged by a name prefix (``namePrefix(forSource:)``).
@@ -41,6 +45,9 @@ public final class ObjectStoreTier: Sendable {
         public var writers: Int
         /// Entries larger than this many bytes are not stored. Default 32 MiB.
         public var maximumEntryBytes: Int
+        /// Bytes of failed writes kept to be written again once the store answers; more are
+        /// dropped and counted. Default 64 MiB.
+        public var heldBackBytes: Int
         /// When the store is skipped after failures. Default: 5 failures in a row, 10 s.
         public var breaker: CircuitBreaker.Config
         /// Where state changes (breaker opened, closed) are logged. Default label `alcedo.store`.
@@ -48,7 +55,7 @@ public final class ObjectStoreTier: Sendable {
 
         /// Creates settings; every parameter has the default stated on its property.
         public init(readTimeout: Duration = .seconds(1), writeTimeout: Duration = .seconds(10), ttl: Duration = .seconds(30 * 86_400),
-                    queueCapacity: Int = 256, writers: Int = 4, maximumEntryBytes: Int = 32 << 20,
+                    queueCapacity: Int = 256, writers: Int = 4, maximumEntryBytes: Int = 32 << 20, heldBackBytes: Int = 64 << 20,
                     breaker: CircuitBreaker.Config = .init(failureThreshold: 5, openDuration: .seconds(10)),
                     logger: Logger = Logger(label: "alcedo.store")) {
             self.readTimeout = readTimeout
@@ -57,6 +64,7 @@ public final class ObjectStoreTier: Sendable {
             self.queueCapacity = queueCapacity
             self.writers = writers
             self.maximumEntryBytes = maximumEntryBytes
+            self.heldBackBytes = heldBackBytes
             self.breaker = breaker
             self.logger = logger
         }
@@ -76,8 +84,10 @@ public final class ObjectStoreTier: Sendable {
         public var skipped = 0
         /// Entries written.
         public var writes = 0
-        /// Writes dropped because the queue was full.
+        /// Writes dropped: the queue was full, or a failed write found no room to be held back.
         public var droppedWrites = 0
+        /// Failed writes queued again once the store answered.
+        public var retriedWrites = 0
         /// Bytes read by hits.
         public var bytesRead = 0
         /// Bytes written.
@@ -93,6 +103,11 @@ public final class ObjectStoreTier: Sendable {
         var queue: [(name: String, entry: SharedCacheEntry)] = []
         var head = 0
         var writing = 0
+        /// Failed writes waiting for the store to answer again, and their bytes.
+        var heldBack: [(name: String, entry: SharedCacheEntry)] = []
+        var heldBackBytes = 0
+        /// How many times each held-back write was queued again (at most ``ObjectStoreTier/retryLimit``).
+        var retries: [String: Int] = [:]
     }
 
     /// The store behind the tier.
@@ -117,6 +132,8 @@ public final class ObjectStoreTier: Sendable {
     public var breakerState: CircuitBreaker.State { state.withLock { $0.breaker.state } }
     /// Writes waiting in the queue now.
     public var queuedWrites: Int { state.withLock { $0.queue.count - $0.head } }
+    /// Failed writes held back now, to be written once the store answers.
+    public var heldBackWrites: Int { state.withLock { $0.heldBack.count } }
 
     // MARK: Names
 
@@ -194,9 +211,10 @@ public final class ObjectStoreTier: Sendable {
         guard stored.metadata.expirationDate > now else { return false }
         let name = self.name(forKey: key)
         let startWriter: Bool? = state.withLock { state in
-            // An open breaker drops the write at once: queued, it would only wait for the probe.
+            // An open breaker holds the write back at once: queued, it would only wait for the probe.
             if case .open(let until) = state.breaker.state, ContinuousClock.now < until {
                 state.statistics.skipped += 1
+                hold(name, stored, in: &state)
                 return nil
             }
             guard state.queue.count - state.head < config.queueCapacity else {
@@ -216,7 +234,10 @@ public final class ObjectStoreTier: Sendable {
     /// Writes queued entries until the queue is empty.
     private func drain() async {
         while let (name, entry) = next() {
-            guard admit() else { continue }
+            guard admit() else {
+                state.withLock { hold(name, entry, in: &$0) }
+                continue
+            }
             let store = self.store
             do {
                 try await Self.within(config.writeTimeout, operation: "write") { try await store.write(entry, as: name) }
@@ -224,10 +245,45 @@ public final class ObjectStoreTier: Sendable {
                     $0.writes += 1
                     $0.bytesWritten += entry.data.count
                 }
+                _ = state.withLock { $0.retries.removeValue(forKey: name) }
             } catch {
                 failed(error, operation: "write") { _ in }
+                state.withLock { hold(name, entry, in: &$0) }
             }
         }
+    }
+
+    /// How many times a failed write is queued again before it is dropped.
+    static let retryLimit = 3
+
+    /// Keeps a failed write to be queued again once the store answers, or drops it (counted)
+    /// when the held-back writes would pass ``Config/heldBackBytes`` or it was retried
+    /// ``retryLimit`` times.
+    private func hold(_ name: String, _ entry: SharedCacheEntry, in state: inout State) {
+        guard state.heldBackBytes + entry.data.count <= config.heldBackBytes, state.retries[name, default: 0] < Self.retryLimit else {
+            state.statistics.droppedWrites += 1
+            state.retries[name] = nil
+            return
+        }
+        state.heldBack.append((name, entry))
+        state.heldBackBytes += entry.data.count
+    }
+
+    /// Queues the held-back writes again (as many as the queue takes) after the store answered.
+    /// - Returns: whether a writer should start.
+    private func requeueHeldBack(in state: inout State) -> Bool {
+        var moved = 0
+        while moved < state.heldBack.count, state.queue.count - state.head < config.queueCapacity {
+            state.queue.append(state.heldBack[moved])
+            state.heldBackBytes -= state.heldBack[moved].entry.data.count
+            state.retries[state.heldBack[moved].name, default: 0] += 1
+            moved += 1
+        }
+        state.heldBack.removeFirst(moved)
+        state.statistics.retriedWrites += moved
+        guard moved > 0, state.writing < max(1, config.writers) else { return false }
+        state.writing += 1
+        return true
     }
 
     /// The next queued write, or `nil` (and this writer stops) when there is none.
@@ -278,13 +334,16 @@ public final class ObjectStoreTier: Sendable {
     }
 
     private func succeeded(_ update: (inout Statistics) -> Void) {
-        let recovered = state.withLock { state -> Bool in
+        let (recovered, startWriter) = state.withLock { state -> (Bool, Bool) in
             update(&state.statistics)
             let wasClosed = state.breaker.isClosed
             state.breaker.recordSuccess()
-            return !wasClosed
+            // The store answers: writes held back since it failed go to the queue again.
+            let start = state.heldBack.isEmpty ? false : requeueHeldBack(in: &state)
+            return (!wasClosed, start)
         }
         if recovered { config.logger.notice("the \(kind.rawValue) store at \(store.location) answers again") }
+        if startWriter { Task { await drain() } }
     }
 
     private func failed(_ error: any Error, operation: String, _ update: (inout Statistics) -> Void) {
