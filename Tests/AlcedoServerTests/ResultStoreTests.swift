@@ -234,7 +234,11 @@ struct ResultStoreTests {
         try Data("not an entry".utf8).write(to: impostor)
         let listed = try await store.list(prefix: "", limit: nil)
         #expect(listed.map(\.name) == [tier.name(forKey: key)])
-        #expect(await tier.entry(forKey: key)?.data == entry.data)
+        let read = try #require(await tier.entry(forKey: key))
+        #expect(read.data == entry.data && read.metadata.format == .webp)
+        // The store's TTL (30 days by default) sets the expiry, not the entry's own.
+        let days = read.metadata.expirationDate.timeIntervalSinceNow / 86_400
+        #expect(days > 29.9 && days <= 30)
         // No temporary file is left behind.
         let files = try FileManager.default.subpathsOfDirectory(atPath: folder.path)
         #expect(!files.contains { $0.hasSuffix(".tmp") })

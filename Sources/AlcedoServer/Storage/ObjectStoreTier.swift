@@ -37,7 +37,8 @@ public final class ObjectStoreTier: Sendable {
         /// How long a write may take before it counts as failed. Default 10 s.
         public var writeTimeout: Duration
         /// How long an entry is served after it was stored; older entries read as misses.
-        /// Default 30 days. An entry also expires when its own expiry (the disk cache's) comes first.
+        /// Default 30 days. It replaces the entry's own expiry (the disk cache's, 7 days by
+        /// default, a local policy): only an entry already expired is not stored.
         public var ttl: Duration
         /// Writes waiting at most; a write that finds the queue full is dropped. Default 256.
         public var queueCapacity: Int
@@ -197,7 +198,7 @@ public final class ObjectStoreTier: Sendable {
 
     // MARK: Writing
 
-    /// Queues the write of `entry` under `key`, its expiry lowered to the TTL.
+    /// Queues the write of `entry` under `key`, to expire ``Config/ttl`` from now.
     /// - Returns: `false` when the write was not queued (the queue full, the entry too large
     ///   or already expired, or the breaker open).
     @discardableResult
@@ -206,9 +207,9 @@ public final class ObjectStoreTier: Sendable {
         guard entry.data.count <= config.maximumEntryBytes else { return false }
         var stored = entry
         let ttl = Double(config.ttl.components.seconds) + Double(config.ttl.components.attoseconds) / 1e18
-        stored.metadata.expirationDate = min(entry.metadata.expirationDate, now.addingTimeInterval(ttl))
+        guard entry.metadata.expirationDate > now else { return false }
+        stored.metadata.expirationDate = now.addingTimeInterval(ttl)
         stored.metadata.key = key
-        guard stored.metadata.expirationDate > now else { return false }
         let name = self.name(forKey: key)
         let startWriter: Bool? = state.withLock { state in
             // An open breaker holds the write back at once: queued, it would only wait for the probe.
