@@ -15,8 +15,8 @@ import Synchronization
 /// a miss. Nothing here throws to a request: a slow, failing or absent store is a miss.
 ///
 /// A write that fails, or finds the breaker open, is held back (up to ``Config/heldBackBytes``)
-/// and queued again once the store answers: variants made while the store was cut off reach it
-/// after the partition heals.
+/// and queued again once the store answers, or after the breaker's open duration when nothing
+/// else asks the store: variants made while the store was cut off reach it after the partition heals.
 ///
 /// Entries are named by the SHA-256 of their cache key, under ``kind`` and the hash of the
 /// source URL the key starts with (`results/SOURCEHASH/KEYHASH`), so that every variant of one
@@ -109,6 +109,8 @@ public final class ObjectStoreTier: Sendable {
         var heldBackBytes = 0
         /// How many times each held-back write was queued again (at most ``ObjectStoreTier/retryLimit``).
         var retries: [String: Int] = [:]
+        /// Whether a retry of the held-back writes is scheduled.
+        var retryScheduled = false
     }
 
     /// The store behind the tier.
@@ -268,6 +270,18 @@ public final class ObjectStoreTier: Sendable {
         }
         state.heldBack.append((name, entry))
         state.heldBackBytes += entry.data.count
+        guard !state.retryScheduled else { return }
+        state.retryScheduled = true
+        let delay = config.breaker.openDuration
+        Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            guard let self else { return }
+            let start = self.state.withLock { state -> Bool in
+                state.retryScheduled = false
+                return self.requeueHeldBack(in: &state)
+            }
+            if start { await self.drain() }
+        }
     }
 
     /// Queues the held-back writes again (as many as the queue takes) after the store answered.
