@@ -5,6 +5,7 @@
 #   make coverage   runs every test with code coverage and prints the library's line coverage
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the stripped binary, completions and man page
 #   make uninstall [PREFIX=/usr/local]            removes exactly what make install wrote
+#   make examples  builds and tests the example apps (Examples/VaporApp, Examples/HummingbirdApp)
 #   make container-check   runs the release binary in a fresh Debian holding only the container
 #                          image's runtime packages (downloads a base system; not part of make test)
 SWIFT ?= swift
@@ -19,7 +20,7 @@ RELEASE_FLAGS ?= $(shell bash scripts/release-flags.sh)
 # shows fails `make test`. The test targets themselves are debug builds.
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)/alcedo
 
-.PHONY: demo serve test coverage build deps release fuzz bench clean install uninstall container-check
+.PHONY: demo serve test coverage build deps release fuzz bench clean install uninstall container-check examples
 
 deps:
 	@bash scripts/install-deps.sh
@@ -61,6 +62,17 @@ uninstall:
 
 container-check: release
 	@bash scripts/container-check.sh
+
+# Each example is a package of its own that depends on this one by path, as an app would by URL.
+# They build in this package's .build: the modules `make test` compiled (Alcedo's, SwiftNIO's,
+# Hummingbird's…) are reused, and only the example and what it adds (Vapor) are compiled.
+EXAMPLES = Examples/HummingbirdApp Examples/VaporApp
+examples: deps
+	@set -e; for example in $(EXAMPLES); do \
+	  echo "examples: $$example"; \
+	  $(SWIFT) build --package-path $$example --scratch-path "$(CURDIR)/.build" --build-tests $(SWIFT_FLAGS); \
+	  $(SWIFT) test --package-path $$example --scratch-path "$(CURDIR)/.build" --skip-build $(SWIFT_FLAGS); \
+	done
 
 fuzz: deps
 	@bash scripts/fuzz.sh
