@@ -185,7 +185,7 @@ let package = Package(
         .testTarget(
             name: "AlcedoRedisTests",
             dependencies: [
-                "Alcedo", "AlcedoRedis", "AlcedoTestSupport",
+                "Alcedo", "AlcedoRedis", "AlcedoServer", "AlcedoTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -286,6 +286,7 @@ struct ServeCommand: AsyncParsableCommand {
     var samples = false
     @OptionGroup var redis: RedisOptions
     @OptionGroup(title: "Object storage") var s3: S3Options
+    @OptionGroup(title: "Result and source stores") var stores: StoreOptions
     @Option(help: ArgumentHelp("Serve local:///PATH sources from this folder, and nothing outside it (also $ALCEDO_LOCAL_FILESYSTEM_ROOT; default: local: refused).",
                                valueName: "dir"))
     var localRoot: String?
@@ -806,6 +807,7 @@ struct ServeCommand: AsyncParsableCommand {
             c.fallbackImageTTL = seconds > 0 ? seconds : nil
         }
         if try s3.isEnabled(env) { c.s3 = try s3.configuration(env) }
+        (c.resultStore, c.sourceStore) = try stores.tiers(s3: s3, env: env)
         if let root = env.pick("LOCAL_FILESYSTEM_ROOT", flag: localRoot, env.string("LOCAL_FILESYSTEM_ROOT")) {
             var isFolder = false
             guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder else {
