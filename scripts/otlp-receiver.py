@@ -14,6 +14,8 @@ Prints "ready http=PORT grpc=PORT" once both listen (0 picks free ports).
 import argparse
 import gzip
 import json
+import os
+import signal
 import sys
 import threading
 from concurrent import futures
@@ -99,6 +101,8 @@ def main():
     parser.add_argument("--http-port", type=int, default=0)
     parser.add_argument("--grpc-port", type=int, default=0)
     arguments = parser.parse_args()
+    # gRPC's server threads would keep the process alive past SIGTERM.
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     open(arguments.out, "a").close()
     HTTPHandler.out = arguments.out
     http = ThreadingHTTPServer(("127.0.0.1", arguments.http_port), HTTPHandler)

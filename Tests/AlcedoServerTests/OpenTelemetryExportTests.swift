@@ -201,7 +201,12 @@ final class OTLPReceiver: Sendable {
     }
 
     func stop() {
-        if process.isRunning { process.terminate(); process.waitUntilExit() }
+        if process.isRunning {
+            process.terminate()
+            for _ in 0..<50 where process.isRunning { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
         try? FileManager.default.removeItem(at: output)
     }
 }

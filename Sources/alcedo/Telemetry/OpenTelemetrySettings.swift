@@ -89,6 +89,7 @@ struct OpenTelemetrySettings {
         configuration.metrics.enabled = false
         configuration.traces.enabled = true
         configuration.diagnosticLogger = .custom(logger)
+        configuration.diagnosticLogLevel = .warning   // OTEL_LOG_LEVEL says otherwise
         if exporterEnvironment["OTEL_EXPORTER_OTLP_PROTOCOL"] == nil && exporterEnvironment["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] == nil {
             configuration.traces.otlpExporter.protocol = .grpc   // imgproxy's default
         }
