@@ -2,16 +2,18 @@
 # The tests' reference peers, from PyPI, in a virtual environment: moto's standalone S3
 # server (the tests start it on a free loopback port, with authentication on), boto3, whose
 # botocore signer the SigV4 tests compare Alcedo's signer with, and thumbor 7.8, which the
-# thumbor-dialect tests start on a free loopback port and compare answers with. Called by
+# thumbor-dialect tests start on a free loopback port and compare answers with, and the
+# Prometheus Python client, whose text-format parser reads the server's /metrics in the tests
+# (scripts/prometheus-text-families.py). Called by
 # install-deps.sh; the tests find the environment at Tests/.venv-s3 (git-ignored) or at $ALCEDO_S3_VENV.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 venv="${ALCEDO_S3_VENV:-$here/Tests/.venv-s3}"
 python="$venv/bin/python"
-if "$python" -c 'import moto.server, boto3, botocore, flask_cors, thumbor' 2>/dev/null \
-    && "$venv/bin/thumbor" --version 2>/dev/null | grep -q '^7\.8\.'; then exit 0; fi
-echo "install-s3-test-tools: creating $venv with moto[server], boto3 and thumbor 7.8"
+if "$python" -c 'import moto.server, boto3, botocore, flask_cors, thumbor, prometheus_client' 2>/dev/null \
+    && "$venv/bin/thumbor" --version 2>/dev/null | grep -Eq '(^|v)7\.8\.'; then exit 0; fi
+echo "install-s3-test-tools: creating $venv with moto[server], boto3, thumbor 7.8 and prometheus-client"
 [ -x "$python" ] || python3 -m venv "$venv"
-"$venv/bin/pip" install -q --disable-pip-version-check 'moto[server]>=5,<6' 'boto3>=1.34' 'thumbor>=7.8,<7.9'
-"$python" -c 'import moto.server, boto3, botocore, thumbor'
+"$venv/bin/pip" install -q --disable-pip-version-check 'moto[server]>=5,<6' 'boto3>=1.34' 'thumbor>=7.8,<7.9' 'prometheus-client>=0.20'
+"$python" -c 'import moto.server, boto3, botocore, thumbor, prometheus_client'
 

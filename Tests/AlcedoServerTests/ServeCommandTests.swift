@@ -110,8 +110,10 @@ struct ServeCommandTests {
 struct OneShotClient {
     struct Reply { let status: Int; let headers: [String: String]; let body: Data }
 
-    func get(_ url: String) async throws -> Reply {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
+    func get(_ url: String, headers: [String: String] = [:]) async throws -> Reply {
+        var request = HTTPClientRequest(url: url)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
         var body = Data()
         for try await chunk in response.body { body.append(contentsOf: chunk.readableBytesView) }
         var headers: [String: String] = [:]

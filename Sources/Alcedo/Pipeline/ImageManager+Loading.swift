@@ -407,6 +407,8 @@ extension ImageManager {
         if let hold = request.memoryHold {
             let working = Self.workingSet(input, options: options, registry: registry, serializer: serializer)
             estimate = working
+            let waitStart = ContinuousClock.now
+            defer { metrics.memoryWait += ContinuousClock.now - waitStart }
             do throws(AlcedoError) {
                 try await hold.reserve(working, for: "decoding and processing this \(working.decodedSize) image "
                                                    + "(\(working.framesHeld) frame\(working.framesHeld == 1 ? "" : "s") held)")

@@ -61,6 +61,9 @@ public struct RetrieveImageMetrics: Sendable, Hashable, CustomStringConvertible 
     public var cacheLookup: Duration = .zero
     /// Downloading (or revalidating), or reading a data provider.
     public var loading: Duration = .zero
+    /// Waiting for the memory budget to grant the decode's working set (and with it a
+    /// processing slot), with ``AlcedoOptionsInfoItem/memoryBudget(_:)``.
+    public var memoryWait: Duration = .zero
     /// Decoding the bytes (a download's, a provider's or a disk entry's).
     public var decoding: Duration = .zero
     /// Running the processor.

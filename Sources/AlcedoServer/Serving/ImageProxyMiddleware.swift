@@ -57,10 +57,15 @@ public struct ImageProxyMiddleware<Context: RequestContext>: RouterMiddleware {
             service.metrics.recordResponse(status: 403)
             return withCORS(refusal)
         }
+        let stages = service.startRequest(request)
+        var response: Response
         if configuration.dialect == .imgproxy, local.hasPrefix("/info/") {
-            return withCORS(await service.info(path: String(local.dropFirst("/info".count)), request: request))
+            response = await service.info(path: String(local.dropFirst("/info".count)), request: request)
+        } else {
+            response = await service.image(path: local, request: request, stages: stages)
         }
-        return withCORS(await service.image(path: local, request: request))
+        service.finishRequest(request, response: &response, path: local, stages: stages)
+        return withCORS(response)
     }
 
     /// Adds the CORS headers when ``ImageServerConfiguration/allowOrigin`` is set.

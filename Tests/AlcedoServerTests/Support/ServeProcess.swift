@@ -18,9 +18,10 @@ final class ServeProcess {
     }
 
     /// Starts `alcedo serve` with `arguments` after the test defaults, and `environment` added
-    /// to this process's; returns once it has printed its `listening on` line.
+    /// to this process's; returns once it has printed its `listening on` line. Its standard
+    /// error goes to `errorLog` when given, else nowhere.
     static func start(_ arguments: [String], environment: [String: String] = [:],
-                      executable: URL = ServeCommandTests.executable) async throws -> ServeProcess {
+                      executable: URL = ServeCommandTests.executable, errorLog: URL? = nil) async throws -> ServeProcess {
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-serve-process-\(UUID().uuidString)")
         let process = Process()
         process.executableURL = executable
@@ -28,7 +29,12 @@ final class ServeProcess {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        if let errorLog {
+            _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errorLog)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try ProcessLaunch.run(process)
         let server = ServeProcess(process: process, baseURL: "", cache: cache)
         guard let line = try await ServeCommandTests.readLine(out.fileHandleForReading),
