@@ -25,7 +25,7 @@ final class ImgproxyMetrics: Sendable {
 
     let requests: Counter
     private let registry: PrometheusCollectorRegistry
-    private let prefix: String
+    private let namespace: String
     private let statusCounters = Mutex<[Int: Counter]>([:])
     private let errorCounters = Mutex<[String: Counter]>([:])
     let requestDuration: DurationHistogram
@@ -44,35 +44,41 @@ final class ImgproxyMetrics: Sendable {
     /// processing slots.
     init(registry: PrometheusCollectorRegistry, namespace: String, workerCount: Int) {
         self.registry = registry
-        prefix = namespace.isEmpty ? "" : namespace + "_"
+        self.namespace = namespace
         self.workerCount = workerCount
-        requests = registry.makeCounter(name: prefix + "requests_total",
-                                        help: "A counter of the total number of HTTP requests imgproxy processed.")
-        requestDuration = registry.makeDurationHistogram(name: prefix + "request_duration_seconds", buckets: Self.defaultBuckets,
-                                                         help: "A histogram of the response latency.")
+        func name(_ metric: String, _ help: String) -> MetricNameDescriptor {
+            MetricNameDescriptor(namespace: namespace, metricName: metric, unitName: "", helpText: help)
+        }
+        let buckets = Self.defaultBuckets
+        requests = registry.makeCounter(descriptor: name("requests_total", "A counter of the total number of HTTP requests imgproxy processed."))
+        requestDuration = registry.makeDurationHistogram(descriptor: name("request_duration_seconds", "A histogram of the response latency."),
+                                                         buckets: buckets)
         var spans: [String: DurationHistogram] = [:]
         for span in Self.spanNames {
             spans[span] = registry.makeDurationHistogram(
-                name: prefix + "request_span_duration_seconds", labels: [("span", span)], buckets: Self.defaultBuckets,
-                help: "A histogram of the request spans duration separated by span name.")
+                descriptor: name("request_span_duration_seconds", "A histogram of the request spans duration separated by span name."),
+                labels: [("span", span)], buckets: buckets)
         }
         self.spans = spans
-        downloadDuration = registry.makeDurationHistogram(name: prefix + "download_duration_seconds", buckets: Self.defaultBuckets,
-                                                          help: "A histogram of the source image downloading latency.")
-        processingDuration = registry.makeDurationHistogram(name: prefix + "processing_duration_seconds", buckets: Self.defaultBuckets,
-                                                            help: "A histogram of the image processing latency.")
+        downloadDuration = registry.makeDurationHistogram(
+            descriptor: name("download_duration_seconds", "A histogram of the source image downloading latency."), buckets: buckets)
+        processingDuration = registry.makeDurationHistogram(
+            descriptor: name("processing_duration_seconds", "A histogram of the image processing latency."), buckets: buckets)
         // prometheus.ExponentialBuckets(1024, 2, 14): 1 KiB to 8 MiB.
-        downloadBufferSize = registry.makeValueHistogram(name: prefix + "buffer_size_bytes", labels: [("type", "download")],
-                                                         buckets: (0..<14).map { 1024 * Double(1 << $0) },
-                                                         help: "A histogram of the buffer size in bytes.")
-        workers = registry.makeGauge(name: prefix + "workers", help: "A gauge of the number of running workers.")
-        requestsInProgress = registry.makeGauge(name: prefix + "requests_in_progress",
-                                                help: "A gauge of the number of requests currently being in progress.")
-        imagesInProgress = registry.makeGauge(name: prefix + "images_in_progress",
-                                              help: "A gauge of the number of images currently being in progress.")
-        workersUtilization = registry.makeGauge(name: prefix + "workers_utilization",
-                                                help: "A gauge of the workers utilization in percents.")
+        downloadBufferSize = registry.makeValueHistogram(descriptor: name("buffer_size_bytes", "A histogram of the buffer size in bytes."),
+                                                         labels: [("type", "download")], buckets: (0..<14).map { 1024 * Double(1 << $0) })
+        workers = registry.makeGauge(descriptor: name("workers", "A gauge of the number of running workers."))
+        requestsInProgress = registry.makeGauge(
+            descriptor: name("requests_in_progress", "A gauge of the number of requests currently being in progress."))
+        imagesInProgress = registry.makeGauge(
+            descriptor: name("images_in_progress", "A gauge of the number of images currently being in progress."))
+        workersUtilization = registry.makeGauge(descriptor: name("workers_utilization", "A gauge of the workers utilization in percents."))
         workers.record(Int64(workerCount))
+    }
+
+    /// The name of metric `metric` in the namespace.
+    private func descriptor(_ metric: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: namespace, metricName: metric, unitName: "", helpText: help)
     }
 
     /// A request arrived.
@@ -86,8 +92,8 @@ final class ImgproxyMetrics: Sendable {
         inProgress.subtract(1, ordering: .relaxed)
         let counter = statusCounters.withLock { counters in
             if let counter = counters[status] { return counter }
-            let counter = registry.makeCounter(name: prefix + "status_codes_total", labels: [("status", String(status))],
-                                               help: "A counter of the response status codes.")
+            let counter = registry.makeCounter(descriptor: descriptor("status_codes_total", "A counter of the response status codes."),
+                                               labels: [("status", String(status))])
             counters[status] = counter
             return counter
         }
@@ -125,8 +131,8 @@ final class ImgproxyMetrics: Sendable {
     func recordError(type: String) {
         let counter = errorCounters.withLock { counters in
             if let counter = counters[type] { return counter }
-            let counter = registry.makeCounter(name: prefix + "errors_total", labels: [("type", type)],
-                                               help: "A counter of the occurred errors separated by type.")
+            let counter = registry.makeCounter(descriptor: descriptor("errors_total", "A counter of the occurred errors separated by type."),
+                                               labels: [("type", type)])
             counters[type] = counter
             return counter
         }

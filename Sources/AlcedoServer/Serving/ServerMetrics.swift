@@ -85,11 +85,12 @@ public final class ServerMetrics: Sendable {
             let histogram = stageHistograms.withLock { histograms in
                 if let histogram = histograms[record.name] { return histogram }
                 let histogram = registry.makeDurationHistogram(
-                    name: "alcedo_request_stage_duration_seconds", labels: [("stage", record.name.rawValue)],
+                    descriptor: Self.name("request_stage_duration", "seconds",
+                                          "Time spent in each stage of the image requests (queue, memory_budget, cache_lookup, download, decode, process, store, encode)"),
+                    labels: [("stage", record.name.rawValue)],
                     buckets: [.microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(5), .milliseconds(10),
                               .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
-                              .seconds(1), .seconds(2.5), .seconds(5), .seconds(10)],
-                    help: "Time spent in each stage of the image requests (queue, memory_budget, cache_lookup, download, decode, process, store, encode)")
+                              .seconds(1), .seconds(2.5), .seconds(5), .seconds(10)])
                 histograms[record.name] = histogram
                 return histogram
             }
