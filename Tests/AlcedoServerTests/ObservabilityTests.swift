@@ -164,6 +164,28 @@ struct ObservabilityTests {
         #expect(stages.records.last?.error != nil)
     }
 
+    @Test("info requests and secret refusals are counted and carry a request id; their errors are typed")
+    func infoAndSecret() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/a.jpg", .ok(TestImages.jpeg(width: 40, height: 30), contentType: "image/jpeg"))
+        let server = try await ServerHarness.start { $0.secret = "s3cret" }
+        let source = origin.url("/a.jpg").absoluteString
+        let refused = try await server.request("/insecure/w:10/plain/" + source)
+        #expect(refused.status == 403)
+        #expect(refused.header("X-Request-ID")?.utf8.count == 21)
+        let info = try await server.request("/info/insecure/plain/" + source, headers: [("Authorization", "Bearer s3cret"), ("X-Request-ID", "info-1")])
+        #expect(info.status == 200)
+        #expect(info.header("X-Request-ID") == "info-1")
+        let families = try PrometheusParser.families(server.service.metrics.text())
+        await server.stop()
+        #expect(families["requests"]?.samples.first { $0.name == "requests_total" }?.value == 2)
+        #expect(families["errors"]?.samples.contains { $0.labels["type"] == "security" && $0.value == 1 } == true)
+        #expect(families["request_span_duration_seconds"]?.samples.contains {
+            $0.labels["span"] == "downloading_source_image" && $0.name.hasSuffix("_count") && $0.value == 1
+        } == true)
+    }
+
     // MARK: The release binary
 
     static func jpegOrigin() async throws -> TestHTTPServer {
@@ -255,17 +277,8 @@ struct ObservabilityTests {
 
     @Test("an unknown IMGPROXY_LOG_FORMAT is refused with the names it may take")
     func unknownLogFormat() throws {
-        let process = Process()
-        process.executableURL = ServeCommandTests.executable
-        process.arguments = ["serve", "--port", "0", "--print-config"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["IMGPROXY_LOG_FORMAT": "xml"]) { $1 }
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = Pipe()
-        try ProcessLaunch.run(process)
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus != 0)
+        let (status, text) = try ServeCommandTests.runToEnd(["serve", "--port", "0", "--print-config"], environment: ["IMGPROXY_LOG_FORMAT": "xml"])
+        #expect(status != 0)
         #expect(text.contains("IMGPROXY_LOG_FORMAT") && text.contains("pretty, structured, json or gcp"), "\(text)")
     }
 

@@ -65,10 +65,11 @@ struct ServeCommandTests {
     }
 
     /// Runs `alcedo` with `arguments` to its end; returns its exit status and standard error.
-    static func runToEnd(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+    static func runToEnd(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let err = Pipe()
         process.standardError = err
         process.standardOutput = Pipe()

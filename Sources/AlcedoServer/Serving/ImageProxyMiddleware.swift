@@ -52,15 +52,15 @@ public struct ImageProxyMiddleware<Context: RequestContext>: RouterMiddleware {
         if let extra = configuration.healthCheckPath, local == (extra.hasPrefix("/") ? extra : "/" + extra) {
             return try await next(request, context)
         }
-        if let secret = configuration.secret, !Self.authorized(request, secret: secret) {
-            let refusal = service.errorResponse(ErrorStatus(status: 403, reason: "forbidden: the Authorization header does not carry the secret"))
-            service.metrics.recordResponse(status: 403)
-            return withCORS(refusal)
-        }
         let stages = service.startRequest(request)
         var response: Response
-        if configuration.dialect == .imgproxy, local.hasPrefix("/info/") {
-            response = await service.info(path: String(local.dropFirst("/info".count)), request: request)
+        if let secret = configuration.secret, !Self.authorized(request, secret: secret) {
+            let refusal = ErrorStatus(status: 403, reason: "forbidden: the Authorization header does not carry the secret")
+            stages.fail(type: "security", reason: refusal.reason)
+            response = service.errorResponse(refusal)
+            service.metrics.recordResponse(status: 403)
+        } else if configuration.dialect == .imgproxy, local.hasPrefix("/info/") {
+            response = await service.info(path: String(local.dropFirst("/info".count)), request: request, stages: stages)
         } else {
             response = await service.image(path: local, request: request, stages: stages)
         }

@@ -229,14 +229,10 @@ public struct ImgproxyLogHandler: LogHandler {
     }
 
     /// `text` as a JSON string.
-    static func jsonString(_ text: String) -> String {
-        quoted(text) { scalar in
-            scalar.value < 0x20 || scalar == "\u{2028}" || scalar == "\u{2029}" ? "\\u" + hex(scalar.value, digits: 4) : nil
-        }
-    }
+    static func jsonString(_ text: String) -> String { JSONText.string(text) }
 
-    /// `text` in double quotes, with `"`, `\`, newline, return and tab escaped as both Go and
-    /// JSON escape them, and each other scalar as `escape` says (`nil`: kept).
+    /// `text` in double quotes, with `"`, `\`, newline, return and tab escaped as Go escapes
+    /// them, and each other scalar as `escape` says (`nil`: kept).
     private static func quoted(_ text: String, escape: (Unicode.Scalar) -> String?) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
