@@ -147,7 +147,7 @@ struct ObservabilityTests {
         #expect(reply.header("X-Request-ID") == "resize-1")
         let ended = observer.ended.withLock { $0 }
         let names = Set(ended.map(\.name.rawValue))
-        for stage in ["queue", "download", "decode"] { #expect(names.contains(stage), "stages: \(names.sorted())") }
+        for stage in ["queue", "cache_memory", "cache_disk", "download", "decode"] { #expect(names.contains(stage), "stages: \(names.sorted())") }
         #expect(observer.requestIDs.withLock { $0 } == ["resize-1"])
         let download = try #require(ended.first { $0.name == .download })
         #expect(download.attributes.contains { $0 == ("origin_status", "200") })

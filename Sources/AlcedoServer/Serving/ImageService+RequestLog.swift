@@ -113,8 +113,8 @@ extension ImageService {
     }
 
     /// Records the stages the library timed for one retrieval (``RetrieveImageMetrics``),
-    /// laid out one after the other from `started`, in the order they run: the cache lookup
-    /// (memory, disk and shared tier together), the source fetch (with the origin's status and
+    /// laid out one after the other from `started`, in the order they run: the memory cache,
+    /// the disk cache with the shared tier behind it, the source fetch (with the origin's status and
     /// bytes), the wait for memory and a processing slot, decoding, processing and storing.
     /// Stages that did not run are left out.
     static func recordRetrieval(_ retrieved: RetrieveImageResult, started: ContinuousClock.Instant, host: String?,
@@ -131,7 +131,8 @@ extension ImageService {
         case .disk: "disk"
         case .none: "source"
         }
-        add(.cacheLookup, times.cacheLookup, [("tier", tier)])
+        add(.cacheMemory, min(times.memoryCacheLookup, times.cacheLookup), tier == "memory" ? [("tier", tier)] : [])
+        add(.cacheDisk, times.cacheLookup - min(times.memoryCacheLookup, times.cacheLookup), [("tier", tier)])
         var download: [(String, String)] = []
         if let response = retrieved.response { download.append(("origin_status", String(response.statusCode))) }
         if let data = retrieved.originalData { download.append(("bytes", String(data.count))) }

@@ -24,12 +24,12 @@ public struct StageName: Hashable, Sendable, CustomStringConvertible {
     /// Looking for the encoded result in the result cache (in memory, and the result store when
     /// there is one).
     public static let cacheResult = StageName("cache_result")
-    /// Looking in the decoded-image memory cache, the disk cache and the shared tier (Redis),
-    /// as the library reports the lookup as a whole.
-    public static let cacheLookup = StageName("cache_lookup")
-    /// Looking in the memory cache only.
+    /// Looking in the decoded-image memory cache.
     public static let cacheMemory = StageName("cache_memory")
-    /// Looking in the shared tier (Redis) only.
+    /// Looking in the disk cache and the shared tier (Redis) behind it, as the library times
+    /// them together.
+    public static let cacheDisk = StageName("cache_disk")
+    /// Looking in the shared tier (Redis) only, for a layer that times it apart.
     public static let cacheRedis = StageName("cache_redis")
     /// Looking in the result store only.
     public static let cacheResultStore = StageName("cache_result_store")

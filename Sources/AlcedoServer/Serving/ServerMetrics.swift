@@ -86,7 +86,7 @@ public final class ServerMetrics: Sendable {
                 if let histogram = histograms[record.name] { return histogram }
                 let histogram = registry.makeDurationHistogram(
                     descriptor: Self.name("request_stage_duration", "seconds",
-                                          "Time spent in each stage of the image requests (queue, memory_budget, cache_lookup, download, decode, process, store, encode)"),
+                                          "Time spent in each stage of the image requests (queue, memory_budget, cache_memory, cache_disk, download, decode, process, store, encode)"),
                     labels: [("stage", record.name.rawValue)],
                     buckets: [.microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(5), .milliseconds(10),
                               .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
