@@ -3,8 +3,11 @@
 #   make serve  installs what is missing, builds, serves the sample images (an example URL is printed)
 #   make test   installs what is missing, builds, runs every test
 #   make coverage   runs every test with code coverage and prints the library's line coverage
+#   make release OTEL=1   (and make install OTEL=1) adds request tracing over OTLP
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the stripped binary, completions and man page
 #   make uninstall [PREFIX=/usr/local]            removes exactly what make install wrote
+#   make test-otel runs the tracing tests against alcedo built with OTEL=1 (an OTLP receiver)
+#   make examples  builds and tests the example apps (Examples/VaporApp, Examples/HummingbirdApp)
 #   make container-check   runs the release binary in a fresh Debian holding only the container
 #                          image's runtime packages (downloads a base system; not part of make test)
 SWIFT ?= swift
@@ -18,8 +21,15 @@ RELEASE_FLAGS ?= $(shell bash scripts/release-flags.sh)
 # `alcedo`, built exactly as `make install` builds it: a crash that only the shipped build
 # shows fails `make test`. The test targets themselves are debug builds.
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)/alcedo
+# OTEL=1 builds `alcedo` with the OpenTelemetry trait: `serve` exports request traces over
+# OTLP/HTTP or OTLP/gRPC (IMGPROXY_OPEN_TELEMETRY_ENABLE). Off by default: swift-otel and its
+# gRPC stack take longer to build than Alcedo itself.
+OTEL ?=
+TRAIT_FLAGS = $(if $(filter 1 yes true,$(OTEL)),--traits OpenTelemetry,)
+# `make test-otel` builds that binary apart, in its own build folder, as `make release OTEL=1` does.
+OTEL_SCRATCH = $(CURDIR)/.build-otel
 
-.PHONY: demo serve test coverage build deps release fuzz bench clean install uninstall container-check
+.PHONY: test-otel demo serve test coverage build deps release fuzz bench clean install uninstall container-check examples
 
 deps:
 	@bash scripts/install-deps.sh
@@ -28,7 +38,7 @@ build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 
 release: deps
-	$(SWIFT) build -c release $(RELEASE_FLAGS) $(SWIFT_FLAGS)
+	$(SWIFT) build -c release $(RELEASE_FLAGS) $(TRAIT_FLAGS) $(SWIFT_FLAGS)
 	@bash scripts/check-release-binary.sh
 
 # The demo runs the release binary (`make release`, as `make install` installs it); `make test`
@@ -43,6 +53,13 @@ test: release
 	$(SWIFT) build -c release $(RELEASE_FLAGS) --product generate-manual $(SWIFT_FLAGS)
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	ALCEDO_TEST_BINARY="$(RELEASE_BIN)" $(SWIFT) test --skip-build $(SWIFT_FLAGS)
+
+# The tracing tests, against `alcedo` built with the OpenTelemetry trait and a real OTLP receiver.
+test-otel: deps
+	$(SWIFT) build -c release $(RELEASE_FLAGS) --traits OpenTelemetry --scratch-path "$(OTEL_SCRATCH)" --product alcedo $(SWIFT_FLAGS)
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	ALCEDO_OTEL_BINARY="$(OTEL_SCRATCH)/release/alcedo" ALCEDO_TEST_BINARY="$(RELEASE_BIN)" \
+	  $(SWIFT) test --skip-build --filter OpenTelemetryExportTests $(SWIFT_FLAGS)
 
 coverage: release
 	$(SWIFT) build -c release $(RELEASE_FLAGS) --product generate-manual $(SWIFT_FLAGS)
@@ -61,6 +78,17 @@ uninstall:
 
 container-check: release
 	@bash scripts/container-check.sh
+
+# Each example is a package of its own that depends on this one by path, as an app would by URL.
+# They build in this package's .build: the modules `make test` compiled (Alcedo's, SwiftNIO's,
+# Hummingbird's…) are reused, and only the example and what it adds (Vapor) are compiled.
+EXAMPLES = Examples/HummingbirdApp Examples/VaporApp
+examples: deps
+	@set -e; for example in $(EXAMPLES); do \
+	  echo "examples: $$example"; \
+	  $(SWIFT) build --package-path $$example --scratch-path "$(CURDIR)/.build" --build-tests $(SWIFT_FLAGS); \
+	  $(SWIFT) test --package-path $$example --scratch-path "$(CURDIR)/.build" --skip-build $(SWIFT_FLAGS); \
+	done
 
 fuzz: deps
 	@bash scripts/fuzz.sh

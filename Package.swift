@@ -16,6 +16,12 @@ let package = Package(
         .library(name: "AlcedoServer", targets: ["AlcedoServer"]),
         .executable(name: "alcedo", targets: ["alcedo"]),
     ],
+    traits: [
+        // Off by default: swift-otel and its gRPC and protobuf stack take longer to build than
+        // Alcedo itself. `make release OTEL=1` (or `swift build --traits OpenTelemetry`) builds an
+        // `alcedo` that exports request traces over OTLP (IMGPROXY_OPEN_TELEMETRY_ENABLE).
+        .trait(name: "OpenTelemetry", description: "alcedo serve exports request traces over OTLP/HTTP and OTLP/gRPC (swift-otel)"),
+    ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -32,6 +38,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Request spans (a no-op tracer unless an exporter is bootstrapped) and W3C trace context.
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // The OTLP exporter, only with the OpenTelemetry trait.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0"),
         // `swift package generate-documentation --target Alcedo` builds the DocC catalogue.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -78,6 +88,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                // The trace context sent on with origin requests inside a span.
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictImports
         ),
@@ -111,6 +123,7 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -129,6 +142,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OpenTelemetry"])),
             ],
             // The demo's sample images are compiled in (Demo/EmbeddedSamples.swift, made from
             // Demo/Samples by scripts/embed-samples.py): the binary needs no file beside it.
@@ -170,7 +185,7 @@ let package = Package(
         .testTarget(
             name: "AlcedoRedisTests",
             dependencies: [
-                "Alcedo", "AlcedoRedis", "AlcedoTestSupport",
+                "Alcedo", "AlcedoRedis", "AlcedoServer", "AlcedoTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -28,6 +28,9 @@ public struct ImageServer: Sendable {
     public let service: ImageService
     /// How long in-flight requests may take to finish after SIGTERM/SIGINT (default 10 s).
     public var shutdownGracePeriod: Duration = .seconds(10)
+    /// Services run beside the server and shut down after it, such as a trace exporter
+    /// (default none).
+    public var additionalServices: [any Service] = []
 
     /// Creates the server (nothing listens until ``run(signals:onListening:)``).
     public init(configuration: ImageServerConfiguration) {
@@ -135,6 +138,8 @@ public struct ImageServer: Sendable {
                                                         serverName: "Alcedo"),
                 logger: logger))
         }
+        // Started first, so they are shut down last: an exporter flushes the server's last spans.
+        services = additionalServices + services
         var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: signals, logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = shutdownGracePeriod
         let group = ServiceGroup(configuration: groupConfiguration)

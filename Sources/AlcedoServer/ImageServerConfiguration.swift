@@ -133,6 +133,15 @@ public struct ImageServerConfiguration: Sendable {
     /// it, servers behind one load balancer download each source and make each variant once
     /// (`AlcedoRedis` provides one on Redis; `alcedo serve --redis` sets it).
     public var sharedCacheTier: SharedCacheTier?
+    /// A permanent store of processed variants, after ``sharedCacheTier`` and before the source
+    /// (default `nil`: none). Variants made here are written to it in the background, through
+    /// its bounded queue; a store that is slow or down is a miss, never a failed request
+    /// (`alcedo serve --result-storage s3://BUCKET/PREFIX` or `local:///PATH` sets it).
+    public var resultStore: ObjectStoreTier?
+    /// A permanent store of originals, consulted before a source is downloaded (default `nil`:
+    /// none; `alcedo serve --source-storage` sets it). Originals downloaded here are written to
+    /// it in the background, so a restarted or new server does not download them again.
+    public var sourceStore: ObjectStoreTier?
 
     /// Read `s3://bucket/key` sources from this S3 or S3-compatible store (default `nil`: the
     /// `s3:` scheme is refused with 403). Its endpoint is not subject to the address check
@@ -236,6 +245,15 @@ public struct ImageServerConfiguration: Sendable {
     /// A second path answering like `/health`, under ``pathPrefix`` (default `nil`: none).
     /// imgproxy's `IMGPROXY_HEALTH_CHECK_PATH`.
     public var healthCheckPath: String?
+    /// Whether each image and info request is a span of the tracer bootstrapped in
+    /// `InstrumentationSystem` (swift-distributed-tracing), with a child span per stage and the
+    /// trace context sent on to the origin (default `false`: no spans, no cost).
+    /// imgproxy's `IMGPROXY_OPEN_TELEMETRY_ENABLE`.
+    public var tracesRequests = false
+    /// Whether a request's spans join the trace its W3C `traceparent` header names (default
+    /// `false`: each request starts a trace of its own, so clients cannot pick trace IDs).
+    /// imgproxy's `IMGPROXY_OPEN_TELEMETRY_PROPAGATE_EXTERNAL`.
+    public var propagatesExternalTraceContext = false
     /// Mixed into every `ETag` (default empty): change it after a configuration change that
     /// alters results so clients and CDNs stop revalidating old ones. imgproxy's `IMGPROXY_ETAG_BUSTER`.
     public var etagBuster = ""

@@ -49,7 +49,7 @@ public struct ImageServerPipeline: Sendable {
             diskStorage: DiskStorage.Backend(config: DiskStorage.Config(name: "alcedo-serve", directory: configuration.cacheDirectory)),
             // A full or read-only cache disk is logged where the server logs, once per change.
             logger: configuration.logger,
-            sharedTier: configuration.sharedCacheTier)
+            sharedTier: Self.sharedTier(configuration))
         var defaults: AlcedoOptionsInfo = [
             // The original's bytes go to disk so that every other variant starts from them.
             .cacheOriginalImage,
@@ -61,6 +61,16 @@ public struct ImageServerPipeline: Sendable {
         ]
         if let memoryBudget { defaults.append(.memoryBudget(memoryBudget)) }
         manager = ImageManager(downloader: downloader, cache: cache, defaultOptions: defaults)
+    }
+
+    /// The shared tier of the cache: ``ImageServerConfiguration/sharedCacheTier`` alone, or,
+    /// with a result or source store, a tier on a ``TieredSharedStorage`` that asks the shared
+    /// tier's storage first, then the store (with the shared tier's settings, when there is one).
+    static func sharedTier(_ configuration: ImageServerConfiguration) -> SharedCacheTier? {
+        guard configuration.resultStore != nil || configuration.sourceStore != nil else { return configuration.sharedCacheTier }
+        let storage = TieredSharedStorage(front: configuration.sharedCacheTier?.storage, results: configuration.resultStore,
+                                          sources: configuration.sourceStore)
+        return SharedCacheTier(storage: storage, config: configuration.sharedCacheTier?.config ?? .init(logger: configuration.logger))
     }
 
     /// The options of one request: the processing and the response's encoding make the

@@ -14,8 +14,10 @@ struct AlcedoCommand: AsyncParsableCommand {
                       ServeCommand.self]
     )
 
-    /// `alcedo --version`: the version, then one line per C library with its version.
+    /// `alcedo --version`: the version, then one line per C library with its version, and the
+    /// trace exporter when this build has it (the `OpenTelemetry` trait).
     static var versionText: String {
-        (["alcedo \(version)"] + CodecLibrary.all.map { "  \($0)" }).joined(separator: "\n")
+        let tracing = OpenTelemetrySettings.exporterBuiltIn ? ["  OpenTelemetry trace export (OTLP/HTTP, OTLP/gRPC; swift-otel)"] : []
+        return (["alcedo \(version)"] + CodecLibrary.all.map { "  \($0)" } + tracing).joined(separator: "\n")
     }
 }

@@ -14,8 +14,8 @@ import Glibc
 struct CacheCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
-        abstract: "Inspect and maintain the disk cache.",
-        subcommands: [Stats.self, Clean.self, Clear.self, Path.self, DebugWrite.self]
+        abstract: "Inspect and maintain the disk cache and the result store.",
+        subcommands: [Stats.self, Clean.self, Clear.self, Path.self, DebugWrite.self, CacheStoreCommand.self]
     )
 }
 

@@ -295,6 +295,7 @@ struct ServeCommand: AsyncParsableCommand {
     var samples = false
     @OptionGroup var redis: RedisOptions
     @OptionGroup(title: "Object storage") var s3: S3Options
+    @OptionGroup(title: "Result and source stores") var stores: StoreOptions
     @Option(help: ArgumentHelp("Serve local:///PATH sources from this folder, and nothing outside it (also $ALCEDO_LOCAL_FILESYSTEM_ROOT; default: local: refused).",
                                valueName: "dir"))
     var localRoot: String?
@@ -318,6 +319,14 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
+        let telemetry: OpenTelemetrySettings
+        do {
+            telemetry = try OpenTelemetrySettings(environment, process: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        configuration.tracesRequests = telemetry.tracesEnabled && OpenTelemetrySettings.exporterBuiltIn
+        configuration.propagatesExternalTraceContext = telemetry.propagatesExternal
         let role = WorkerRole(environment: ProcessInfo.processInfo.environment)
         let processCount: Int
         do {
@@ -355,6 +364,9 @@ struct ServeCommand: AsyncParsableCommand {
         if !environment.unsupportedThumborKeys.isEmpty && role == nil {
             Console.write("alcedo: warning: these thumbor.conf keys are not supported, and are ignored: "
                 + environment.unsupportedThumborKeys.joined(separator: ", ") + "\n", to: STDERR_FILENO)
+        }
+        if role == nil {
+            for warning in telemetry.warnings { Console.write("alcedo: warning: IMGPROXY_\(warning)\n", to: STDERR_FILENO) }
         }
         if role == nil && processCount > 1 {
             let supervisor = WorkerSupervisor(count: processCount, host: configuration.host, port: configuration.port,
@@ -397,6 +409,14 @@ struct ServeCommand: AsyncParsableCommand {
         }
         var server = ImageServer(configuration: serving)
         server.shutdownGracePeriod = .seconds(grace)
+        do {
+            if let exporter = try telemetry.bootstrap(logger: Logger(label: "alcedo.opentelemetry")) {
+                server.additionalServices.append(exporter)
+            }
+        } catch {
+            Console.error("alcedo: OpenTelemetry: \(error)")
+            throw ExitCode.failure
+        }
         let key = serving.keys.first
         let signatureSize = serving.signatureSize
         let prefix = serving.pathPrefix
@@ -834,6 +854,7 @@ struct ServeCommand: AsyncParsableCommand {
             c.fallbackImageTTL = seconds > 0 ? seconds : nil
         }
         if try s3.isEnabled(env) { c.s3 = try s3.configuration(env) }
+        (c.resultStore, c.sourceStore) = try stores.tiers(s3: s3, env: env)
         if let root = env.pick("LOCAL_FILESYSTEM_ROOT", flag: localRoot, env.string("LOCAL_FILESYSTEM_ROOT")) {
             var isFolder = false
             guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder else {

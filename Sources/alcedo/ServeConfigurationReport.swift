@@ -136,6 +136,13 @@ struct ServeConfigurationReport {
             "ETAG_BUSTER": c.etagBuster.isEmpty ? "(none)" : c.etagBuster,
             "LAST_MODIFIED_BUSTER": c.lastModifiedBuster.map { HTTPDate.string(from: $0) } ?? "(none)",
             "RESULT_CACHE_BYTES": String(c.resultCacheBytes),
+            "RESULT_STORAGE": c.resultStore?.store.location.description ?? "(none)",
+            "SOURCE_STORAGE": c.sourceStore?.store.location.description ?? "(none)",
+            "RESULT_STORAGE_TTL": String((c.resultStore ?? c.sourceStore)?.config.ttl.components.seconds
+                                            ?? ObjectStoreTier.Config().ttl.components.seconds),
+            "RESULT_STORAGE_TIMEOUT": String(Int(((c.resultStore ?? c.sourceStore)?.config.readTimeout
+                                                  ?? ObjectStoreTier.Config().readTimeout) / .milliseconds(1))),
+            "RESULT_STORAGE_QUEUE": String((c.resultStore ?? c.sourceStore)?.config.queueCapacity ?? ObjectStoreTier.Config().queueCapacity),
             "MEMORY_CACHE_BYTES": String(c.memoryCacheBytes),
             "LARGE_ALLOCATION_THRESHOLD": String(c.largeAllocationThreshold >> 10),
             "TRIM_THRESHOLD": String(c.trimThreshold >> 10),

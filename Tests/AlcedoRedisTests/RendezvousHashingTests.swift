@@ -1,5 +1,6 @@
 import Testing
 @testable import AlcedoRedis
+import Alcedo
 
 @Suite("Rendezvous hashing")
 struct RendezvousHashingTests {

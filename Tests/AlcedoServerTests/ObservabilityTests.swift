@@ -215,7 +215,7 @@ struct ObservabilityTests {
         defer { origin.stop() }
         let log = Self.logFile()
         defer { try? FileManager.default.removeItem(at: log) }
-        let server = try await ServeProcess.start([], environment: ["IMGPROXY_LOG_FORMAT": "json"], errorLog: log)
+        let server = try await ServeProcess.start([], environment: ["IMGPROXY_LOG_FORMAT": "json"], standardError: log)
         defer { server.stop() }
         let source = origin.url("/a.jpg").absoluteString
         let ok = try await OneShotClient().get(server.baseURL + "/insecure/rs:fit:64:64/plain/" + source, headers: ["X-Request-ID": "json-ok"])
@@ -258,7 +258,7 @@ struct ObservabilityTests {
         for format in ["gcp", "structured"] {
             let log = Self.logFile()
             defer { try? FileManager.default.removeItem(at: log) }
-            let server = try await ServeProcess.start([], environment: ["IMGPROXY_LOG_FORMAT": format], errorLog: log)
+            let server = try await ServeProcess.start([], environment: ["IMGPROXY_LOG_FORMAT": format], standardError: log)
             defer { server.stop() }
             let reply = try await OneShotClient().get(server.baseURL + "/insecure/w:32/plain/" + source, headers: ["X-Request-ID": "fmt-\(format)"])
             #expect(reply.status == 200)

@@ -119,7 +119,8 @@ extension ImageManager {
         return RetrieveImageResult(image: image, cacheType: loaded.processedFromCachedOriginal ? .none : loaded.cacheType,
                                    source: request.source, originalSource: originalSource,
                                    originalData: loaded.originalData, response: loaded.response, metrics: metrics,
-                                   variantData: variantData, originalCacheType: loaded.cacheType)
+                                   variantData: variantData, originalCacheType: loaded.cacheType,
+                                   storedCacheInfo: loaded.storedCacheInfo)
     }
 
     /// The processed image in memory, unless the request skips the caches.
@@ -148,6 +149,13 @@ extension ImageManager {
         }
         var revalidating: DiskHit?
         var workLock: LoadRequest.WorkEntry?
+        var originalLock: LoadRequest.WorkEntry?
+        // The original's work lock, when this process took it, goes once the load is stored.
+        defer {
+            if let originalLock {
+                Task { await originalLock.cache.releaseWorkLock(forKey: request.key, processorIdentifier: originalLock.identifier) }
+            }
+        }
         if !refresh {
             if !request.variantIsOriginal, let original = originalInMemory(request) {
                 metrics.cacheLookup = clock.now - lookupStart
@@ -197,6 +205,12 @@ extension ImageManager {
                                                  metrics: &metrics)
                 if let served = outcome.served { return served }
                 workLock = outcome.lock
+                // Another process may be downloading this source for another variant: wait for
+                // its original rather than download it again.
+                if let served = try await coalesceOriginal(request, holding: workLock, priority: context.ticket.priority,
+                                                           metrics: &metrics, originalLock: &originalLock) {
+                    return served
+                }
             }
         } else if options.onlyFromCache {
             throw .cacheError(reason: .imageNotExisting(key: request.key))
@@ -232,6 +246,31 @@ extension ImageManager {
         case .proceed(let holdsLock):
             return (nil, holdsLock ? work : nil)
         }
+    }
+
+    /// For a variant of a network source whose original is kept (``AlcedoOptionsInfoItem/cacheOriginalImage``)
+    /// in a cache with a shared tier: coalesces on the original too, so that processes making
+    /// different variants of one new source download it once. Returns the variant made from the
+    /// original another process stored (the variant's lock `holding` released), or `nil` with
+    /// `originalLock` set when this process now holds the original's lock (or none was taken).
+    private func coalesceOriginal(_ request: LoadRequest, holding variantLock: LoadRequest.WorkEntry?, priority: DownloadPriority,
+                                  metrics: inout RetrieveImageMetrics,
+                                  originalLock: inout LoadRequest.WorkEntry?) async throws(AlcedoError) -> LoadedImage? {
+        guard case .network = request.source, request.workEntry.kind == .variant, request.options.cacheOriginalImage,
+              request.originalCache.sharedTier != nil else { return nil }
+        let work = LoadRequest.WorkEntry(cache: request.originalCache, identifier: "", kind: .original)
+        let outcome: (served: LoadedImage?, lock: LoadRequest.WorkEntry?)
+        do throws(AlcedoError) {
+            outcome = try await coalesce(request, work: work, priority: priority, metrics: &metrics)
+        } catch {
+            if let variantLock { await variantLock.cache.releaseWorkLock(forKey: request.key, processorIdentifier: variantLock.identifier) }
+            throw error
+        }
+        if outcome.served != nil, let variantLock {
+            await variantLock.cache.releaseWorkLock(forKey: request.key, processorIdentifier: variantLock.identifier)
+        }
+        originalLock = outcome.lock
+        return outcome.served
     }
 
     /// Loads, decodes, processes and stores (steps 2 to 4 of ``run(_:context:)``); the stores
@@ -356,7 +395,8 @@ extension ImageManager {
             variantData = await store(image, data: hit.data, info: info, request, storeOriginal: false, metrics: &metrics)
         }
         return LoadedImage(image: image, cacheType: .disk, originalData: hit.data, response: response, metrics: metrics,
-                           variantData: variantData, processedFromCachedOriginal: hit.kind == .original && !request.variantIsOriginal)
+                           variantData: variantData, processedFromCachedOriginal: hit.kind == .original && !request.variantIsOriginal,
+                           storedCacheInfo: info)
     }
 
     // MARK: Decoding and processing

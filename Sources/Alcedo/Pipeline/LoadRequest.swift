@@ -166,4 +166,6 @@ struct LoadedImage: Sendable {
     /// `true` when the image was processed now from an original found in a cache: the
     /// caller's ``RetrieveImageResult/cacheType`` is then `.none`, as in Kingfisher.
     var processedFromCachedOriginal = false
+    /// The HTTP facts kept with the cache entry that answered (a disk or shared-tier hit).
+    var storedCacheInfo: HTTPCacheInfo? = nil
 }

@@ -37,11 +37,16 @@ public struct RetrieveImageResult: Sendable {
     /// A server whose serializer writes its response format sends these bytes as they are,
     /// without encoding the image again.
     public let variantData: Data?
+    /// The source's HTTP validators and freshness as kept with the cache entry that answered (a
+    /// disk or shared-tier hit, of the variant or of the original); `nil` after a download or a
+    /// memory hit. A variant found in another machine's tier keeps its source's `ETag` here.
+    public let storedCacheInfo: HTTPCacheInfo?
 
-    /// Creates a result; `originalCacheType` defaults to `cacheType`.
+    /// Creates a result; `originalCacheType` defaults to `cacheType`, `storedCacheInfo` to `nil`.
     public init(image: AlcedoImage, cacheType: CacheType, source: Source, originalSource: Source,
                 originalData: Data?, response: DownloadResponse?, metrics: RetrieveImageMetrics, variantData: Data? = nil,
-                originalCacheType: CacheType? = nil) {
+                originalCacheType: CacheType? = nil, storedCacheInfo: HTTPCacheInfo? = nil) {
+        self.storedCacheInfo = storedCacheInfo
         self.image = image
         self.cacheType = cacheType
         self.originalCacheType = originalCacheType ?? cacheType

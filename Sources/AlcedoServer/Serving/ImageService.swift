@@ -53,7 +53,8 @@ public final class ImageService: Sendable {
         pipeline = ImageServerPipeline(configuration: configuration, memoryBudget: memoryBudget)
         let budget = memoryBudget
         results = ResultStore(capacity: configuration.resultCacheBytes) { budget.setHeld($0, by: "result") }
-        metrics = ServerMetrics(sharedTier: configuration.sharedCacheTier,
+        metrics = ServerMetrics(sharedTier: pipeline.cache.sharedTier,
+                                stores: [configuration.resultStore, configuration.sourceStore].compactMap { $0 },
                                 memory: ServerMetrics.MemorySources(budget: memoryBudget, results: results, cache: pipeline.cache),
                                 imgproxyNamespace: configuration.imgproxyMetrics ? configuration.prometheusNamespace : nil,
                                 workerCount: configuration.concurrency)
@@ -70,6 +71,10 @@ public final class ImageService: Sendable {
 
     /// Releases the pipeline's connections.
     public func shutdown() async {
+        // Writes still queued for the stores get a few seconds to finish.
+        for store in [configuration.resultStore, configuration.sourceStore].compactMap({ $0 }) {
+            await store.flush(limit: .seconds(5))
+        }
         await pipeline.shutdown()
     }
 
@@ -679,9 +684,14 @@ public final class ImageService: Sendable {
 
     // MARK: Validators
 
+    /// What identifies the source of `result`: its validators from the response, else those
+    /// kept with the cache entry that answered (a variant found in the shared tier or a store
+    /// keeps its source's, so its ETag is the one a fresh production gives), else from the
+    /// original on disk, else a hash of the bytes.
     private func sourceInfo(for url: String, result: RetrieveImageResult) async -> SourceInfo {
         let format = result.image.sourceFormat
         var cacheInfo = result.response?.cacheInfo
+        if cacheInfo?.hasValidators != true, result.storedCacheInfo?.hasValidators == true { cacheInfo = result.storedCacheInfo }
         if cacheInfo?.hasValidators != true, let stored = try? await pipeline.cache.diskMetadata(forKey: url) {
             cacheInfo = stored.httpCacheInfo
         }

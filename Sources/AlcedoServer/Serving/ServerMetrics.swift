@@ -12,7 +12,9 @@ import Synchronization
 /// source bytes, connections closed by the write timeout (`alcedo_write_timeouts_total`), how many variants were produced and how many of them were processed here,
 /// how many had to be encoded apart from the cached variant's bytes (`alcedo_response_encodings_total`),
 /// and with a shared cache tier its hits, misses, errors, bytes and lock waits
-/// (`alcedo_shared_cache_*`); the process's resident size, the memory budget (reserved, held,
+/// (`alcedo_shared_cache_*`; with a result or source store, these count the shared tier as a
+/// whole, Redis and stores), per permanent store its hits, misses, errors, writes, dropped
+/// writes, queue and breaker state (`alcedo_store_*{store="results"|"sources"}`); the process's resident size, the memory budget (reserved, held,
 /// free, requests waiting for memory) and the bytes each cache tier holds (`alcedo_memory_*`,
 /// `alcedo_cache_bytes`).
 public final class ServerMetrics: Sendable {
@@ -37,6 +39,7 @@ public final class ServerMetrics: Sendable {
     let writeTimeouts: Counter
     private let encodings: Counter
     private let sharedTier: SharedCacheTier?
+    private let stores: [ObjectStoreTier]
     private let produced = Atomic<Int>(0)
     private let processed = Atomic<Int>(0)
     private let encoded = Atomic<Int>(0)
@@ -46,8 +49,10 @@ public final class ServerMetrics: Sendable {
     let imgproxy: ImgproxyMetrics?
     private let stageHistograms = Mutex<[StageName: DurationHistogram]>([:])
 
-    init(sharedTier: SharedCacheTier? = nil, memory: MemorySources? = nil, imgproxyNamespace: String? = nil, workerCount: Int = 0) {
+    init(sharedTier: SharedCacheTier? = nil, stores: [ObjectStoreTier] = [], memory: MemorySources? = nil,
+         imgproxyNamespace: String? = nil, workerCount: Int = 0) {
         self.sharedTier = sharedTier
+        self.stores = stores
         self.memory = memory
         if let imgproxyNamespace {
             imgproxy = ImgproxyMetrics(registry: registry, namespace: imgproxyNamespace, workerCount: workerCount)
@@ -171,7 +176,7 @@ public final class ServerMetrics: Sendable {
             queued.record(Int64(snapshot.waiting))
             imgproxy?.updateGauges(images: snapshot.running)
         }
-        return registry.emitToString() + sharedTierText() + memoryText()
+        return registry.emitToString() + sharedTierText() + storesText() + memoryText()
     }
 
     /// The memory figures, read at each scrape.
@@ -202,6 +207,38 @@ public final class ServerMetrics: Sendable {
                                       ("{cache=\"memory\"}", memory.cache.memoryStorage.totalCost)]
         if let disk = try? memory.cache.diskStorage.totalSize() { tiers.append(("{cache=\"disk\"}", disk)) }
         row("cache_bytes", "gauge", "Bytes each cache holds (result: encoded results in RAM, memory: decoded images in RAM, disk)", tiers)
+        return text
+    }
+
+    /// The permanent stores' counters, read from ``ObjectStoreTier/statistics`` at each scrape.
+    private func storesText() -> String {
+        guard !stores.isEmpty else { return "" }
+        let rows: [(String, String, String, (ObjectStoreTier) -> Int)] = [
+            ("hits_total", "counter", "Store reads that found a live entry", { $0.statistics.hits }),
+            ("misses_total", "counter", "Store reads that found nothing, an expired entry, or failed", { $0.statistics.misses }),
+            ("expired_total", "counter", "Store entries found past their TTL (read as misses)", { $0.statistics.expired }),
+            ("errors_total", "counter", "Store reads and writes that failed or timed out", { $0.statistics.errors }),
+            ("skipped_total", "counter", "Store operations not tried because the circuit breaker was open", { $0.statistics.skipped }),
+            ("writes_total", "counter", "Entries written to the store", { $0.statistics.writes }),
+            ("dropped_writes_total", "counter", "Store writes dropped because the write queue was full", { $0.statistics.droppedWrites }),
+            ("read_bytes_total", "counter", "Bytes read from the store by hits", { $0.statistics.bytesRead }),
+            ("written_bytes_total", "counter", "Bytes written to the store", { $0.statistics.bytesWritten }),
+            ("retried_writes_total", "counter", "Failed store writes queued again once the store answered", { $0.statistics.retriedWrites }),
+            ("queued_writes", "gauge", "Store writes waiting in the queue", { $0.queuedWrites }),
+            ("held_back_writes", "gauge", "Failed store writes held back until the store answers", { $0.heldBackWrites }),
+            ("breaker_state", "gauge", "The store's circuit breaker: 0 closed, 1 open, 2 half-open", { tier in
+                switch tier.breakerState {
+                case .closed: return 0
+                case .open: return 1
+                case .halfOpen: return 2
+                }
+            }),
+        ]
+        var text = ""
+        for (name, type, help, value) in rows {
+            text += "# HELP alcedo_store_\(name) \(help)\n# TYPE alcedo_store_\(name) \(type)\n"
+            for store in stores { text += "alcedo_store_\(name){store=\"\(store.kind.rawValue)\"} \(value(store))\n" }
+        }
         return text
     }
 

@@ -18,10 +18,10 @@ final class ServeProcess {
     }
 
     /// Starts `alcedo serve` with `arguments` after the test defaults, and `environment` added
-    /// to this process's; returns once it has printed its `listening on` line. Its standard
-    /// error goes to `errorLog` when given, else nowhere.
+    /// to this process's; returns once it has printed its `listening on` line.
+    /// Standard error goes to `standardError` when one is given (created when missing).
     static func start(_ arguments: [String], environment: [String: String] = [:],
-                      executable: URL = ServeCommandTests.executable, errorLog: URL? = nil) async throws -> ServeProcess {
+                      executable: URL = ServeCommandTests.executable, standardError: URL? = nil) async throws -> ServeProcess {
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-serve-process-\(UUID().uuidString)")
         let process = Process()
         process.executableURL = executable
@@ -29,9 +29,11 @@ final class ServeProcess {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe()
         process.standardOutput = out
-        if let errorLog {
-            _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: errorLog)
+        if let standardError {
+            if !FileManager.default.fileExists(atPath: standardError.path) {
+                _ = FileManager.default.createFile(atPath: standardError.path, contents: nil)
+            }
+            process.standardError = try FileHandle(forWritingTo: standardError)
         } else {
             process.standardError = FileHandle.nullDevice
         }

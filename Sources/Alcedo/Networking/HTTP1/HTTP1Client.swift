@@ -9,8 +9,9 @@ import NIOPosix
 import NIOSSL
 import Synchronization
 
-/// Alcedo's HTTP/1.1 client for origin requests: GET only, one request at a time per
-/// connection, idle connections kept per scheme, host and port.
+/// Alcedo's HTTP/1.1 client for origin requests (GET) and object-store requests (PUT, DELETE,
+/// POST with a body held in memory): one request at a time per connection, idle connections
+/// kept per scheme, host and port.
 ///
 /// Everything the origin sends is checked before it is acted on (status codes, framing by
 /// SwiftNIO's decoder, the body's pace set by its consumer), so no response can reach a
@@ -93,11 +94,20 @@ final class HTTP1Client: Sendable {
     /// Sends a GET for `target` with `headers` and returns the response head; the body follows
     /// in the response.
     func get(_ target: Target, headers: [(name: String, value: String)]) async throws -> HTTP1Response {
-        var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target.requestURI)
+        try await send(target, method: .GET, headers: headers, body: nil)
+    }
+
+    /// Sends `method` for `target` with `headers` and `body` (its `Content-Length` added; `nil`:
+    /// none) and returns the response head; the body follows in the response. Only for
+    /// idempotent requests: one that fails before any response byte is sent once more.
+    func send(_ target: Target, method: HTTPMethod, headers: [(name: String, value: String)],
+              body: ByteBuffer?) async throws -> HTTP1Response {
+        var head = HTTPRequestHead(version: .http1_1, method: method, uri: target.requestURI)
         if !headers.contains(where: { $0.name.lowercased() == "host" }) {
             head.headers.add(name: "Host", value: target.hostHeader)
         }
         for field in headers { head.headers.add(name: field.name, value: field.value) }
+        if let body { head.headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes)) }
 
         // A connection closed before any response byte (a pooled one the origin closed while
         // it waited, or a fresh one dropped at once) gets this GET once more, on a new
@@ -109,9 +119,9 @@ final class HTTP1Client: Sendable {
             first = try await connect(target)
         }
         do {
-            return try await send(head, on: first)
+            return try await send(head, body: body, on: first)
         } catch HTTP1ClientError.closedBeforeResponse where !Task.isCancelled {}
-        return try await send(head, on: try await connect(target))
+        return try await send(head, body: body, on: try await connect(target))
     }
 
     /// Closes every idle connection; connections in use close when their response ends.
@@ -129,10 +139,10 @@ final class HTTP1Client: Sendable {
 
     // MARK: Sending
 
-    private func send(_ head: HTTPRequestHead, on connection: Connection) async throws -> HTTP1Response {
+    private func send(_ head: HTTPRequestHead, body: ByteBuffer?, on connection: Connection) async throws -> HTTP1Response {
         let promise = connection.channel.eventLoop.makePromise(of: HTTP1Response.self)
         let handler = connection.handler
-        connection.channel.eventLoop.execute { handler.value.start(head, promise: promise) }
+        connection.channel.eventLoop.execute { handler.value.start(head, body: body, promise: promise) }
         let channel = connection.channel
         return try await withTaskCancellationHandler {
             do {

@@ -90,7 +90,7 @@ final class HTTP1ResponseHandler: ChannelDuplexHandler {
     func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
     /// Sends `head` and completes `promise` with the response head, or fails it.
-    func start(_ head: HTTPRequestHead, promise: EventLoopPromise<HTTP1Response>) {
+    func start(_ head: HTTPRequestHead, body: ByteBuffer? = nil, promise: EventLoopPromise<HTTP1Response>) {
         guard case .idle = state, let context, context.channel.isActive else {
             promise.fail(idleError ?? HTTP1ClientError.closedBeforeResponse)
             return
@@ -99,6 +99,7 @@ final class HTTP1ResponseHandler: ChannelDuplexHandler {
         responseNumber += 1
         demand = true
         context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if let body, body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         if pendingRead {
             pendingRead = false

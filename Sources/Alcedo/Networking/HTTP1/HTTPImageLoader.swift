@@ -98,25 +98,33 @@ public final class HTTPImageLoader: ImageDataLoading {
     }
 
     public func load(_ request: DownloadRequest) async throws -> ImageDataLoaderResponse {
+        try await send(method: .GET, url: request.url, headers: request.headers, body: nil)
+    }
+
+    /// Sends an idempotent request (GET, PUT, DELETE; a POST only when repeating it is
+    /// harmless) with a body held in memory (`nil`: none): what the object-store client sends.
+    func send(method: HTTPMethod, url: URL, headers: HTTPHeaderFields, body: ByteBuffer?) async throws -> ImageDataLoaderResponse {
         // Ports, hosts and lengths are checked before any socket code sees them, whoever
         // calls this loader.
-        try RequestURLCheck.validateHTTPURL(request.url)
-        let routed = LoopbackRouting.route(request.url) ?? request.url
+        try RequestURLCheck.validateHTTPURL(url)
+        let routed = LoopbackRouting.route(url) ?? url
         guard let target = HTTP1Client.Target(routed) else {
             throw AlcedoError.requestError(reason: .invalidURL(request: .malformed(routed.absoluteString)))
         }
         let response: HTTP1Response
         do {
-            response = try await client.get(target, headers: request.headers.map { ($0.name, $0.value) })
+            // Inside a traced request, the origin or store gets the trace context (`traceparent`).
+            let sent = TraceContextPropagation.adding(to: headers)
+            response = try await client.send(target, method: method, headers: sent.map { ($0.name, $0.value) }, body: body)
         } catch {
-            throw mapError(error, url: request.url)
+            throw mapError(error, url: url)
         }
-        var headers = HTTPHeaderFields()
+        var fields = HTTPHeaderFields()
         for (name, value) in response.headers {
-            headers.add(name: name, value: value)
+            fields.add(name: name, value: value)
         }
-        return ImageDataLoaderResponse(statusCode: response.status, headers: headers,
-                                       body: ImageDataBody(ByteBufferChunks(base: response.body, url: request.url, loader: self)))
+        return ImageDataLoaderResponse(statusCode: response.status, headers: fields,
+                                       body: ImageDataBody(ByteBufferChunks(base: response.body, url: url, loader: self)))
     }
 
     /// Closes the loader's idle connections; requests that start afterwards still work on

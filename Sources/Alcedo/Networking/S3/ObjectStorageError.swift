@@ -96,8 +96,14 @@ public struct ObjectStorageError: Error, Sendable, Hashable, CustomStringConvert
                                   retryAfter: retryAfter)
     }
 
-    /// The text of the first `<name>…</name>` element, XML entities decoded, at most 300 characters.
-    static func element(_ name: String, in text: String) -> String? {
+    /// The text of the first `<name>…</name>` element, XML entities decoded, at most `limit`
+    /// characters (default 300).
+    static func element(_ name: String, in text: String, limit: Int = 300) -> String? {
+        element(name, in: text[...], limit: limit)
+    }
+
+    /// ``element(_:in:limit:)`` on a part of a text.
+    static func element(_ name: String, in text: Substring, limit: Int = 300) -> String? {
         guard let start = text.range(ofLiteral: "<\(name)>"),
               let end = text[start.upperBound...].range(ofLiteral: "</\(name)>") else { return nil }
         let raw = text[start.upperBound..<end.lowerBound]
@@ -105,6 +111,6 @@ public struct ObjectStorageError: Error, Sendable, Hashable, CustomStringConvert
             .replacing(literal: "&quot;", with: "\"").replacing(literal: "&apos;", with: "'")
             .replacing(literal: "&amp;", with: "&")
         let clean = String(decoded.unicodeScalars.filter { $0.value >= 0x20 }.map(Character.init))
-        return clean.isEmpty ? nil : String(clean.prefix(300))
+        return clean.isEmpty ? nil : String(clean.prefix(limit))
     }
 }

@@ -1,6 +1,7 @@
-/// The circuit breaker of one node: after ``Config/failureThreshold`` failures in a row the
-/// node is skipped (open) for ``Config/openDuration``; then one probe is let through
-/// (half-open): its success closes the breaker, its failure opens it again.
+/// The circuit breaker of one remote dependency (a Redis node, an object store): after
+/// ``Config/failureThreshold`` failures in a row the dependency is skipped (open) for
+/// ``Config/openDuration``; then one probe is let through (half-open): its success closes the
+/// breaker, its failure opens it again.
 public struct CircuitBreaker: Sendable, Hashable {
     /// The breaker's settings.
     public struct Config: Sendable, Hashable {

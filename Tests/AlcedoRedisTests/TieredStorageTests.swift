@@ -1,0 +1,51 @@
+import Alcedo
+import AlcedoServer
+import AlcedoTestSupport
+import Foundation
+import Testing
+@testable import AlcedoRedis
+
+/// Redis in front of a result store (a folder), both real: the store answers what Redis lost or
+/// cannot give, and a store hit goes back to Redis.
+@Suite("Redis in front of a result store", .enabled(if: RedisTestServer.isAvailable, "redis-server is not installed"))
+struct TieredStorageTests {
+    @Test func theStoreAnswersWhatRedisLostOrCannotGiveAndRedisIsRefilled() async throws {
+        let server = try await RedisTestServer.start()
+        defer { server.kill9() }
+        let redis = try testConfiguration([server]) { $0.getTimeout = .milliseconds(200) }
+        defer { redis.shutdown() }
+        try await redis.start()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-tiered-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let results = ObjectStoreTier(store: FolderObjectStore(root: folder), kind: .results)
+        let storage = TieredSharedStorage(front: redis, results: results)
+        let key = "http://example.com/a.jpg@com.alcedo.imgproxy(w100)|webp"
+        let stored = entry(key)
+
+        #expect(try await storage.store(stored, forKey: key))
+        await results.flush()
+        #expect(results.statistics.writes == 1)
+        #expect(try await storage.entry(forKey: key)?.data == stored.data, "from Redis")
+        #expect(results.statistics.hits == 0)
+
+        // Redis forgets (a flush, an eviction): the store answers, and Redis has it again.
+        try await redis.removeEntry(forKey: key)
+        #expect(try await storage.entry(forKey: key)?.data == stored.data)
+        #expect(results.statistics.hits == 1)
+        var refilled: SharedCacheEntry?
+        for _ in 0..<100 where refilled == nil {
+            refilled = try await redis.entry(forKey: key)
+            if refilled == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(refilled?.data == stored.data)
+
+        // Redis down: the store still answers; a key neither has is Redis's error (a miss upstream).
+        server.kill9()
+        #expect(try await storage.entry(forKey: key)?.data == stored.data)
+        await #expect(throws: AlcedoError.self) {
+            _ = try await storage.entry(forKey: "http://example.com/b.jpg@com.alcedo.imgproxy(w100)|webp")
+        }
+        // An original's key goes to the source store, of which there is none.
+        #expect(storage.store(forKey: "http://example.com/a.jpg") == nil)
+    }
+}
