@@ -26,8 +26,8 @@ public struct StageName: Hashable, Sendable, CustomStringConvertible {
     public static let cacheResult = StageName("cache_result")
     /// Looking in the decoded-image memory cache.
     public static let cacheMemory = StageName("cache_memory")
-    /// Looking in the disk cache and the shared tier (Redis) behind it, as the library times
-    /// them together.
+    /// Looking in the disk cache and the tiers behind it (Redis, the result and source stores),
+    /// as the library times them together.
     public static let cacheDisk = StageName("cache_disk")
     /// Looking in the shared tier (Redis) only, for a layer that times it apart.
     public static let cacheRedis = StageName("cache_redis")
