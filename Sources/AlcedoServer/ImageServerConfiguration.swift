@@ -216,6 +216,25 @@ public struct ImageServerConfiguration: Sendable {
     /// main address). When set, the main address no longer answers `/metrics`, as imgproxy's
     /// `IMGPROXY_PROMETHEUS_BIND` keeps metrics off the public port.
     public var metricsAddress: BindAddress?
+    /// The prefix of imgproxy's metric names (`NAMESPACE_requests_total`…; default empty:
+    /// `requests_total`), as imgproxy's `IMGPROXY_PROMETHEUS_NAMESPACE`. Alcedo's own metrics stay
+    /// `alcedo_*`; `alcedo` itself is refused, as its names would collide with them.
+    public var prometheusNamespace = ""
+    /// Whether `/metrics` carries imgproxy's metric names beside Alcedo's own, and each request's
+    /// stages are timed into `alcedo_request_stage_duration_seconds` (default `true`). See ``ImgproxyMetrics``.
+    public var imgproxyMetrics = true
+    /// Told of every stage of every image request as it starts and ends (default `nil`): where
+    /// a tracing backend attaches. See ``RequestStages``.
+    public var stageObserver: (any RequestStageObserver)?
+    /// The format of the log lines written by ``ImgproxyLogHandler`` when `alcedo serve` installs
+    /// it (default `nil`: swift-log's handler, or the one the embedding application installed),
+    /// as imgproxy's `IMGPROXY_LOG_FORMAT`. Informational here: the logging system is chosen
+    /// once per process, before the configuration's ``logger`` is made.
+    public var logFormat: ImgproxyLogFormat?
+    /// Whether each image and info request writes its access line to ``logger`` when it is
+    /// answered (default `true`): `info`, `warning` for a 4xx, `error` for a 5xx, so ``logLevel``
+    /// `warning` keeps only the failures. See ``ImageService/finishRequest(_:response:path:stages:)``.
+    public var logsRequests = true
     /// A token image and info requests must bring as `Authorization: Bearer TOKEN` (default
     /// `nil`: none); others get 403. imgproxy's `IMGPROXY_SECRET`.
     public var secret: String?

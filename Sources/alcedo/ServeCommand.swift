@@ -103,6 +103,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The server's log level: debug, info, warn or error (default: warnings from the HTTP server, info from the rest).",
                                valueName: "level"))
     var logLevel: String?
+    @Option(help: ArgumentHelp("The log line format: pretty, structured, json or gcp, as imgproxy's (default: swift-log's plain lines).",
+                               valueName: "format"))
+    var logFormat: String?
+    @Option(help: ArgumentHelp("The prefix of imgproxy's metric names in /metrics, NAMESPACE_requests_total (default none).",
+                               valueName: "namespace"))
+    var prometheusNamespace: String?
+    @Flag(inversion: .prefixedNo,
+          help: "Export imgproxy's metric names beside Alcedo's own and time each request's stages (default on).")
+    var imgproxyMetrics: Bool?
     @Flag(inversion: .prefixedNo, help: "Write JPEG results progressive (default off: baseline).")
     var jpegProgressive: Bool?
     @Option(help: ArgumentHelp("libwebp's effort for WebP results, 1 (fastest) to 6 (smallest files) (default 4).", valueName: "1-6"))
@@ -296,7 +305,13 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration: ImageServerConfiguration
         let grace: Int
         do {
+            // Chosen before any logger is made: the configuration's own is made with it.
+            let format = try Self.logFormat(environment, flag: logFormat)
+            if let format, !printConfig {
+                LoggingSystem.bootstrap { label in ImgproxyLogHandler(label: label, format: format) }
+            }
             configuration = try makeConfiguration(environment)
+            configuration.logFormat = format
             configuration.watermark = try await loadWatermark(environment)
             configuration.fallbackImage = try await loadFallbackImage(environment, configuration)
             grace = try environment.pick("GRACEFUL_STOP_TIMEOUT", flag: gracefulStopTimeout, environment.int("GRACEFUL_STOP_TIMEOUT")) ?? 10
@@ -415,6 +430,25 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         await sampleServer?.shutdown()
+    }
+
+    /// `--log-format` or `LOG_FORMAT` (`nil`: neither is set).
+    static func logFormat(_ env: ServeEnvironment, flag: String?) throws(ServerConfigurationError) -> ImgproxyLogFormat? {
+        guard let text = env.pick("LOG_FORMAT", flag: flag, env.string("LOG_FORMAT")) else { return nil }
+        guard let format = ImgproxyLogFormat(name: text.trimmingSpaces()) else {
+            throw ServerConfigurationError.invalidValue(env.origin(of: "LOG_FORMAT") ?? "--log-format",
+                                                        message: "\"\(text)\" is not pretty, structured, json or gcp")
+        }
+        return format
+    }
+
+    /// Whether `text` is a Prometheus metric name.
+    static func isMetricName(_ text: String) -> Bool {
+        guard let first = text.utf8.first, !(first >= 0x30 && first <= 0x39) else { return false }
+        return text.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
+        }
     }
 
     private static var exampleOptions: ProcessingOptions {
@@ -731,6 +765,19 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ServerConfigurationError.invalidValue("--prometheus-bind", message: "must differ from the main address (port \(c.port))")
             }
         }
+        if let namespace = env.pick("PROMETHEUS_NAMESPACE", flag: prometheusNamespace, env.string("PROMETHEUS_NAMESPACE")) {
+            let trimmed = namespace.trimmingSpaces()
+            guard trimmed.isEmpty || Self.isMetricName(trimmed) else {
+                throw ServerConfigurationError.invalidValue(env.origin(of: "PROMETHEUS_NAMESPACE") ?? "--prometheus-namespace",
+                                                            message: "\"\(trimmed)\" is not a Prometheus name ([a-zA-Z_:][a-zA-Z0-9_:]*)")
+            }
+            guard trimmed != "alcedo" else {
+                throw ServerConfigurationError.invalidValue(env.origin(of: "PROMETHEUS_NAMESPACE") ?? "--prometheus-namespace",
+                                                            message: "\"alcedo\" would give imgproxy's metrics the names of Alcedo's own (alcedo_requests_total)")
+            }
+            c.prometheusNamespace = trimmed
+        }
+        c.imgproxyMetrics = try env.pick("IMGPROXY_METRICS", flag: imgproxyMetrics, env.bool("IMGPROXY_METRICS")) ?? c.imgproxyMetrics
         c.secret = env.pick("SECRET", flag: secret, env.string("SECRET"))
         c.allowOrigin = env.pick("ALLOW_ORIGIN", flag: allowOrigin, env.string("ALLOW_ORIGIN"))
         c.healthCheckPath = env.pick("HEALTH_CHECK_PATH", flag: healthCheckPath, env.string("HEALTH_CHECK_PATH"))

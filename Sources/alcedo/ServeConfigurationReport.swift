@@ -127,6 +127,9 @@ struct ServeConfigurationReport {
             "URL_REPLACEMENTS": c.sourceURLRewriter.replacements.isEmpty ? "(none)"
                 : c.sourceURLRewriter.replacements.map { "\($0.pattern)=\($0.replacement)" }.joined(separator: ";"),
             "PROMETHEUS_BIND": c.metricsAddress?.description ?? "(none: /metrics on the main address)",
+            "PROMETHEUS_NAMESPACE": c.prometheusNamespace.isEmpty ? "(none)" : c.prometheusNamespace,
+            "IMGPROXY_METRICS": yes(c.imgproxyMetrics),
+            "LOG_FORMAT": c.logFormat?.rawValue ?? "(swift-log's plain lines)",
             "SECRET": c.secret == nil ? "(none)" : "(set, not shown)",
             "ALLOW_ORIGIN": c.allowOrigin ?? "(none: no CORS headers)",
             "HEALTH_CHECK_PATH": c.healthCheckPath ?? "(none)",

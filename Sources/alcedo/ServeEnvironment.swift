@@ -39,6 +39,7 @@ final class ServeEnvironment {
     static let alcedoOnly: Set<String> = [
         "HOST", "PORT", "CACHE_DIR", "ALLOW_PRIVATE_NETWORKS", "TRUSTED_SOURCE_HOST", "MAX_SRC_BYTES", "MAX_RESULT_SIDE",
         "QUEUE", "RESULT_CACHE_BYTES", "MEMORY_CACHE_BYTES", "PROCESSES", "CONNECT_TIMEOUT",
+        "IMGPROXY_METRICS",
     ]
 
     /// Values from a `thumbor.conf` (``loadThumborConfig(_:path:)``), by Alcedo setting name, each

@@ -35,6 +35,7 @@ struct ImgproxyEnvironmentTests {
             "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
             "IMGPROXY_LOG_LEVEL": "warn",
             "IMGPROXY_LOG_FORMAT": "json",
+            "IMGPROXY_SYSLOG_ENABLE": "true",
             "IMGPROXY_NEW_RELIC_KEY": "x",
         ])
         defer { server.stop() }
@@ -78,9 +79,9 @@ struct ImgproxyEnvironmentTests {
         let warnings = server.stopAndReadStandardError()
         let lines = warnings.split(separator: "\n").filter { $0.contains("IMGPROXY_") }
         #expect(lines.count == 1, "one warning line: \(warnings)")
-        #expect(lines.first?.contains("IMGPROXY_LOG_FORMAT, IMGPROXY_NEW_RELIC_KEY") == true, "\(warnings)")
+        #expect(lines.first?.contains("IMGPROXY_NEW_RELIC_KEY, IMGPROXY_SYSLOG_ENABLE") == true, "\(warnings)")
         for supported in ["IMGPROXY_BIND", "IMGPROXY_KEY", "IMGPROXY_SIGNATURE_SIZE", "IMGPROXY_PRESETS", "IMGPROXY_TTL",
-                          "IMGPROXY_MAX_SRC_FILE_SIZE", "IMGPROXY_BASE_URL", "IMGPROXY_PATH_PREFIX", "IMGPROXY_LOG_LEVEL"] {
+                          "IMGPROXY_MAX_SRC_FILE_SIZE", "IMGPROXY_BASE_URL", "IMGPROXY_PATH_PREFIX", "IMGPROXY_LOG_LEVEL", "IMGPROXY_LOG_FORMAT"] {
             #expect(!warnings.contains(supported), "\(supported) is supported: \(warnings)")
         }
     }

@@ -65,10 +65,11 @@ struct ServeCommandTests {
     }
 
     /// Runs `alcedo` with `arguments` to its end; returns its exit status and standard error.
-    static func runToEnd(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+    static func runToEnd(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let err = Pipe()
         process.standardError = err
         process.standardOutput = Pipe()
@@ -110,8 +111,10 @@ struct ServeCommandTests {
 struct OneShotClient {
     struct Reply { let status: Int; let headers: [String: String]; let body: Data }
 
-    func get(_ url: String) async throws -> Reply {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
+    func get(_ url: String, headers: [String: String] = [:]) async throws -> Reply {
+        var request = HTTPClientRequest(url: url)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
         var body = Data()
         for try await chunk in response.body { body.append(contentsOf: chunk.readableBytesView) }
         var headers: [String: String] = [:]

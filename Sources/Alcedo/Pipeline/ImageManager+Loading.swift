@@ -99,6 +99,7 @@ extension ImageManager {
         guard let hit = memoryHit(request) else { return nil }
         var metrics = RetrieveImageMetrics()
         metrics.cacheLookup = ContinuousClock.now - start
+        metrics.memoryCacheLookup = metrics.cacheLookup
         return deliver(LoadedImage(image: hit, cacheType: .memory, originalData: nil, response: nil, metrics: metrics),
                        request, originalSource: originalSource, since: start)
     }
@@ -143,6 +144,7 @@ extension ImageManager {
         var lookupStart = clock.now
         if let image = memoryHit(request) {
             metrics.cacheLookup = clock.now - lookupStart
+            metrics.memoryCacheLookup = metrics.cacheLookup
             return LoadedImage(image: image, cacheType: .memory, originalData: nil, response: nil, metrics: metrics)
         }
         var revalidating: DiskHit?
@@ -157,6 +159,7 @@ extension ImageManager {
         if !refresh {
             if !request.variantIsOriginal, let original = originalInMemory(request) {
                 metrics.cacheLookup = clock.now - lookupStart
+                metrics.memoryCacheLookup = metrics.cacheLookup
                 let image = try await transform(.image(original), request, options: request.decodingOptions, process: true,
                                                 priority: context.ticket.priority, metrics: &metrics).mapError(\.error).get()
                 // The variant goes to disk only if its original is there (not memory-only, not no-store).
@@ -166,6 +169,7 @@ extension ImageManager {
                 return LoadedImage(image: image, cacheType: .memory, originalData: nil, response: nil, metrics: metrics,
                                    variantData: variantData, processedFromCachedOriginal: true)
             }
+            metrics.memoryCacheLookup = clock.now - lookupStart
             let hit = await diskHit(request)
             metrics.cacheLookup = clock.now - lookupStart
             if let hit {
@@ -447,6 +451,8 @@ extension ImageManager {
         if let hold = request.memoryHold {
             let working = Self.workingSet(input, options: options, registry: registry, serializer: serializer)
             estimate = working
+            let waitStart = ContinuousClock.now
+            defer { metrics.memoryWait += ContinuousClock.now - waitStart }
             do throws(AlcedoError) {
                 try await hold.reserve(working, for: "decoding and processing this \(working.decodedSize) image "
                                                    + "(\(working.framesHeld) frame\(working.framesHeld == 1 ? "" : "s") held)")

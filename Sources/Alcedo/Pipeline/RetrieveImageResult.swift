@@ -64,8 +64,14 @@ public struct RetrieveImageResult: Sendable {
 public struct RetrieveImageMetrics: Sendable, Hashable, CustomStringConvertible {
     /// Looking in the memory and disk caches (reading the disk entry included, decoding it not).
     public var cacheLookup: Duration = .zero
+    /// The part of ``cacheLookup`` spent in the memory cache (the rest went to the disk cache
+    /// and the shared tier behind it).
+    public var memoryCacheLookup: Duration = .zero
     /// Downloading (or revalidating), or reading a data provider.
     public var loading: Duration = .zero
+    /// Waiting for the memory budget to grant the decode's working set (and with it a
+    /// processing slot), with ``AlcedoOptionsInfoItem/memoryBudget(_:)``.
+    public var memoryWait: Duration = .zero
     /// Decoding the bytes (a download's, a provider's or a disk entry's).
     public var decoding: Duration = .zero
     /// Running the processor.

@@ -52,18 +52,23 @@ public struct ImageProxyMiddleware<Context: RequestContext>: RouterMiddleware {
         if let extra = configuration.healthCheckPath, local == (extra.hasPrefix("/") ? extra : "/" + extra) {
             return try await next(request, context)
         }
+        let stages = service.startRequest(request)
+        var response: Response
         if let secret = configuration.secret, !Self.authorized(request, secret: secret) {
-            let refusal = service.errorResponse(ErrorStatus(status: 403, reason: "forbidden: the Authorization header does not carry the secret"))
+            let refusal = ErrorStatus(status: 403, reason: "forbidden: the Authorization header does not carry the secret")
+            stages.fail(type: "security", reason: refusal.reason)
+            response = service.errorResponse(refusal)
             service.metrics.recordResponse(status: 403)
-            return withCORS(refusal)
+        } else if configuration.dialect == .imgproxy, local.hasPrefix("/info/") {
+            response = await service.traced(request, route: prefix + "/info/{signature}/{options}/{source}") {
+                await service.info(path: String(local.dropFirst("/info".count)), request: request, stages: stages)
+            }
+        } else {
+            let route = configuration.dialect == .thumbor ? "/{signature}/{options}/{image}" : "/{signature}/{options}/{source}"
+            response = await service.traced(request, route: prefix + route) { await service.image(path: local, request: request, stages: stages) }
         }
-        if configuration.dialect == .imgproxy, local.hasPrefix("/info/") {
-            return withCORS(await service.traced(request, route: prefix + "/info/{signature}/{options}/{source}") {
-                await service.info(path: String(local.dropFirst("/info".count)), request: request)
-            })
-        }
-        let route = configuration.dialect == .thumbor ? "/{signature}/{options}/{image}" : "/{signature}/{options}/{source}"
-        return withCORS(await service.traced(request, route: prefix + route) { await service.image(path: local, request: request) })
+        service.finishRequest(request, response: &response, path: local, stages: stages)
+        return withCORS(response)
     }
 
     /// Adds the CORS headers when ``ImageServerConfiguration/allowOrigin`` is set.

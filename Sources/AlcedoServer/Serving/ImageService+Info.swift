@@ -10,12 +10,14 @@ import NIOCore
 extension ImageService {
     /// Answers `/info/{signature}/{options}/{source}`: the source's header facts as
     /// `alcedo info --json` prints them (format, size, frames, durations, orientation,
-    /// alpha, bytes), with `url` in place of `file`. Signed like image paths.
-    public func info(path: String, request: Request) async -> Response {
+    /// alpha, bytes), with `url` in place of `file`. Signed like image paths. `stages` (default
+    /// `nil`) records the source fetch, the source host and the error, as for ``image(path:request:stages:)``.
+    public func info(path: String, request: Request, stages: RequestStages? = nil) async -> Response {
         let response: Response
         do {
             let parsed = try parseAndVerify(path)
-            let data = try await sourceBytes(parsed)
+            stages?.sourceHost = Self.host(of: parsed.sourceURL)
+            let data = if let stages { try await stages.stage(.download) { try await sourceBytes(parsed) } } else { try await sourceBytes(parsed) }
             let limits = configuration.decodingLimits
             let info = try ImageCodecRegistry.shared.info(for: data, options: DecodingOptions(limits: limits))
             var object = info.jsonObject(byteCount: data.count)
@@ -28,7 +30,9 @@ extension ImageService {
             response = Response(status: .ok, headers: headers,
                                 body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: json)))
         } catch {
-            response = errorResponse(logged(ErrorStatus(error)))
+            let status = logged(ErrorStatus(error))
+            stages?.fail(type: ErrorStatus.imgproxyType(of: error), reason: status.reason)
+            response = errorResponse(status)
         }
         metrics.recordResponse(status: Int(response.status.code))
         return response

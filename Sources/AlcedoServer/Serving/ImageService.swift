@@ -55,7 +55,9 @@ public final class ImageService: Sendable {
         results = ResultStore(capacity: configuration.resultCacheBytes) { budget.setHeld($0, by: "result") }
         metrics = ServerMetrics(sharedTier: pipeline.cache.sharedTier,
                                 stores: [configuration.resultStore, configuration.sourceStore].compactMap { $0 },
-                                memory: ServerMetrics.MemorySources(budget: memoryBudget, results: results, cache: pipeline.cache))
+                                memory: ServerMetrics.MemorySources(budget: memoryBudget, results: results, cache: pipeline.cache),
+                                imgproxyNamespace: configuration.imgproxyMetrics ? configuration.prometheusNamespace : nil,
+                                workerCount: configuration.concurrency)
         // Waiting for a source holds no processing slot: the budget hands out the slots
         // (``ImageServerConfiguration/concurrency``) once the source is loaded. Requests in
         // production, loading or waiting, are bounded by the slots and the queue together.
@@ -106,15 +108,22 @@ public final class ImageService: Sendable {
     // MARK: Image route
 
     /// Answers `GET`/`HEAD` for an imgproxy path (the request target without the query).
-    public func image(path: String, request: Request) async -> Response {
+    /// - Parameters:
+    ///   - path: the path, without the query.
+    ///   - request: the request.
+    ///   - stages: where the request's stages, the tier that answered and its error are
+    ///     recorded (default `nil`: nowhere). See ``startRequest(_:)`` and ``finishRequest(_:response:path:stages:)``.
+    public func image(path: String, request: Request, stages: RequestStages? = nil) async -> Response {
         let response: Response
         do {
             response = try await Self.within(configuration.requestTimeout) { [self] in
-                try await imageResponse(path: path, request: request)
+                try await imageResponse(path: path, request: request, stages: stages)
             }
         } catch {
             let status = configuration.dialect == .thumbor ? ErrorStatus(thumbor: error) : ErrorStatus(error)
-            response = errorResponse(logged(naming(status, for: error)))
+            let named = logged(naming(status, for: error))
+            stages?.fail(type: ErrorStatus.imgproxyType(of: error), reason: named.reason)
+            response = errorResponse(named)
         }
         metrics.recordResponse(status: Int(response.status.code))
         return response
@@ -165,7 +174,7 @@ public final class ImageService: Sendable {
         }
     }
 
-    private func imageResponse(path: String, request: Request) async throws -> Response {
+    private func imageResponse(path: String, request: Request, stages: RequestStages?) async throws -> Response {
         // A conditional request for a path revalidated before: answered from the result's
         // ETag without parsing the path again (see ``RevalidationTable``).
         let conditional = request.headers[.ifNoneMatch] != nil || request.headers[.ifModifiedSince] != nil
@@ -176,6 +185,7 @@ public final class ImageService: Sendable {
            let stored = results.cached(known.variantKey),
            notModified(request, etag: stored.etag, lastModified: stored.lastModified) {
             metrics.recordHit(tier: "not-modified")
+            stages?.tier = "not-modified"
             return notModifiedResponse(etag: stored.etag, lastModified: stored.lastModified, negotiated: known.negotiated)
         }
         let parsed: ImgproxyPath
@@ -187,6 +197,7 @@ public final class ImageService: Sendable {
             parsed = try parseAndVerify(thumbor: thumborPath)
             if thumborPath.meta { return try await metaResponse(thumborPath, plan: parsed, request: request) }
         }
+        stages?.sourceHost = Self.host(of: parsed.sourceURL)
         let sourceURL = try pipeline.sourceGuard.checkSource(parsed.fetchableSourceURL)
         if parsed.options.raw { return try await rawResponse(parsed, url: sourceURL, request: request) }
         if !parsed.options.skipProcessing.isEmpty,
@@ -235,6 +246,7 @@ public final class ImageService: Sendable {
         if conditional, let stored = results.cached(variantKey),
            notModified(request, etag: stored.etag, lastModified: stored.lastModified) {
             metrics.recordHit(tier: "not-modified")
+            stages?.tier = "not-modified"
             return notModifiedResponse(etag: stored.etag, lastModified: stored.lastModified, negotiated: negotiated)
         }
         var known = conditional ? sources[parsed.sourceURL] : nil
@@ -244,14 +256,16 @@ public final class ImageService: Sendable {
             let etag = etag(for: canonical, validator: info.validator, format: format)
             if notModified(request, etag: etag, lastModified: info.lastModified) {
                 metrics.recordHit(tier: "not-modified")
+                stages?.tier = "not-modified"
                 return notModifiedResponse(etag: etag, lastModified: info.lastModified, negotiated: negotiated)
             }
         }
 
         let (result, joined) = try await results.value(for: variantKey) { [self] in
-            try await produce(parsed, canonical: canonical, url: sourceURL, encoding: encoding)
+            try await produce(parsed, canonical: canonical, url: sourceURL, encoding: encoding, stages: stages)
         }
         metrics.recordHit(tier: joined ? "result" : result.tier)
+        stages?.tier = joined ? "result" : result.tier
         if result.fallbackStatus == nil, notModified(request, etag: result.etag, lastModified: result.lastModified) {
             return notModifiedResponse(etag: result.etag, lastModified: result.lastModified, negotiated: negotiated)
         }
@@ -308,8 +322,10 @@ public final class ImageService: Sendable {
     }
 
     /// Loads, processes and encodes one variant (run once per variant in flight).
-    private func produce(_ parsed: ImgproxyPath, canonical: ImgproxyPath, url: URL, encoding: ResponseEncoding) async throws -> EncodedResult {
-        guard await admission.acquire() else {
+    private func produce(_ parsed: ImgproxyPath, canonical: ImgproxyPath, url: URL, encoding: ResponseEncoding,
+                         stages: RequestStages?) async throws -> EncodedResult {
+        let admitted = if let stages { await stages.stage(.queue) { await admission.acquire() } } else { await admission.acquire() }
+        guard admitted else {
             throw ErrorStatus.Thrown(status: .queueFull)
         }
         defer { admission.release() }
@@ -336,10 +352,12 @@ public final class ImageService: Sendable {
         if let limit = parsed.options.security.maxSourceFileSize, limit > 0 { options.append(.maximumBodySize(limit)) }
         let retrieved: RetrieveImageResult
         var fallbackStatus: Int?
+        let retrieveStart = ContinuousClock.now
         do {
             retrieved = try await gate.run(parsed.sourceURL) {
                 try await pipeline.manager.retrieveImage(with: url, options: options)
             }
+            if let stages { Self.recordRetrieval(retrieved, started: retrieveStart, host: Self.host(of: parsed.sourceURL), in: stages) }
         } catch {
             // --fallback-image: a source that cannot be fetched or is not an image is answered
             // with the fallback image, processed with the same options, as imgproxy.
@@ -359,7 +377,10 @@ public final class ImageService: Sendable {
         } else {
             info = SourceInfo(validator: "fallback", lastModified: nil, format: retrieved.image.sourceFormat)
         }
-        if let data = retrieved.originalData, retrieved.originalCacheType == .none { metrics.sourceBytes.increment(by: Int64(data.count)) }
+        if let data = retrieved.originalData, retrieved.originalCacheType == .none {
+            metrics.sourceBytes.increment(by: Int64(data.count))
+            metrics.imgproxy?.downloadBufferSize.record(Double(data.count))
+        }
         if let limit = parsed.options.security.maxSourceFileSize, limit > 0, let data = retrieved.originalData, data.count > limit {
             throw ErrorStatus.Thrown(status: ErrorStatus(status: 422, reason: "the source is \(data.count) bytes, over the URL's max_src_file_size of \(limit)"))
         }
@@ -378,11 +399,15 @@ public final class ImageService: Sendable {
             let image = retrieved.image
             // The encoding's own working set, reserved as a decode's is.
             let working = WorkingSetEstimate.estimate(image: image, options: DecodingOptions(), outputFormat: format)
-            let reservation = try await memoryBudget.reserve(working.total, for: "encoding this \(image.pixelSize) image")
+            let reserve = { [memoryBudget] in try await memoryBudget.reserve(working.total, for: "encoding this \(image.pixelSize) image") }
+            let reservation = if let stages { try await stages.stage(.memoryBudget, reserve) } else { try await reserve() }
             defer { reservation.release() }
-            body = try await Self.offPool { () throws(AlcedoError) -> Data in
-                try Self.encode(image, as: format, encoding: encoding)
+            let encode = {
+                try await Self.offPool { () throws(AlcedoError) -> Data in
+                    try Self.encode(image, as: format, encoding: encoding)
+                }
             }
+            body = if let stages { try await stages.stage(.encode, attributes: [("format", format.rawValue)], encode) } else { try await encode() }
             metrics.recordEncoding()
         }
         noteCacheBytes()

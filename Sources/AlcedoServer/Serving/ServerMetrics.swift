@@ -45,11 +45,20 @@ public final class ServerMetrics: Sendable {
     private let encoded = Atomic<Int>(0)
     private let waiting = Atomic<Int>(0)
     private let memory: MemorySources?
+    /// imgproxy's metric names (`nil`: not exported).
+    let imgproxy: ImgproxyMetrics?
+    private let stageHistograms = Mutex<[StageName: DurationHistogram]>([:])
 
-    init(sharedTier: SharedCacheTier? = nil, stores: [ObjectStoreTier] = [], memory: MemorySources? = nil) {
+    init(sharedTier: SharedCacheTier? = nil, stores: [ObjectStoreTier] = [], memory: MemorySources? = nil,
+         imgproxyNamespace: String? = nil, workerCount: Int = 0) {
         self.sharedTier = sharedTier
         self.stores = stores
         self.memory = memory
+        if let imgproxyNamespace {
+            imgproxy = ImgproxyMetrics(registry: registry, namespace: imgproxyNamespace, workerCount: workerCount)
+        } else {
+            imgproxy = nil
+        }
         processingTime = registry.makeDurationHistogram(
             descriptor: Self.name("processing_duration", "seconds",
                                   "Time to produce a result that was not in the result cache (load, decode, process, encode)"),
@@ -73,6 +82,25 @@ public final class ServerMetrics: Sendable {
 
     private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: "alcedo", metricName: metric, unitName: unit, helpText: help)
+    }
+
+    /// The time of each stage of the requests, by stage (`alcedo_request_stage_duration_seconds{stage}`).
+    func recordStages(_ stages: RequestStages) {
+        for record in stages.records {
+            let histogram = stageHistograms.withLock { histograms in
+                if let histogram = histograms[record.name] { return histogram }
+                let histogram = registry.makeDurationHistogram(
+                    descriptor: Self.name("request_stage_duration", "seconds",
+                                          "Time spent in each stage of the image requests (queue, memory_budget, cache_memory, cache_disk, download, decode, process, store, encode)"),
+                    labels: [("stage", record.name.rawValue)],
+                    buckets: [.microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(5), .milliseconds(10),
+                              .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+                              .seconds(1), .seconds(2.5), .seconds(5), .seconds(10)])
+                histograms[record.name] = histogram
+                return histogram
+            }
+            histogram.record(record.duration)
+        }
     }
 
     /// Counts a response by status code.
@@ -146,6 +174,7 @@ public final class ServerMetrics: Sendable {
             let snapshot = memory.budget.snapshot
             inFlight.record(Int64(snapshot.running))
             queued.record(Int64(snapshot.waiting))
+            imgproxy?.updateGauges(images: snapshot.running)
         }
         return registry.emitToString() + sharedTierText() + storesText() + memoryText()
     }

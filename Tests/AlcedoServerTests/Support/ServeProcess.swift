@@ -19,7 +19,7 @@ final class ServeProcess {
 
     /// Starts `alcedo serve` with `arguments` after the test defaults, and `environment` added
     /// to this process's; returns once it has printed its `listening on` line.
-    /// Standard error goes to `standardError` when one is given.
+    /// Standard error goes to `standardError` when one is given (created when missing).
     static func start(_ arguments: [String], environment: [String: String] = [:],
                       executable: URL = ServeCommandTests.executable, standardError: URL? = nil) async throws -> ServeProcess {
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-serve-process-\(UUID().uuidString)")
@@ -29,8 +29,14 @@ final class ServeProcess {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe()
         process.standardOutput = out
-        if let standardError { process.standardError = try FileHandle(forWritingTo: standardError) }
-        else { process.standardError = FileHandle.nullDevice }
+        if let standardError {
+            if !FileManager.default.fileExists(atPath: standardError.path) {
+                _ = FileManager.default.createFile(atPath: standardError.path, contents: nil)
+            }
+            process.standardError = try FileHandle(forWritingTo: standardError)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try ProcessLaunch.run(process)
         let server = ServeProcess(process: process, baseURL: "", cache: cache)
         guard let line = try await ServeCommandTests.readLine(out.fileHandleForReading),
