@@ -21,7 +21,7 @@ import Testing
         try await withTracedServer(environment: ["IMGPROXY_OPEN_TELEMETRY_PROPAGATE_EXTERNAL": "true",
                                                  "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
                                                  "OTEL_SERVICE_NAME": "alcedo-under-test"],
-                                   transport: .http) { spans, origin in
+                                   transport: .http) { spans, origin, requestID in
             let server = try #require(spans.first { $0.kind == "SERVER" }, "\(spans)")
             #expect(server.name == "GET /{signature}/{options}/{source}")
             #expect(server.transport == "http")
@@ -31,6 +31,17 @@ import Testing
             #expect(server.attributes["http.response.status_code"] == "200")
             #expect(server.attributes["http.request.method"] == "GET")
             #expect(server.endNanoseconds > server.startNanoseconds)
+            // The stages are child spans of the server span, with their attributes.
+            let children = Self.spans(in: spans, childrenOf: server.spanID)
+            let names = Set(children.map(\.name))
+            #expect(names.isSuperset(of: ["queue", "download", "decode", "process"]), "\(names)")
+            #expect(Self.attribute("alcedo.origin_status", ofSpansNamed: "download", in: children) == ["200"])
+            #expect(server.attributes["alcedo.request_id"] == requestID)
+            #expect(Self.attribute("alcedo.request_id", ofSpansNamed: "decode", in: children) == [requestID])
+            var outside: [String] = []
+            for child in children where child.startNanoseconds + 1_000_000 < server.startNanoseconds
+                || child.endNanoseconds > server.endNanoseconds + 1_000_000 { outside.append(child.name) }
+            #expect(outside.isEmpty, "stage spans outside the request's span: \(outside)")
             // Every span of the request is in the client's trace and descends from the server span.
             let ids = Set(spans.map(\.spanID))
             for span in spans where span.kind != "SERVER" {
@@ -48,7 +59,7 @@ import Testing
     @Test(.enabled(if: otelBinary != nil, "ALCEDO_OTEL_BINARY names no binary: run make test-otel"))
     func clientTraceIsIgnoredUnlessPropagationIsOnAndGRPCIsTheDefault() async throws {
         // No protocol named: imgproxy's default, gRPC.
-        try await withTracedServer(environment: [:], transport: .grpc) { spans, _ in
+        try await withTracedServer(environment: [:], transport: .grpc) { spans, _, _ in
             let server = try #require(spans.first { $0.kind == "SERVER" }, "\(spans)")
             #expect(server.transport == "grpc")
             #expect(server.service == "alcedo")
@@ -61,7 +72,7 @@ import Testing
     func imgproxy3NamesStillWork() async throws {
         try await withTracedServer(environment: ["IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "http",
                                                  "IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME": "legacy-name"],
-                                   transport: .http, legacyEndpoint: true) { spans, _ in
+                                   transport: .http, legacyEndpoint: true) { spans, _, _ in
             let server = try #require(spans.first { $0.kind == "SERVER" }, "\(spans)")
             #expect(server.transport == "http")
             #expect(server.service == "legacy-name")
@@ -87,6 +98,22 @@ import Testing
 
     // MARK: - Harness
 
+    /// The spans whose parent is `parent`.
+    static func spans(in spans: [ReceivedSpan], childrenOf parent: String) -> [ReceivedSpan] {
+        var children: [ReceivedSpan] = []
+        for span in spans where span.parentSpanID == parent { children.append(span) }
+        return children
+    }
+
+    /// The values of `key` on the spans named `name`.
+    static func attribute(_ key: String, ofSpansNamed name: String, in spans: [ReceivedSpan]) -> [String] {
+        var values: [String] = []
+        for span in spans where span.name == name {
+            if let value = span.attributes[key] { values.append(value) }
+        }
+        return values
+    }
+
     enum Transport { case http, grpc }
 
     struct ReceivedSpan: CustomStringConvertible {
@@ -99,7 +126,7 @@ import Testing
     /// Starts the receiver, an origin and the traced server; sends one request with a
     /// `traceparent`; waits for its spans, and runs `body` with them and the origin's requests.
     func withTracedServer(environment: [String: String], transport: Transport, legacyEndpoint: Bool = false,
-                          _ body: ([ReceivedSpan], [TestHTTPServer.Request]) async throws -> Void) async throws {
+                          _ body: ([ReceivedSpan], [TestHTTPServer.Request], String) async throws -> Void) async throws {
         let binary = try #require(Self.otelBinary)
         let receiver = try await OTLPReceiver.start()
         defer { receiver.stop() }
@@ -127,7 +154,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(300))
         spans = receiver.spans()
         #expect(!spans.isEmpty, "no spans arrived; server log: \(errors())")
-        try await body(spans, origin.requests("/a.jpg"))
+        try await body(spans, origin.requests("/a.jpg"), reply.headers["x-request-id"] ?? "")
     }
 
     static func startServe(executable: URL, environment: [String: String]) async throws -> (ServeProcess, () -> String) {
@@ -137,13 +164,15 @@ import Testing
         return (server, { (try? String(contentsOf: log, encoding: .utf8)) ?? "" })
     }
 
-    static func get(_ url: String, headers: [String: String] = [:]) async throws -> (status: Int, body: Data) {
+    static func get(_ url: String, headers: [String: String] = [:]) async throws -> (status: Int, headers: [String: String], body: Data) {
         var request = HTTPClientRequest(url: url)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         var body = Data()
         for try await chunk in response.body { body.append(contentsOf: chunk.readableBytesView) }
-        return (Int(response.status.code), body)
+        var fields: [String: String] = [:]
+        for (name, value) in response.headers { fields[name.lowercased()] = value }
+        return (Int(response.status.code), fields, body)
     }
 }
 

@@ -60,12 +60,12 @@ public struct ImageProxyMiddleware<Context: RequestContext>: RouterMiddleware {
             response = service.errorResponse(refusal)
             service.metrics.recordResponse(status: 403)
         } else if configuration.dialect == .imgproxy, local.hasPrefix("/info/") {
-            response = await service.traced(request, route: prefix + "/info/{signature}/{options}/{source}") {
+            response = await service.traced(request, route: prefix + "/info/{signature}/{options}/{source}", requestID: stages.requestID) {
                 await service.info(path: String(local.dropFirst("/info".count)), request: request, stages: stages)
             }
         } else {
             let route = configuration.dialect == .thumbor ? "/{signature}/{options}/{image}" : "/{signature}/{options}/{source}"
-            response = await service.traced(request, route: prefix + route) { await service.image(path: local, request: request, stages: stages) }
+            response = await service.traced(request, route: prefix + route, requestID: stages.requestID) { await service.image(path: local, request: request, stages: stages) }
         }
         service.finishRequest(request, response: &response, path: local, stages: stages)
         return withCORS(response)

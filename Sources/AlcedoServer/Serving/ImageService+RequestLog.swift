@@ -17,8 +17,9 @@ extension ImageService {
     /// and the recorder its stages go to (telling ``ImageServerConfiguration/stageObserver``).
     public func startRequest(_ request: Request) -> RequestStages {
         metrics.imgproxy?.requestStarted()
-        return RequestStages(requestID: RequestID.accept(request.headers[Self.requestIDField]),
-                             observer: configuration.stageObserver)
+        // With tracing on and no observer of the application's, stages become child spans.
+        let observer = configuration.stageObserver ?? (configuration.tracesRequests ? TracingStageObserver() : nil)
+        return RequestStages(requestID: RequestID.accept(request.headers[Self.requestIDField]), observer: observer)
     }
 
     /// Ends the bookkeeping of a request started with ``startRequest(_:)``: sends its id back
