@@ -196,6 +196,27 @@ struct ResultStoreTests {
         #expect(tier.heldBackWrites <= 3, "only the writes that were tried are held back")
     }
 
+    /// The queue is bounded by bytes as well as by count: large results waiting for a slow
+    /// store cannot hold more memory than ``ObjectStoreTier/Config/queueBytes``.
+    @Test func aSlowStoresQueueHoldsAtMostItsBytes() async throws {
+        let listening = try LoopbackPort.listen()
+        defer { close(listening.fd) }
+        let client = S3ObjectClient(configuration: S3Configuration(endpoint: URL(string: "http://127.0.0.1:\(listening.port)")!),
+                                    credentials: S3Credentials(accessKeyID: "AKIA", secretAccessKey: "secret"))
+        let config = ObjectStoreTier.Config(writeTimeout: .milliseconds(500), queueCapacity: 256, queueBytes: 1 << 20, writers: 1)
+        let tier = ObjectStoreTier(store: S3ObjectStore(bucket: "results", prefix: "", client: client), kind: .results, config: config)
+        var queued = 0
+        for index in 0..<20 {
+            let entry = SharedCacheEntry(data: Data(repeating: UInt8(index), count: 300_000), metadata: .init(key: "k\(index)"))
+            if tier.enqueue(entry, forKey: "http://example.com/\(index).jpg") { queued += 1 }
+        }
+        // 1 MiB holds three 300 kB writes waiting (and the one running has left the queue).
+        #expect(queued <= 4, "queued \(queued)")
+        #expect(tier.statistics.droppedWrites >= 16)
+        #expect(tier.queuedWrites <= 3)
+        await tier.flush(limit: .seconds(10))
+    }
+
     @Test func writesThatFailedReachTheStoreOnceItAnswers() async throws {
         let folder = Self.temporaryFolder("held-back")
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -42,6 +42,9 @@ public final class ObjectStoreTier: Sendable {
         public var ttl: Duration
         /// Writes waiting at most; a write that finds the queue full is dropped. Default 256.
         public var queueCapacity: Int
+        /// Bytes of writes waiting at most, whatever their count: a write that would pass it is
+        /// dropped (counted), so a slow store holds no more than this in memory. Default 64 MiB.
+        public var queueBytes: Int
         /// Writes running at once. Default 4.
         public var writers: Int
         /// Entries larger than this many bytes are not stored. Default 32 MiB.
@@ -56,13 +59,15 @@ public final class ObjectStoreTier: Sendable {
 
         /// Creates settings; every parameter has the default stated on its property.
         public init(readTimeout: Duration = .seconds(1), writeTimeout: Duration = .seconds(10), ttl: Duration = .seconds(30 * 86_400),
-                    queueCapacity: Int = 256, writers: Int = 4, maximumEntryBytes: Int = 32 << 20, heldBackBytes: Int = 64 << 20,
+                    queueCapacity: Int = 256, queueBytes: Int = 64 << 20, writers: Int = 4, maximumEntryBytes: Int = 32 << 20,
+                    heldBackBytes: Int = 64 << 20,
                     breaker: CircuitBreaker.Config = .init(failureThreshold: 5, openDuration: .seconds(10)),
                     logger: Logger = Logger(label: "alcedo.store")) {
             self.readTimeout = readTimeout
             self.writeTimeout = writeTimeout
             self.ttl = ttl
             self.queueCapacity = queueCapacity
+            self.queueBytes = queueBytes
             self.writers = writers
             self.maximumEntryBytes = maximumEntryBytes
             self.heldBackBytes = heldBackBytes
@@ -103,6 +108,8 @@ public final class ObjectStoreTier: Sendable {
         var breaker: CircuitBreaker
         var queue: [(name: String, entry: SharedCacheEntry)] = []
         var head = 0
+        /// The bytes of the writes in ``queue`` from ``head`` on.
+        var queuedBytes = 0
         var writing = 0
         /// Failed writes waiting for the store to answer again, and their bytes.
         var heldBack: [(name: String, entry: SharedCacheEntry)] = []
@@ -220,11 +227,13 @@ public final class ObjectStoreTier: Sendable {
                 hold(name, stored, in: &state)
                 return nil
             }
-            guard state.queue.count - state.head < config.queueCapacity else {
+            guard state.queue.count - state.head < config.queueCapacity,
+                  state.queuedBytes + stored.data.count <= config.queueBytes else {
                 state.statistics.droppedWrites += 1
                 return nil
             }
             state.queue.append((name, stored))
+            state.queuedBytes += stored.data.count
             guard state.writing < max(1, config.writers) else { return false }
             state.writing += 1
             return true
@@ -288,8 +297,10 @@ public final class ObjectStoreTier: Sendable {
     /// - Returns: whether a writer should start.
     private func requeueHeldBack(in state: inout State) -> Bool {
         var moved = 0
-        while moved < state.heldBack.count, state.queue.count - state.head < config.queueCapacity {
+        while moved < state.heldBack.count, state.queue.count - state.head < config.queueCapacity,
+              state.queuedBytes + state.heldBack[moved].entry.data.count <= config.queueBytes {
             state.queue.append(state.heldBack[moved])
+            state.queuedBytes += state.heldBack[moved].entry.data.count
             state.heldBackBytes -= state.heldBack[moved].entry.data.count
             state.retries[state.heldBack[moved].name, default: 0] += 1
             moved += 1
@@ -307,11 +318,13 @@ public final class ObjectStoreTier: Sendable {
             guard state.head < state.queue.count else {
                 state.queue.removeAll(keepingCapacity: true)
                 state.head = 0
+                state.queuedBytes = 0
                 state.writing -= 1
                 return nil
             }
             let item = state.queue[state.head]
             state.head += 1
+            state.queuedBytes -= item.entry.data.count
             if state.head > 64, state.head * 2 > state.queue.count {
                 state.queue.removeFirst(state.head)
                 state.head = 0
