@@ -14,6 +14,13 @@ public enum LoopbackPort {
         return port
     }
 
+    /// A port on 127.0.0.1 that refuses connections for as long as the returned socket is
+    /// open: it is bound but not listening, so nothing else can take the port in the meantime
+    /// (a port merely closed can be handed to the next test's server). The caller closes it.
+    public static func refusing() throws -> (fd: Int32, port: Int) {
+        try bound(listening: false)
+    }
+
     /// A socket listening on 127.0.0.1 at a port the kernel picks, and that port. The caller
     /// closes the descriptor.
     public static func listen() throws -> (fd: Int32, port: Int) {

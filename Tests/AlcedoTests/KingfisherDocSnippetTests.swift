@@ -1,3 +1,4 @@
+import AlcedoTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -1032,7 +1033,8 @@ struct KingfisherDocSnippetTests {
     /// A refused connection is Kingfisher's `.responseError(reason: .URLSessionError(error:))`.
     @Test func transportFailureIsAURLSessionError() async throws {
         try await withPipeline { h in
-            let port = try await ConnectionErrorTests.closedPort()
+            let (refusing, port) = try LoopbackPort.refusing()
+            defer { close(refusing) }
             let url = URL(string: "http://127.0.0.1:\(port)/refused.jpg")!
             do {
                 _ = try await h.manager.retrieveImage(with: url)

@@ -1,3 +1,4 @@
+import AlcedoTestSupport
 import Foundation
 import NIOCore
 import NIOPosix
@@ -8,13 +9,12 @@ import Testing
 /// `RequestErrorReason` with a clean one-line description.
 @Suite("Connection errors")
 struct ConnectionErrorTests {
-    /// A port on 127.0.0.1 that nothing listens on: bound, then closed.
-    static func closedPort() async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0).get()
-        let port = try #require(channel.localAddress?.port)
-        try await channel.close()
-        return port
+    /// A port on 127.0.0.1 that refuses connections while `body` runs (bound, not listening,
+    /// so no other test's server can be given it meanwhile).
+    static func withRefusingPort<T>(_ body: (Int) async throws -> T) async throws -> T {
+        let (fd, port) = try LoopbackPort.refusing()
+        defer { close(fd) }
+        return try await body(port)
     }
 
     static func failure(_ url: URL, downloader: ImageDownloader) async -> AlcedoError? {
@@ -27,8 +27,7 @@ struct ConnectionErrorTests {
     }
 
     @Test func refusedConnection() async throws {
-        try await withDownloader { _, downloader in
-            let port = try await Self.closedPort()
+        try await withDownloader { _, downloader in try await Self.withRefusingPort { port in
             let url = URL(string: "http://127.0.0.1:\(port)/a.jpg")!
             let error = try #require(await Self.failure(url, downloader: downloader))
             guard case .responseError(.URLSessionError(NetworkErrorReason.connectionRefused(let failed))) = error else {
@@ -40,7 +39,7 @@ struct ConnectionErrorTests {
             #expect(String(reflecting: error) == "AlcedoError.responseError(.URLSessionError(.connectionRefused)): \(error.description)")
             #expect(error.isRetriable)
             #expect(error.isConnectionFailure)
-        }
+        } }
     }
 
     @Test func resetConnection() async throws {
