@@ -473,29 +473,29 @@ extension ImageManager {
         case .success(let done):
             metrics.decoding += done.decoding
             metrics.processing += done.processing
+            metrics.processingSteps += done.steps
             guard let processingQueue, case .success(let decoded) = done.result else { return done.result }
             let clock = ContinuousClock()
             let start = clock.now
-            let processed = await withCheckedContinuation { (continuation: CheckedContinuation<Result<AlcedoImage, AlcedoError>, Never>) in
+            let processed = await withCheckedContinuation {
+                (continuation: CheckedContinuation<(Result<AlcedoImage, AlcedoError>, [ProcessingStepTime]), Never>) in
                 processingQueue.execute {
                     continuation.resume(returning: Self.processNow(decoded, processor: processor, options: parsed))
                 }
             }
             metrics.processing += clock.now - start
-            return processed.mapError { .processing($0) }
+            metrics.processingSteps += processed.1
+            return processed.0.mapError { .processing($0) }
         }
     }
 
     /// Runs `processor` on `image` with the request's options visible to processors written
-    /// in Kingfisher's shape (``ImageProcessor/process(item:options:)``).
+    /// in Kingfisher's shape (``ImageProcessor/process(item:options:)``); returns the result
+    /// with the time each step took (``ProcessingStepClock``).
     static func processNow(_ image: AlcedoImage, processor: any ImageProcessor,
-                           options: AlcedoParsedOptionsInfo) -> Result<AlcedoImage, AlcedoError> {
+                           options: AlcedoParsedOptionsInfo) -> (Result<AlcedoImage, AlcedoError>, [ProcessingStepTime]) {
         ProcessingContext.$options.withValue(options) {
-            do throws(AlcedoError) {
-                return .success(try processor.process(image))
-            } catch {
-                return .failure(error)
-            }
+            ProcessingStepClock.run(processor, on: image)
         }
     }
 
@@ -542,12 +542,14 @@ extension ImageManager {
         if firstFrameOnly && image.isAnimated { image = image.frame(at: 0) }
         guard let processor else { return TransformOutcome(result: .success(image), decoding: decoded, processing: .zero) }
         let processingStart = clock.now
-        switch processNow(image, processor: processor, options: parsedOptions) {
+        let (processed, steps) = processNow(image, processor: processor, options: parsedOptions)
+        switch processed {
         case .success(let processed): image = processed.withPointScale(parsedOptions.pointScale)
         case .failure(let error):
-            return TransformOutcome(result: .failure(.processing(error)), decoding: decoded, processing: clock.now - processingStart)
+            return TransformOutcome(result: .failure(.processing(error)), decoding: decoded, processing: clock.now - processingStart,
+                                    steps: steps)
         }
-        return TransformOutcome(result: .success(image), decoding: decoded, processing: clock.now - processingStart)
+        return TransformOutcome(result: .success(image), decoding: decoded, processing: clock.now - processingStart, steps: steps)
     }
 
     /// The result of a transform with the time each stage took.
@@ -555,5 +557,7 @@ extension ImageManager {
         let result: Result<AlcedoImage, TransformError>
         let decoding: Duration
         let processing: Duration
+        /// The processing steps, one by one (empty when nothing was processed).
+        var steps: [ProcessingStepTime] = []
     }
 }

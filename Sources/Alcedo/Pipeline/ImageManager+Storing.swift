@@ -38,7 +38,9 @@ extension ImageManager {
             return nil
         }
         if options.waitForCache {
-            return await writes.perform()
+            let written = await writes.perform()
+            metrics.encoding += written.encoding
+            return written.variant
         } else {
             Task { await writes.perform() }
             return nil
@@ -65,22 +67,35 @@ private struct DiskWrites: Sendable {
 
     var hasWork: Bool { writesVariant || writesOriginal }
 
-    /// Writes, then releases the work lock; returns the variant's encoded bytes, if it wrote them.
+    /// Writes, then releases the work lock; returns the variant's encoded bytes, if it wrote
+    /// them, and the time encoding them took.
     @discardableResult
-    func perform() async -> Data? {
-        let variant = await write()
+    func perform() async -> (variant: Data?, encoding: Duration) {
+        let written = await write()
         if let workLock { await workLock.cache.releaseWorkLock(forKey: request.key, processorIdentifier: workLock.identifier) }
-        return variant
+        return written
     }
 
-    private func write() async -> Data? {
+    private func write() async -> (variant: Data?, encoding: Duration) {
         let options = request.options
         var variant: Data?
+        var encoding = Duration.zero
         if writesVariant {
             let serializer = request.serializer
             let image = self.image
-            let encoded = await BlockingWorkPool.shared.run(priority: options.downloadPriority) { () -> Result<Data, AlcedoError> in
-                Result { () throws(AlcedoError) in try serializer.serializedData(with: image, original: nil) }
+            let timed = await BlockingWorkPool.shared.run(priority: options.downloadPriority) {
+                () -> Result<(Result<Data, AlcedoError>, Duration), AlcedoError> in
+                let start = ContinuousClock.now
+                let result = Result { () throws(AlcedoError) in try serializer.serializedData(with: image, original: nil) }
+                return .success((result, .now - start))
+            }
+            let encoded: Result<Data, AlcedoError>
+            switch timed {
+            case .success(let (result, duration)):
+                encoded = result
+                encoding = duration
+            case .failure(let error):
+                encoded = .failure(error)
             }
             if case .success(let bytes) = encoded {
                 variant = bytes
@@ -98,7 +113,7 @@ private struct DiskWrites: Sendable {
                 let encoded = await BlockingWorkPool.shared.run(priority: options.downloadPriority) { () -> Result<Data, AlcedoError> in
                     Result { () throws(AlcedoError) in try serializer.serializedData(with: image, original: data) }
                 }
-                guard case .success(let serialized) = encoded else { return variant }
+                guard case .success(let serialized) = encoded else { return (variant, encoding) }
                 bytes = serialized
             } else {
                 bytes = data
@@ -106,6 +121,6 @@ private struct DiskWrites: Sendable {
             try? await request.originalCache.storeSerialized(bytes, forKey: request.key, expiration: options.diskCacheExpiration,
                                                          httpCacheInfo: info)
         }
-        return variant
+        return (variant, encoding)
     }
 }

@@ -76,9 +76,15 @@ public struct RetrieveImageMetrics: Sendable, Hashable, CustomStringConvertible 
     public var decoding: Duration = .zero
     /// Running the processor.
     public var processing: Duration = .zero
+    /// The parts of ``processing``, in the order they ran: each processor of a `|>` chain, or
+    /// the steps a processor reported with ``ProcessingStepClock`` (empty when nothing was processed).
+    public var processingSteps: [ProcessingStepTime] = []
     /// Storing in the caches before delivery (the memory store, and the disk store with
     /// ``AlcedoOptionsInfoItem/waitForCache``).
     public var storing: Duration = .zero
+    /// The part of ``storing`` spent encoding the processed variant for the disk cache (with
+    /// ``AlcedoOptionsInfoItem/waitForCache``; zero when the variant was not written before delivery).
+    public var encoding: Duration = .zero
     /// From the call to delivery.
     public var total: Duration = .zero
 
