@@ -45,6 +45,7 @@ public struct ImageServer: Sendable {
     public func makeRouter<Context: RequestContext>(context: Context.Type) -> Router<Context> {
         let router = Router(context: Context.self)
         let prefix = configuration.pathPrefix
+        router.add(middleware: RequestIDMiddleware())
         router.add(middleware: ImageProxyMiddleware(service: service, prefix: prefix))
         router.get(RouterPath(prefix + "/health")) { _, _ in "OK\n" }
         // thumbor's health check path, for load balancers set up for thumbor.
@@ -59,6 +60,7 @@ public struct ImageServer: Sendable {
     /// A router with `/metrics` only, for ``ImageServerConfiguration/metricsAddress``.
     public func makeMetricsRouter<Context: RequestContext>(context: Context.Type) -> Router<Context> {
         let router = Router(context: Context.self)
+        router.add(middleware: RequestIDMiddleware())
         addMetrics(to: router, path: "/metrics")
         return router
     }
@@ -115,12 +117,12 @@ public struct ImageServer: Sendable {
         }
         var services: [any Service]
         if configuration.sharesPort {
-            services = [SharedPortServer(responder: makeRouter(context: BasicRequestContext.self).buildResponder(), host: host,
+            services = [SharedPortServer(responder: makeRouter(context: ImageRequestContext.self).buildResponder(), host: host,
                                          port: configuration.port, http1: http1Configuration(), serverName: "Alcedo",
                                          logger: logger, onListening: running)]
         } else {
             services = [Application(
-                router: makeRouter(context: BasicRequestContext.self),
+                router: makeRouter(context: ImageRequestContext.self),
                 server: .http1(configuration: http1Configuration()),
                 configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "Alcedo"),
                 onServerRunning: running,

@@ -131,7 +131,9 @@ public struct ImageServerConfiguration: Sendable {
     public var memoryCacheBytes = 0
     /// A cache tier shared with other servers, after memory and disk (default `nil`: none). With
     /// it, servers behind one load balancer download each source and make each variant once
-    /// (`AlcedoRedis` provides one on Redis; `alcedo serve --redis` sets it).
+    /// (`AlcedoRedis` provides one on Redis; `alcedo serve --redis` sets it). The server runs
+    /// its own tier on this tier's storage and settings (so that each lookup is timed as a stage
+    /// of its request): its counters are in `/metrics`, not in this tier's ``SharedCacheTier/statistics``.
     public var sharedCacheTier: SharedCacheTier?
     /// A permanent store of processed variants, after ``sharedCacheTier`` and before the source
     /// (default `nil`: none). Variants made here are written to it in the background, through

@@ -63,11 +63,14 @@ public struct ImageServerPipeline: Sendable {
         manager = ImageManager(downloader: downloader, cache: cache, defaultOptions: defaults)
     }
 
-    /// The shared tier of the cache: ``ImageServerConfiguration/sharedCacheTier`` alone, or,
-    /// with a result or source store, a tier on a ``TieredSharedStorage`` that asks the shared
-    /// tier's storage first, then the store (with the shared tier's settings, when there is one).
+    /// The shared tier of the cache: a tier on a ``TieredSharedStorage`` that asks
+    /// ``ImageServerConfiguration/sharedCacheTier``'s storage first, then the result or source
+    /// store (with the shared tier's settings, when there is one), and records each lookup as a
+    /// stage of the request; `nil` with neither.
     static func sharedTier(_ configuration: ImageServerConfiguration) -> SharedCacheTier? {
-        guard configuration.resultStore != nil || configuration.sourceStore != nil else { return configuration.sharedCacheTier }
+        guard configuration.sharedCacheTier != nil || configuration.resultStore != nil || configuration.sourceStore != nil else {
+            return nil
+        }
         let storage = TieredSharedStorage(front: configuration.sharedCacheTier?.storage, results: configuration.resultStore,
                                           sources: configuration.sourceStore)
         return SharedCacheTier(storage: storage, config: configuration.sharedCacheTier?.config ?? .init(logger: configuration.logger))

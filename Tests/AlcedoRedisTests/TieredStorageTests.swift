@@ -48,4 +48,39 @@ struct TieredStorageTests {
         // An original's key goes to the source store, of which there is none.
         #expect(storage.store(forKey: "http://example.com/a.jpg") == nil)
     }
+
+    @Test func eachLookupIsAStageOfTheRequestItServes() async throws {
+        let server = try await RedisTestServer.start()
+        defer { server.kill9() }
+        let redis = try testConfiguration([server])
+        defer { redis.shutdown() }
+        try await redis.start()
+        let store = FolderObjectStore(root: FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-tiers-\(UUID().uuidString)"))
+        defer { try? FileManager.default.removeItem(at: store.root) }
+        let results = ObjectStoreTier(store: store, kind: .results)
+        let storage = TieredSharedStorage(front: redis, results: results)
+        let key = "http://example.com/c.jpg@com.alcedo.imgproxy(w50)|png"
+        #expect(try await storage.store(entry(key), forKey: key))
+        await results.flush()
+
+        let stages = RequestStages(requestID: "tiers")
+        try await Self.lookUp(key, in: storage, recordingIn: stages)     // a Redis hit
+        try await redis.removeEntry(forKey: key)
+        try await Self.lookUp(key, in: storage, recordingIn: stages)     // a Redis miss, a store hit
+        try await Self.lookUp(key, in: storage, recordingIn: nil)        // outside a request: nothing recorded
+        let records = stages.records
+        #expect(records.map(\.name) == [.cacheRedis, .cacheRedis, .cacheResultStore])
+        #expect(records.map { Self.hit(of: $0) } == ["true", "false", "true"])
+        #expect(records.allSatisfy { $0.end >= $0.start && $0.error == nil })
+    }
+
+    /// One lookup of `key`, inside the request `stages` when given.
+    static func lookUp(_ key: String, in storage: TieredSharedStorage, recordingIn stages: RequestStages?) async throws {
+        _ = try await RequestStages.$current.withValue(stages) { try await storage.entry(forKey: key) }
+    }
+
+    /// A record's `hit` attribute.
+    static func hit(of record: StageRecord) -> String? {
+        record.attributes.first { $0.0 == "hit" }?.1
+    }
 }

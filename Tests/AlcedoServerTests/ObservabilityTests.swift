@@ -147,7 +147,12 @@ struct ObservabilityTests {
         #expect(reply.header("X-Request-ID") == "resize-1")
         let ended = observer.ended.withLock { $0 }
         let names = Set(ended.map(\.name.rawValue))
-        for stage in ["queue", "cache_memory", "cache_disk", "download", "decode"] { #expect(names.contains(stage), "stages: \(names.sorted())") }
+        for stage in ["queue", "cache_memory", "cache_disk", "download", "decode", "process:resize", "encode", "store"] {
+            #expect(names.contains(stage), "stages: \(names.sorted())")
+        }
+        #expect(!names.contains("process"), "each processing step is timed apart: \(names.sorted())")
+        let encode = try #require(ended.first { $0.name == .encode })
+        #expect(encode.attributes.contains { $0 == ("format", "jpeg") })
         #expect(observer.requestIDs.withLock { $0 } == ["resize-1"])
         let download = try #require(ended.first { $0.name == .download })
         #expect(download.attributes.contains { $0 == ("origin_status", "200") })
@@ -162,6 +167,42 @@ struct ObservabilityTests {
         }
         #expect(stages.records.map(\.name) == [.encode, .decode])
         #expect(stages.records.last?.error != nil)
+    }
+
+    @Test("a result store's lookup is a stage of its own (cache_result_store, with hit), apart from the disk cache's")
+    func resultStoreLookupIsAStage() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { origin.stop() }
+        origin.route("/a.jpg", .ok(TestImages.jpeg(width: 200, height: 150), contentType: "image/jpeg"))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-stage-store-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let observer = CollectingObserver()
+        let server = try await ServerHarness.start {
+            $0.stageObserver = observer
+            $0.resultStore = ObjectStoreTier(store: FolderObjectStore(root: folder), kind: .results)
+        }
+        let reply = try await server.request(server.path(origin.url("/a.jpg"), "rs:fit:40:40"))
+        await server.stop()
+        #expect(reply.status == 200)
+        let ended = observer.ended.withLock { $0 }
+        let lookup = try #require(ended.first { $0.name == .cacheResultStore }, "stages: \(ended.map(\.name.rawValue))")
+        #expect(lookup.attributes.contains { $0 == ("hit", "false") })
+        #expect(!ended.contains { $0.name == .cacheSourceStore }, "there is no source store")
+    }
+
+    @Test("every answer carries an X-Request-ID, as imgproxy's: /health, /metrics and unknown paths too")
+    func requestIDOnEveryAnswer() async throws {
+        let server = try await ServerHarness.start()
+        let health = try await server.request("/health", headers: [("X-Request-ID", "health-1")])
+        let metrics = try await server.request("/metrics")
+        let invalid = try await server.request("/health", headers: [("X-Request-ID", "not valid!")])
+        await server.stop()
+        #expect(health.status == 200)
+        #expect(health.header("X-Request-ID") == "health-1")
+        #expect(metrics.status == 200)
+        #expect(metrics.header("X-Request-ID")?.utf8.count == 21)
+        #expect(invalid.header("X-Request-ID").map(RequestID.isValid) == true)
+        #expect(invalid.header("X-Request-ID") != "not valid!")
     }
 
     @Test("info requests and secret refusals are counted and carry a request id; their errors are typed")
@@ -209,6 +250,11 @@ struct ObservabilityTests {
         return []
     }
 
+    /// Whether a decoded log line is an access line (`Completed in …`), not a `Started …` line.
+    static func isCompletedLine(_ object: [String: Any]) -> Bool {
+        (object["msg"] as? String)?.hasPrefix("Completed in ") == true
+    }
+
     @Test("IMGPROXY_LOG_FORMAT=json: one access line per request with imgproxy's keys and Alcedo's fields")
     func jsonAccessLines() async throws {
         let origin = try await Self.jpegOrigin()
@@ -229,7 +275,13 @@ struct ObservabilityTests {
         let lines = try await Self.lines(of: log, containing: generated)
         let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(objects.count == lines.count, "every line is JSON: \(lines)")
-        let good = try #require(objects.first { $0["request_id"] as? String == "json-ok" })
+        let good = try #require(objects.first { $0["request_id"] as? String == "json-ok" && Self.isCompletedLine($0) })
+        // imgproxy's `Started PATH` line comes first, with the client's address.
+        let started = try #require(objects.first { $0["request_id"] as? String == "json-ok" })
+        #expect(started["msg"] as? String == "Started /rs:fit:64:64/plain/" + source)
+        #expect(started["method"] as? String == "GET")
+        #expect(started["client_ip"] as? String == "127.0.0.1")
+        #expect(good["client_ip"] as? String == "127.0.0.1")
         #expect(good["level"] as? String == "INFO")
         #expect((good["msg"] as? String)?.hasPrefix("Completed in ") == true)
         #expect(good["method"] as? String == "GET")
@@ -240,10 +292,10 @@ struct ObservabilityTests {
         #expect(good["cache"] as? String == "source")
         #expect(good["source_host"] as? String == "127.0.0.1:\(origin.port)")
         let stages = try #require(good["stages"] as? [String: Any])
-        for stage in ["queue", "download", "decode"] { #expect((stages[stage] as? Double ?? -1) >= 0, "\(stages)") }
+        for stage in ["queue", "download", "decode", "process:resize", "encode"] { #expect((stages[stage] as? Double ?? -1) >= 0, "\(stages)") }
         #expect((good["time"] as? String)?.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/) != nil)
 
-        let bad = try #require(objects.first { $0["request_id"] as? String == generated })
+        let bad = try #require(objects.first { $0["request_id"] as? String == generated && Self.isCompletedLine($0) })
         #expect(bad["level"] as? String == "WARNING")
         #expect(bad["status"] as? Int == 404)
         #expect(bad["error_type"] as? String == "download")
@@ -263,7 +315,7 @@ struct ObservabilityTests {
             let reply = try await OneShotClient().get(server.baseURL + "/insecure/w:32/plain/" + source, headers: ["X-Request-ID": "fmt-\(format)"])
             #expect(reply.status == 200)
             let lines = try await Self.lines(of: log, containing: "fmt-\(format)")
-            let line = try #require(lines.first { $0.contains("fmt-\(format)") })
+            let line = try #require(lines.first { $0.contains("fmt-\(format)") && $0.contains("Completed in") })
             if format == "gcp" {
                 let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
                 #expect(object["severity"] as? String == "INFO")

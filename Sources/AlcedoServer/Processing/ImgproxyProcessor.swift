@@ -139,6 +139,8 @@ public struct ImgproxyProcessor: ImageProcessor {
     }
 
     public func process(_ input: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
+        // Each step is timed apart when the request is traced (`process:resize`…).
+        var steps = ProcessingStepClock()
         var image = input
         if let page = options.page, image.frames.count > 1 {
             image = image.frame(at: min(page, image.frames.count - 1))
@@ -161,10 +163,12 @@ public struct ImgproxyProcessor: ImageProcessor {
         }
         if !options.autoRotate, image.orientation != .up {
             image = image.oriented(Self.inverse(image.orientation))
+            steps.lap("orient")
         }
         if let trim = options.trim, !image.isAnimated {
             image = try TrimImageProcessor(threshold: trim.threshold, color: trim.color, equalHorizontal: trim.equalHorizontal,
                                            equalVertical: trim.equalVertical).process(image)
+            steps.lap("trim")
         }
         // thumbor's trim: the manual crop stays in the untrimmed image's pixels.
         var trimmed = (x: 0, y: 0)
@@ -174,6 +178,7 @@ public struct ImgproxyProcessor: ImageProcessor {
                 trimmed = (rect.x, rect.y)
                 image = try processor.process(image)
             }
+            steps.lap("trim")
         }
         var gravity = options.gravity
         if let unshifted = options.region {
@@ -199,6 +204,7 @@ public struct ImgproxyProcessor: ImageProcessor {
         if options.flipHorizontal || options.flipVertical {
             image = try FlipImageProcessor(horizontal: options.flipHorizontal, vertical: options.flipVertical).process(image)
         }
+        if options.rotate != 0 || options.flipHorizontal || options.flipVertical { steps.lap("rotate") }
         let plan = ImgproxyGeometry(source: image.pixelSize, options: options, maxResultDimension: effectiveResultDimension)
 
         // The crop before the resize (its offsets are source pixels: no dpr).
@@ -209,14 +215,25 @@ public struct ImgproxyProcessor: ImageProcessor {
         if scaled != image.pixelSize { image = image.resized(to: scaled) }
         image = Self.crop(image, width: plan.resultCropWidth, height: plan.resultCropHeight, gravity: gravity,
                           dpr: plan.dprScale)
+        steps.lap("resize")
 
-        if options.blur > 0 { image = try BlurImageProcessor(blurRadius: options.blur).process(image) }
-        if options.sharpen > 0 { image = try image.sharpened(sigma: options.sharpen) }
+        if options.blur > 0 {
+            image = try BlurImageProcessor(blurRadius: options.blur).process(image)
+            steps.lap("blur")
+        }
+        if options.sharpen > 0 {
+            image = try image.sharpened(sigma: options.sharpen)
+            steps.lap("sharpen")
+        }
         if let sharpen = options.waveletSharpen {
             image = try WaveletSharpenImageProcessor(amount: sharpen.amount, radius: sharpen.radius,
                                                      luminanceOnly: sharpen.luminanceOnly).process(image)
+            steps.lap("sharpen")
         }
-        if options.pixelate > 1 { image = try PixelateImageProcessor(size: options.pixelate).process(image) }
+        if options.pixelate > 1 {
+            image = try PixelateImageProcessor(size: options.pixelate).process(image)
+            steps.lap("pixelate")
+        }
 
         let fill = options.background ?? .clear
         if options.extend {
@@ -236,26 +253,47 @@ public struct ImgproxyProcessor: ImageProcessor {
             try checkResult(canvas)
             image = image.embedded(in: canvas, at: (left, top), background: fill)
         }
-        if let background = options.background { image = image.flattened(over: background) }
+        if options.extend || options.extendAspectRatio || options.padding.isEnabled { steps.lap("extend") }
+        if let background = options.background {
+            image = image.flattened(over: background)
+            steps.lap("background")
+        }
         if let mark = options.watermark, let watermark {
             image = watermark.apply(mark, to: image, dpr: plan.dprScale)
+            steps.lap("watermark")
         }
         for mark in options.urlWatermarks {
             if let overlay = urlImages[mark.sourceURL] { image = URLWatermarkPlacement.apply(mark, image: overlay, over: image) }
+            steps.lap("watermark")
         }
         if let url = options.frameURL, let ninePatch = urlImages[url] {
             let framed = NinePatchFrame.apply(ninePatch, to: image)
             try checkResult(framed.pixelSize)
             image = framed
+            steps.lap("frame")
         }
-        for adjustment in options.levels { image = try LevelsImageProcessor(adjustment).process(image) }
-        for effect in options.effects { image = try effect.processor.process(image) }
+        for adjustment in options.levels {
+            image = try LevelsImageProcessor(adjustment).process(image)
+            steps.lap("levels")
+        }
+        for effect in options.effects {
+            let processor = effect.processor
+            image = try processor.process(image)
+            steps.lap(ProcessingStepClock.stepName(of: processor))
+        }
         if options.roundCorner > 0 {
             image = try RoundCornerImageProcessor(radius: .point(options.roundCorner)).process(image)
             if let color = options.roundCornerColor { image = image.flattened(over: color) }
+            steps.lap("round_corner")
         }
-        if let border = options.border { image = try BorderImageProcessor(border: border.width, color: border.color).process(image) }
-        if let tint = options.tint { image = try TintImageProcessor(tint: tint).process(image) }
+        if let border = options.border {
+            image = try BorderImageProcessor(border: border.width, color: border.color).process(image)
+            steps.lap("border")
+        }
+        if let tint = options.tint {
+            image = try TintImageProcessor(tint: tint).process(image)
+            steps.lap("tint")
+        }
         return image
     }
 

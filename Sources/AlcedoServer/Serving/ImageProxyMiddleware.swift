@@ -52,7 +52,8 @@ public struct ImageProxyMiddleware<Context: RequestContext>: RouterMiddleware {
         if let extra = configuration.healthCheckPath, local == (extra.hasPrefix("/") ? extra : "/" + extra) {
             return try await next(request, context)
         }
-        let stages = service.startRequest(request)
+        let clientIP = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
+        let stages = service.startRequest(request, clientIP: clientIP, path: local)
         var response: Response
         if let secret = configuration.secret, !Self.authorized(request, secret: secret) {
             let refusal = ErrorStatus(status: 403, reason: "forbidden: the Authorization header does not carry the secret")
@@ -88,5 +89,23 @@ public struct ImageProxyMiddleware<Context: RequestContext>: RouterMiddleware {
         var difference: UInt8 = 0
         for index in expected.indices { difference |= expected[index] ^ given[index] }
         return difference == 0
+    }
+}
+
+/// Gives every answer an `X-Request-ID` (the client's when it is valid, else a new one), as
+/// imgproxy does: `/health`, `/metrics` and unrouted paths too. Answers that already carry one
+/// (the image proxy's, which logs and traces the same id) keep it.
+struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        if response.headers[ImageService.requestIDField] == nil {
+            response.headers[ImageService.requestIDField] = RequestID.accept(request.headers[ImageService.requestIDField])
+        }
+        return response
     }
 }

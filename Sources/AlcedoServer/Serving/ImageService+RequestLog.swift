@@ -15,11 +15,26 @@ extension ImageService {
     /// Starts the bookkeeping of an image or info request: its id (the client's valid
     /// `X-Request-ID`, else a new one), imgproxy's `requests_total` and `requests_in_progress`,
     /// and the recorder its stages go to (telling ``ImageServerConfiguration/stageObserver``).
-    public func startRequest(_ request: Request) -> RequestStages {
+    /// With `path`, writes imgproxy's `Started PATH` line (`request_id`, `method`, `client_ip`)
+    /// when requests are logged.
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - clientIP: the client's address, for the log lines (default `nil`: not known).
+    ///   - path: the path the service answers (without the prefix and the query; default `nil`:
+    ///     no `Started` line).
+    public func startRequest(_ request: Request, clientIP: String? = nil, path: String? = nil) -> RequestStages {
         metrics.imgproxy?.requestStarted()
         // With tracing on and no observer of the application's, stages become child spans.
         let observer = configuration.stageObserver ?? (configuration.tracesRequests ? TracingStageObserver() : nil)
-        return RequestStages(requestID: RequestID.accept(request.headers[Self.requestIDField]), observer: observer)
+        let stages = RequestStages(requestID: RequestID.accept(request.headers[Self.requestIDField]), observer: observer)
+        stages.clientIP = clientIP
+        let logger = configuration.logger
+        if let path, configuration.logsRequests, logger.logLevel <= .info {
+            var metadata: Logger.Metadata = ["request_id": .string(stages.requestID), "method": .string(request.method.rawValue)]
+            if let clientIP { metadata["client_ip"] = .string(clientIP) }
+            logger.info("Started \(Self.pathWithoutSignature(path))", metadata: metadata)
+        }
+        return stages
     }
 
     /// Ends the bookkeeping of a request started with ``startRequest(_:)``: sends its id back
@@ -48,7 +63,7 @@ extension ImageService {
     }
 
     /// The access line of a request, as imgproxy's `Completed in DURATION PATH` with the fields
-    /// `request_id`, `method`, `path` (without the signature segment), `status`, `bytes`,
+    /// `request_id`, `method`, `path` (without the signature segment), `client_ip`, `status`, `bytes`,
     /// `duration` (seconds), `cache` (the tier that answered), `source_host`, and for a
     /// failure `error_type` (imgproxy's `errors_total` type) and `error`; `stages` holds each
     /// stage's seconds.
@@ -63,6 +78,7 @@ extension ImageService {
             "bytes": .stringConvertible(bytes),
             "duration": .stringConvertible(Self.seconds(duration)),
         ]
+        if let clientIP = stages.clientIP { metadata["client_ip"] = .string(clientIP) }
         if let tier = stages.tier { metadata["cache"] = .string(tier) }
         if let host = stages.sourceHost { metadata["source_host"] = .string(host) }
         if let failure = stages.failure {
@@ -115,8 +131,9 @@ extension ImageService {
 
     /// Records the stages the library timed for one retrieval (``RetrieveImageMetrics``),
     /// laid out one after the other from `started`, in the order they run: the memory cache,
-    /// the disk cache with the shared tier behind it, the source fetch (with the origin's status and
-    /// bytes), the wait for memory and a processing slot, decoding, processing and storing.
+    /// the disk cache (the shared tiers behind it recorded themselves as they ran), the source
+    /// fetch (with the origin's status and bytes), the wait for memory and a processing slot,
+    /// decoding, each processing step (`process:resize`…), encoding the variant and storing.
     /// Stages that did not run are left out.
     static func recordRetrieval(_ retrieved: RetrieveImageResult, started: ContinuousClock.Instant, host: String?,
                                 in stages: RequestStages) {
@@ -132,8 +149,16 @@ extension ImageService {
         case .disk: "disk"
         case .none: "source"
         }
-        add(.cacheMemory, min(times.memoryCacheLookup, times.cacheLookup), tier == "memory" ? [("tier", tier)] : [])
-        add(.cacheDisk, times.cacheLookup - min(times.memoryCacheLookup, times.cacheLookup), [("tier", tier)])
+        let memory = min(times.memoryCacheLookup, times.cacheLookup)
+        add(.cacheMemory, memory, tier == "memory" ? [("tier", tier)] : [])
+        // The shared tiers' lookups of this retrieval, recorded by themselves, are not the disk's.
+        let sharedTiers: Set<StageName> = [.cacheRedis, .cacheResultStore, .cacheSourceStore]
+        let shared = stages.records.reduce(Duration.zero) { sum, record in
+            sharedTiers.contains(record.name) && record.start >= started ? sum + record.duration : sum
+        }
+        let behindMemory = times.cacheLookup - memory
+        add(.cacheDisk, behindMemory - min(shared, behindMemory), [("tier", tier)])
+        at += min(shared, behindMemory)
         var download: [(String, String)] = []
         if let response = retrieved.response { download.append(("origin_status", String(response.statusCode))) }
         if let data = retrieved.originalData { download.append(("bytes", String(data.count))) }
@@ -141,8 +166,14 @@ extension ImageService {
         add(.download, times.loading, download)
         add(.memoryBudget, times.memoryWait)
         add(.decode, times.decoding)
-        add(.process, times.processing)
-        add(.store, times.storing)
+        if times.processingSteps.isEmpty {
+            add(.process, times.processing)
+        } else {
+            for step in times.processingSteps { add(.processor(step.name), step.duration) }
+        }
+        let encoding = min(times.encoding, times.storing)
+        add(.encode, encoding, retrieved.variantData.map { [("format", ImageFormat.sniff($0).rawValue)] } ?? [])
+        add(.store, times.storing - encoding)
     }
 }
 

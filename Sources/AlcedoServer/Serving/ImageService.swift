@@ -354,8 +354,10 @@ public final class ImageService: Sendable {
         var fallbackStatus: Int?
         let retrieveStart = ContinuousClock.now
         do {
-            retrieved = try await gate.run(parsed.sourceURL) {
-                try await pipeline.manager.retrieveImage(with: url, options: options)
+            retrieved = try await RequestStages.$current.withValue(stages) {
+                try await gate.run(parsed.sourceURL) {
+                    try await pipeline.manager.retrieveImage(with: url, options: options)
+                }
             }
             if let stages { Self.recordRetrieval(retrieved, started: retrieveStart, host: Self.host(of: parsed.sourceURL), in: stages) }
         } catch {

@@ -26,13 +26,15 @@ public struct StageName: Hashable, Sendable, CustomStringConvertible {
     public static let cacheResult = StageName("cache_result")
     /// Looking in the decoded-image memory cache.
     public static let cacheMemory = StageName("cache_memory")
-    /// Looking in the disk cache and the tiers behind it (Redis, the result and source stores),
-    /// as the library times them together.
+    /// Looking in the disk cache (the shared tiers behind it are timed apart, as
+    /// ``cacheRedis``, ``cacheResultStore`` and ``cacheSourceStore``).
     public static let cacheDisk = StageName("cache_disk")
-    /// Looking in the shared tier (Redis) only, for a layer that times it apart.
+    /// Looking in the shared tier (Redis).
     public static let cacheRedis = StageName("cache_redis")
     /// Looking in the result store only.
     public static let cacheResultStore = StageName("cache_result_store")
+    /// Looking in the source store only.
+    public static let cacheSourceStore = StageName("cache_source_store")
     /// Fetching the source (attributes `origin_status`, `bytes`, `host`).
     public static let download = StageName("download")
     /// Decoding the source.
@@ -88,6 +90,10 @@ public protocol RequestStageObserver: Sendable {
 /// place sees them all: the records kept here and the optional ``observer``. Without an
 /// observer the cost of a stage is two clock reads and one array append.
 public final class RequestStages: Sendable {
+    /// The stages of the request whose work is running, for the layers below the library
+    /// (the shared tiers) that record their own stages; `nil` outside a request.
+    @TaskLocal public static var current: RequestStages?
+
     /// The request's id: the client's `X-Request-ID` when it is a valid one, else a new one
     /// (see ``RequestID``). Sent back in `X-Request-ID`.
     public let requestID: String
@@ -101,6 +107,7 @@ public final class RequestStages: Sendable {
         var records: [StageRecord] = []
         var tier: String?
         var sourceHost: String?
+        var clientIP: String?
         var errorType: String?
         var error: String?
     }
@@ -152,6 +159,13 @@ public final class RequestStages: Sendable {
 
     /// The stages finished so far, in the order they ended.
     public var records: [StageRecord] { state.withLock { $0.records } }
+
+    /// The client's address, as the access log's `client_ip` (`nil` when the request context
+    /// does not know it).
+    public var clientIP: String? {
+        get { state.withLock { $0.clientIP } }
+        set { state.withLock { $0.clientIP = newValue } }
+    }
 
     /// Which tier answered: `result` (an encoded result in memory or the result store),
     /// `memory`, `disk` (which includes the shared tier), `source` (fetched), `not-modified`

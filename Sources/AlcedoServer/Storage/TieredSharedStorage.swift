@@ -49,17 +49,29 @@ public final class TieredSharedStorage: SharedCacheStorage {
         key.contains(literal: "@com.alcedo.") ? results : sources
     }
 
+    /// Each lookup is recorded as a stage of the request it serves (``StageName/cacheRedis``,
+    /// ``StageName/cacheResultStore``, ``StageName/cacheSourceStore``, with `hit`), when the
+    /// lookup runs inside one (``RequestStages/current``).
     public func entry(forKey key: String) async throws(AlcedoError) -> SharedCacheEntry? {
         var frontError: AlcedoError?
+        let stages = RequestStages.current
         if let front {
+            let begin = ContinuousClock.now
             do throws(AlcedoError) {
-                if let found = try await front.entry(forKey: key) { return found }
+                let found = try await front.entry(forKey: key)
+                stages?.record(.cacheRedis, start: begin, end: .now, attributes: [("hit", found == nil ? "false" : "true")])
+                if let found { return found }
             } catch {
+                stages?.record(.cacheRedis, start: begin, end: .now, error: error.description)
                 frontError = error
             }
         }
         if let store = store(forKey: key), !recentlyMissed(key) {
-            if let found = await store.entry(forKey: key) {
+            let begin = ContinuousClock.now
+            let found = await store.entry(forKey: key)
+            stages?.record(store === results ? .cacheResultStore : .cacheSourceStore, start: begin, end: .now,
+                           attributes: [("hit", found == nil ? "false" : "true")])
+            if let found {
                 if let front, frontError == nil {
                     Task { _ = try? await front.store(found, forKey: key) }
                 }
