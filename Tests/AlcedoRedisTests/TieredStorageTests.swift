@@ -7,7 +7,7 @@ import Testing
 
 /// Redis in front of a result store (a folder), both real: the store answers what Redis lost or
 /// cannot give, and a store hit goes back to Redis.
-@Suite("Redis in front of a result store", .enabled(if: RedisTestServer.isAvailable, "redis-server is not installed"))
+@Suite("Redis in front of a result store", .serialized, .enabled(if: RedisTestServer.isAvailable, "redis-server is not installed"))
 struct TieredStorageTests {
     @Test func theStoreAnswersWhatRedisLostOrCannotGiveAndRedisIsRefilled() async throws {
         let server = try await RedisTestServer.start()
