@@ -83,7 +83,9 @@ struct GaussianKernel {
     init(sigma: Double, longestSide: Int) {
         let extent = (3 * sigma).rounded(.up)
         let reach = extent > Double(longestSide) ? longestSide : Int(extent)
-        var raw = (0...reach).map { m in exp(-Double(m * m) / (2 * sigma * sigma)) }
+        // The centre tap is 1 whatever σ: for a σ whose square underflows (1e-200), 0 / 0 would
+        // make every weight NaN; the other taps are then exp(-∞) = 0, the identity.
+        var raw = (0...reach).map { m in m == 0 ? 1 : exp(-Double(m * m) / (2 * sigma * sigma)) }
         // Taps between `reach` and ⌈3σ⌉ (only when the kernel is wider than the image):
         // the midpoint-rule integral of the Gaussian over them.
         var beyond = 0.0

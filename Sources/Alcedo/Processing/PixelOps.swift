@@ -106,17 +106,20 @@ enum PixelOps {
         p[3] = a8
     }
 
-    /// `value` (nominally `0...255`) clamped to a byte and rounded to nearest, halves up.
+    /// `value` (nominally `0...255`) clamped to a byte and rounded to nearest, halves up; NaN
+    /// is 0 (a conversion of NaN to an integer would trap).
     /// (Adding 0.5 and truncating: `Float.rounded()` is a library call on baseline x86-64.)
     @inline(__always)
     static func byte(_ value: Float) -> UInt8 {
-        UInt8(min(max(value, 0), 255) + 0.5)
+        // `value > 0` is false for NaN, where `max(value, 0)` would keep the NaN.
+        UInt8((value > 0 ? min(value, 255) : 0) + 0.5)
     }
 
-    /// `value` in `0...1` as a byte, clamped and rounded to nearest.
+    /// `value` in `0...1` as a byte, clamped and rounded to nearest; NaN is 0.
     @inline(__always)
     static func unitByte(_ value: Double) -> UInt8 {
-        UInt8(min(max(value * 255, 0), 255).rounded())
+        let scaled = value * 255
+        return UInt8((scaled > 0 ? min(scaled, 255) : 0).rounded())
     }
 }
 

@@ -64,6 +64,24 @@ struct BlurProcessorTests {
         }
     }
 
+    @Test("a radius whose square underflows (down to the smallest subnormal) leaves the image as it is, never a trap")
+    func vanishingRadius() throws {
+        let image = Self.dot(size: 9)
+        for radius in [1e-20, 1e-160, 1e-200, 2.2250738585072014e-308, 5e-324] {
+            #expect(try BlurImageProcessor(blurRadius: radius).process(image) == image, "radius \(radius)")
+        }
+    }
+
+    @Test("NaN becomes byte 0 where pixels are written back, never a trap")
+    func notANumberIsZero() {
+        #expect(PixelOps.byte(.nan) == 0)
+        #expect(PixelOps.byte(-.infinity) == 0)
+        #expect(PixelOps.byte(.infinity) == 255)
+        #expect(PixelOps.byte(254.6) == 255)
+        #expect(PixelOps.unitByte(.nan) == 0)
+        #expect(PixelOps.unitByte(0.5) == 128)
+    }
+
     @Test("colour does not bleed out of transparent pixels (premultiplied alpha)")
     func premultiplied() throws {
         // Left half transparent red, right half opaque blue.
