@@ -136,7 +136,9 @@ struct ToneCurve {
     /// The byte for a channel value `value` (`0...1` scale, possibly outside after saturation).
     @inline(__always)
     func byte(_ value: Float) -> UInt8 {
-        let c = min(max(value * gain + offset, 0), 1)
+        // `raw > 0` is false for NaN: a NaN is 0, never a trapping conversion.
+        let raw = value * gain + offset
+        let c = raw > 0 ? min(raw, 1) : 0
         if thresholds.isEmpty { return UInt8(c * 255 + 0.5) }
         // Exact: start from the level at the bin's lower bound, then step over the thresholds <= c.
         var level = Int(firstLevel[Int(c * 4096)])

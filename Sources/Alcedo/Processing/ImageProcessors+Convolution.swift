@@ -64,7 +64,12 @@ public struct ConvolutionImageProcessor: ImageProcessor {
                     }
                     let target = (y * width + x) * 4
                     let values = [sums.0, sums.1, sums.2, sums.3]
-                    for c in 0..<channels { out[target + c] = UInt8(max(0, min(255, Int(values[c].rounded(.towardZero))))) }
+                    // Clamped as a Double (truncated toward zero): a kernel of huge weights gives ±∞
+                    // or NaN here, which an integer conversion would trap on; NaN is 0.
+                    for c in 0..<channels {
+                        let value = values[c]
+                        out[target + c] = UInt8(value > 0 ? min(value, 255) : 0)
+                    }
                 }
             }
             return out

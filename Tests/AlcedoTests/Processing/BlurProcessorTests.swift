@@ -82,6 +82,19 @@ struct BlurProcessorTests {
         #expect(PixelOps.unitByte(0.5) == 128)
     }
 
+    @Test("a convolution whose sums overflow to ±∞ or NaN writes clamped bytes, never a trap")
+    func convolutionOfHugeWeights() throws {
+        let image = Self.dot(size: 5)
+        let huge = [Double](repeating: 1e308, count: 9)
+        var mixed = huge
+        mixed[4] = -1e308
+        for kernel in [huge, mixed] {
+            let result = try ConvolutionImageProcessor(kernel: kernel, columns: 3, normalize: false).process(image)
+            #expect(result.pixelSize == image.pixelSize)
+            #expect(result.pixel(x: 2, y: 2).red == 255 || result.pixel(x: 2, y: 2).red == 0)
+        }
+    }
+
     @Test("colour does not bleed out of transparent pixels (premultiplied alpha)")
     func premultiplied() throws {
         // Left half transparent red, right half opaque blue.
