@@ -51,7 +51,18 @@ extension ImageCache {
     ///   - completionHandler: called once.
     public func retrieveImage(forKey key: String, options: AlcedoOptionsInfo? = nil, callbackQueue: CallbackQueue = .untouch,
                               completionHandler: (@Sendable (Result<ImageCacheResult, AlcedoError>) -> Void)?) {
-        let parsed = AlcedoParsedOptionsInfo(options)
+        retrieveImage(forKey: key, options: AlcedoParsedOptionsInfo(options), callbackQueue: callbackQueue,
+                      completionHandler: completionHandler)
+    }
+
+    /// The form of ``retrieveImage(forKey:options:callbackQueue:completionHandler:)`` that takes
+    /// options already read (Kingfisher's `KingfisherParsedOptionsInfo`). With a
+    /// ``AlcedoParsedOptionsInfo/sourceTaskIdentifierChecker``, a disk hit is checked before the
+    /// read, before decoding and before it goes to memory: once the checker answers `false`, the
+    /// retrieval stops there and the answer is ``ImageCacheResult/none``.
+    public func retrieveImage(forKey key: String, options: AlcedoParsedOptionsInfo, callbackQueue: CallbackQueue = .untouch,
+                              completionHandler: (@Sendable (Result<ImageCacheResult, AlcedoError>) -> Void)?) {
+        let parsed = options
         // A memory hit is answered at once, on `callbackQueue`, as in Kingfisher.
         if let image = retrieveImageInMemoryCache(forKey: key, processorIdentifier: parsed.processor.identifier,
                                                   extendingExpiration: parsed.memoryCacheAccessExtendingExpiration) {
@@ -61,14 +72,27 @@ extension ImageCache {
         Task {
             let result: Result<ImageCacheResult, AlcedoError>
             do throws(AlcedoError) {
-                result = .success(try await retrieveImage(
-                    forKey: key, processorIdentifier: parsed.processor.identifier, options: parsed.decodingOptions,
-                    cacheSerializer: parsed.cacheSerializer, extendingExpiration: parsed.memoryCacheAccessExtendingExpiration))
+                if let checker = parsed.sourceTaskIdentifierChecker {
+                    result = .success(try await retrieveImage(
+                        forKey: key, processorIdentifier: parsed.processor.identifier, options: parsed.decodingOptions,
+                        cacheSerializer: parsed.cacheSerializer, extendingExpiration: parsed.memoryCacheAccessExtendingExpiration,
+                        isCurrent: checker))
+                } else {
+                    result = .success(try await retrieveImage(
+                        forKey: key, processorIdentifier: parsed.processor.identifier, options: parsed.decodingOptions,
+                        cacheSerializer: parsed.cacheSerializer, extendingExpiration: parsed.memoryCacheAccessExtendingExpiration))
+                }
             } catch {
                 result = .failure(error)
             }
             if let completionHandler { callbackQueue.execute { completionHandler(result) } }
         }
+    }
+
+    /// The image in memory for the processor of `options` (Kingfisher's form), or `nil`.
+    public func retrieveImageInMemoryCache(forKey key: String, options: AlcedoParsedOptionsInfo) -> AlcedoImage? {
+        retrieveImageInMemoryCache(forKey: key, processorIdentifier: options.processor.identifier,
+                                   extendingExpiration: options.memoryCacheAccessExtendingExpiration)
     }
 
     /// Stores `image` in memory at once and, with `toDisk`, on disk in the background, then

@@ -201,6 +201,51 @@ public final class ImageCache: Sendable {
         return .disk(image)
     }
 
+    /// ``retrieveImage(forKey:processorIdentifier:options:cacheSerializer:extendingExpiration:)`` for a
+    /// request that `isCurrent` may call off: it is asked before the disk read, before decoding and
+    /// before the image goes to memory, and its first `false` ends the retrieval with `.none`.
+    func retrieveImage(
+        forKey key: String, processorIdentifier: String, options: DecodingOptions,
+        cacheSerializer: (any CacheSerializer)?, extendingExpiration: ExpirationExtending,
+        isCurrent: @escaping @Sendable () -> Bool
+    ) async throws(AlcedoError) -> ImageCacheResult {
+        if let image = retrieveImageInMemoryCache(forKey: key, processorIdentifier: processorIdentifier,
+                                                  extendingExpiration: extendingExpiration) {
+            return .memory(image)
+        }
+        let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
+        let serializer = cacheSerializer ?? self.cacheSerializer
+        let disk = diskStorage
+        let lookup = try await io.run { () throws(AlcedoError) -> CheckedDiskLookup in
+            guard isCurrent() else { return .stale }
+            guard let data = try disk.value(forKey: computedKey, extendingExpiration: extendingExpiration) else { return .notFound }
+            guard isCurrent() else { return .stale }
+            let image = try serializer.deserializedImage(with: data, options: options)
+            guard isCurrent() else { return .stale }
+            return .found(image)
+        }
+        switch lookup {
+        case .stale:
+            return .none
+        case .found(let image):
+            memoryStorage.store(value: image, forKey: computedKey)
+            return .disk(image)
+        case .notFound:
+            guard let image = await retrieveImageInSharedCache(forKey: key, processorIdentifier: processorIdentifier,
+                                                               options: options, cacheSerializer: cacheSerializer),
+                  isCurrent() else { return .none }
+            memoryStorage.store(value: image, forKey: computedKey)
+            return .disk(image)
+        }
+    }
+
+    /// What a disk lookup that may be called off found.
+    private enum CheckedDiskLookup: Sendable {
+        case found(AlcedoImage)
+        case notFound
+        case stale
+    }
+
     /// The image in memory, or `nil`. Never touches the disk.
     public func retrieveImageInMemoryCache(forKey key: String, processorIdentifier: String = "",
                                            extendingExpiration: ExpirationExtending = .cacheTime) -> AlcedoImage? {

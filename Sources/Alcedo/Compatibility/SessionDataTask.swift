@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Synchronization
 
 /// Kingfisher's name for the network request a download runs: what a redirect handler gets as
 /// `for task:`, and what a cancelled download reports in
@@ -10,9 +11,11 @@ import Foundation
 ///
 /// Kingfisher's `SessionDataTask` wraps a `URLSessionDataTask`; Alcedo's requests do not go
 /// through `URLSession`, so this one carries what a handler can use: the URL the caller asked
-/// for. Differences from Kingfisher: there is no `task` (`URLSessionDataTask`), `mutableData`
-/// or `callbacks`; stop a download with ``DownloadTask/cancel()`` or by cancelling the Swift
-/// task that awaits it.
+/// for, and Kingfisher's received-data buffer (``didReceiveData(_:)``, ``mutableData``,
+/// ``sharedData``) for code that receives a body in chunks. Differences from Kingfisher: there
+/// is no `task` (`URLSessionDataTask`) or `callbacks`, and Alcedo's downloader keeps a body in a
+/// buffer of its own (a task handed to a redirect handler has received nothing); stop a download
+/// with ``DownloadTask/cancel()`` or by cancelling the Swift task that awaits it.
 public final class SessionDataTask: Sendable, CustomStringConvertible {
     /// Which caller of a shared request a cancellation was for: one number per caller of the
     /// same download (Kingfisher's `CancelToken`, also an `Int`).
@@ -22,9 +25,27 @@ public final class SessionDataTask: Sendable, CustomStringConvertible {
     /// single URL, such as a wait for memory.
     public let originalURL: URL?
 
+    private let received = Mutex(Data())
+
     /// Creates a task for a request to `originalURL`.
     public init(originalURL: URL?) {
         self.originalURL = originalURL
+    }
+
+    /// Appends a chunk of the body after the bytes received so far.
+    public func didReceiveData(_ data: Data) {
+        received.withLock { $0.append(data) }
+    }
+
+    /// A copy of the bytes received so far, in storage of its own (it never shares the task's).
+    public var mutableData: Data {
+        received.withLock { bytes in bytes.withUnsafeBytes { Data($0) } }
+    }
+
+    /// The bytes received so far without a copy: the value shares the task's storage until either
+    /// changes (a later ``didReceiveData(_:)`` does not change a value already returned).
+    public var sharedData: Data {
+        received.withLock { $0 }
     }
 
     /// `SessionDataTask(<url>)`.

@@ -9,21 +9,20 @@ import Foundation
 extension ImageDownloader {
     typealias FetchContext = RequestCoalescer<FetchKey, FetchOutcome>.WorkContext
 
-    /// Runs attempts until one succeeds, the failure is not retriable or the retry strategy stops.
+    /// Runs attempts until one succeeds, is cancelled, or the retry strategy (asked about every other failure) stops.
     func fetch(_ key: FetchKey, options: DownloadOptions, context: FetchContext) async -> Result<FetchOutcome, AlcedoError> {
         var retriedCount = 0
+        var userInfo: (any Sendable)?
         while true {
             let result = await attempt(key, options: options, context: context)
             guard case .failure(let error) = result else { return result }
             if error.isCancellation || Task.isCancelled { return .failure(.requestError(reason: .cancelled)) }
-            guard error.isRetriable, let strategy = options.retryStrategy else { return result }
-            let decision = await strategy.retry(context: RetryContext(url: key.url, error: error, retriedCount: retriedCount))
-            guard case .retry(let delay) = decision else { return result }
-            do {
-                try await Task.sleep(for: delay)
-            } catch {
-                return .failure(.requestError(reason: .cancelled))
-            }
+            guard let strategy = options.retryStrategy else { return result }
+            let retryContext = RetryContext(source: .network(key.url), error: error, retriedCount: retriedCount, userInfo: userInfo)
+            let decision = await strategy.retry(context: retryContext)
+            if Task.isCancelled { return .failure(.requestError(reason: .cancelled)) }
+            guard case .retry(let nextUserInfo) = decision else { return result }
+            userInfo = nextUserInfo
             retriedCount += 1
         }
     }

@@ -3,30 +3,37 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Synchronization
 
-/// Decides whether a failed download is tried again, and after how long.
+/// Decides whether a failed download is tried again.
 ///
-/// The downloader asks only about failures worth retrying (see ``AlcedoError/isRetriable``):
-/// timeouts, connection failures, 5xx, 429 and truncated bodies. A cancellation, a 404, a
-/// body that is too large or not an image is never retried, whatever the strategy says.
+/// The downloader asks the strategy about every failed attempt but a cancellation, with a
+/// ``RetryContext`` that says what failed and how many retries were made. Alcedo's strategies
+/// (``DelayRetryStrategy``, ``NetworkRetryStrategy``) retry only failures worth retrying (see
+/// ``AlcedoError/isRetriable``): timeouts, connection failures, 5xx, 429 and truncated bodies;
+/// never a 404, a body that is too large or not an image. A strategy of your own decides for
+/// itself, as with Kingfisher.
 ///
-/// Implement either form: the `async` one, or Kingfisher's callback form
-/// `retry(context:retryHandler:)`, so that a strategy written for Kingfisher compiles
-/// unchanged. Each has a default that calls the other (a type must implement one of them).
+/// A strategy waits as long as it wants before it answers ``RetryDecision/retry(userInfo:)``:
+/// the next attempt starts when the answer comes. Implement either form: the `async` one, or
+/// Kingfisher's callback form `retry(context:retryHandler:)`, so that a strategy written for
+/// Kingfisher compiles unchanged. Each has a default that calls the other (a type must
+/// implement one of them).
 public protocol RetryStrategy: Sendable {
-    /// Called after each failed attempt with what happened; return ``RetryDecision/retry(after:)``
-    /// to try again or ``RetryDecision/stop`` to report the error.
+    /// Called after each failed attempt with what happened; return ``RetryDecision/retry(userInfo:)``
+    /// (after any wait) to try again or ``RetryDecision/stop`` to report the error.
     func retry(context: RetryContext) async -> RetryDecision
 
     /// Kingfisher's form: call `retryHandler` once with the decision, from any thread, after
-    /// any wait of your own (``RetryDecision/retry(userInfo:)`` retries at once).
+    /// any wait of your own.
     func retry(context: RetryContext, retryHandler: @escaping @Sendable (RetryDecision) -> Void)
 }
 
 extension RetryStrategy {
-    /// Waits for the callback form's decision (the first call of its handler counts).
+    /// Waits for the callback form's decision (the first call of its handler counts); when the
+    /// request is cancelled first, the answer is ``RetryDecision/stop``.
     public func retry(context: RetryContext) async -> RetryDecision {
-        await firstCallbackValue { handler in retry(context: context, retryHandler: handler) }
+        await firstCallbackValue(cancelledValue: .stop) { handler in retry(context: context, retryHandler: handler) }
     }
 
     /// Runs the `async` form and passes its decision on.
@@ -35,24 +42,62 @@ extension RetryStrategy {
     }
 }
 
-/// What a ``RetryStrategy`` is told about a failed attempt.
-public struct RetryContext: Sendable {
-    /// The URL the caller asked for.
-    public let url: URL
+/// What a ``RetryStrategy`` is told about a failed attempt (Kingfisher's `RetryContext`).
+///
+/// The downloader makes one context per failure, with the retries made so far and the
+/// `userInfo` of the previous decision. A strategy may set ``userInfo`` on the context it is
+/// given, as Kingfisher's `NetworkRetryStrategy` keeps its network observer there.
+public final class RetryContext: Sendable {
+    /// The source being retrieved.
+    public let source: Source
     /// Why the attempt failed.
     public let error: AlcedoError
-    /// How many retries were already made (0 after the first attempt).
-    public let retriedCount: Int
 
-    /// Creates a context.
-    public init(url: URL, error: AlcedoError, retriedCount: Int) {
-        self.url = url
-        self.error = error
-        self.retriedCount = retriedCount
+    private struct State {
+        var retriedCount: Int
+        var userInfo: (any Sendable)?
     }
 
-    /// The source being retrieved, as Kingfisher's context names it: the URL as a network source.
-    public var source: Source { .network(url) }
+    private let state: Mutex<State>
+
+    /// Creates the context of a first failure: no retry made yet, no `userInfo`.
+    public convenience init(source: Source, error: AlcedoError) {
+        self.init(source: source, error: error, retriedCount: 0, userInfo: nil)
+    }
+
+    /// Creates a context for `url` after `retriedCount` retries.
+    public convenience init(url: URL, error: AlcedoError, retriedCount: Int) {
+        self.init(source: .network(url), error: error, retriedCount: retriedCount, userInfo: nil)
+    }
+
+    /// Creates a context after `retriedCount` retries, carrying the `userInfo` of the decision
+    /// that asked for the last retry.
+    public init(source: Source, error: AlcedoError, retriedCount: Int, userInfo: (any Sendable)?) {
+        self.source = source
+        self.error = error
+        self.state = Mutex(State(retriedCount: retriedCount, userInfo: userInfo))
+    }
+
+    /// How many retries were already made (0 after the first attempt).
+    public var retriedCount: Int { state.withLock { $0.retriedCount } }
+
+    /// What the previous ``RetryDecision/retry(userInfo:)`` carried (`nil` on the first failure);
+    /// a strategy may replace it.
+    public var userInfo: (any Sendable)? {
+        get { state.withLock { $0.userInfo } }
+        set { state.withLock { $0.userInfo = newValue } }
+    }
+
+    /// Counts one more retry; returns the context itself.
+    @discardableResult
+    public func increaseRetryCount() -> RetryContext {
+        state.withLock { $0.retriedCount += 1 }
+        return self
+    }
+
+    /// The URL of the source: the download URL of a network source, or the provider's content
+    /// URL (`nil` when it has none).
+    public var url: URL? { source.url }
 
     /// The wait the server asked for with `Retry-After` on a 429 or 503 response, if any.
     public var retryAfter: Duration? {
@@ -64,21 +109,25 @@ public struct RetryContext: Sendable {
     }
 }
 
-/// The answer of a ``RetryStrategy``.
-public enum RetryDecision: Sendable, Equatable {
-    /// Try again after waiting this long (the wait ends early if every caller cancels).
-    case retry(after: Duration)
+/// The answer of a ``RetryStrategy`` (Kingfisher's `RetryDecision`).
+public enum RetryDecision: Sendable {
+    /// Try again now; `userInfo` is handed to the strategy with the next failure's
+    /// ``RetryContext/userInfo``. Kingfisher's is `Any?`; Alcedo's must be `Sendable`.
+    case retry(userInfo: (any Sendable)?)
     /// Give up and report the error.
     case stop
 
-    /// Kingfisher's "retry now": ``retry(after:)`` with no wait. Alcedo's context carries no
-    /// `userInfo` to the next attempt; the value is ignored.
-    public static func retry(userInfo: Any?) -> RetryDecision { .retry(after: .zero) }
+    /// `true` for ``retry(userInfo:)``.
+    public var isRetry: Bool {
+        if case .retry = self { return true }
+        return false
+    }
 }
 
-/// Retries up to ``maxRetryCount`` times, waiting ``retryInterval`` between attempts; when a
+/// Retries up to ``maxRetryCount`` times, waiting ``retryInterval`` before each retry; when a
 /// 429 or 503 response carries `Retry-After`, waits what the server asked instead, or stops
-/// when that is longer than ``maxRetryAfter``.
+/// when that is longer than ``maxRetryAfter``. Only failures worth retrying are retried
+/// (``AlcedoError/isRetriable``).
 public struct DelayRetryStrategy: RetryStrategy {
     /// How long to wait before a retry.
     public enum Interval: Sendable {
@@ -114,13 +163,30 @@ public struct DelayRetryStrategy: RetryStrategy {
         self.maxRetryAfter = maxRetryAfter
     }
 
-    public func retry(context: RetryContext) async -> RetryDecision {
-        guard context.retriedCount < maxRetryCount, context.error.isRetriable else { return .stop }
+    /// The wait before retrying after the failure `context` describes, or `nil` when the
+    /// strategy stops there (too many retries, a failure not worth retrying, a `Retry-After`
+    /// longer than ``maxRetryAfter``).
+    public func delay(for context: RetryContext) -> Duration? {
+        guard context.retriedCount < maxRetryCount, context.error.isRetriable else { return nil }
         if let retryAfter = context.retryAfter {
-            return retryAfter <= maxRetryAfter ? .retry(after: retryAfter) : .stop
+            return retryAfter <= maxRetryAfter ? retryAfter : nil
         }
         let seconds = max(0, retryInterval.timeInterval(for: context.retriedCount))
-        return .retry(after: .milliseconds(Int((seconds * 1000).rounded())))
+        return .milliseconds(Int((seconds * 1000).rounded()))
+    }
+
+    /// Waits ``delay(for:)`` and answers ``RetryDecision/retry(userInfo:)`` with no `userInfo`,
+    /// or ``RetryDecision/stop`` (also when the request is cancelled during the wait).
+    public func retry(context: RetryContext) async -> RetryDecision {
+        guard let delay = delay(for: context) else { return .stop }
+        if delay > .zero {
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                return .stop
+            }
+        }
+        return .retry(userInfo: nil)
     }
 }
 
@@ -128,8 +194,9 @@ extension AlcedoError {
     /// `true` for failures that may go away on another attempt: timeouts, connection failures
     /// (refused, unreachable, DNS, reset, other network failures), responses 408, 429 and 5xx,
     /// an object store's throttling and server errors (`SlowDown`, 503, `InternalError`), and
-    /// bodies cut short. Cancellations and TLS failures (a certificate does not change
-    /// between attempts) are never retriable.
+    /// bodies cut short, and a transport failure of another kind (`.URLSessionError` with an
+    /// error of your own loader, as Kingfisher retries any `URLSession` error). Cancellations and
+    /// TLS failures (a certificate does not change between attempts) are never retriable.
     public var isRetriable: Bool {
         switch self {
         case .responseError(let reason):
@@ -141,6 +208,7 @@ extension AlcedoError {
                 let code = response.statusCode
                 return code == 408 || code == 429 || (500...599).contains(code)
             case .URLSessionError(let storageError as ObjectStorageError): return storageError.category == .throttled
+            case .URLSessionError(let error): return !(error is CancellationError)
             case .invalidURLResponse(.lengthMismatch(_, let expected, let received)): return received < expected
             default: return false
             }

@@ -97,6 +97,21 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     public var diskStoreWriteOptions: Data.WritingOptions = []
     /// ``AlcedoOptionsInfoItem/lowDataMode(_:)`` (default `nil`; never used on Linux).
     public var lowDataModeSource: Source?
+    /// Kingfisher's check that the request is still wanted (the view it is for still waits for
+    /// this source); no option item sets it. When it answers `false`, a disk-cache retrieval stops
+    /// before reading, decoding or storing in memory (``ImageCache`` answers `.none`), and the
+    /// manager neither starts the work nor tries alternative sources: the request ends with
+    /// ``ImageSettingErrorReason/notCurrentSourceTask(result:error:source:)``. Default `nil`: always wanted.
+    public var sourceTaskIdentifierChecker: (@Sendable () -> Bool)?
+
+    /// `true` when ``sourceTaskIdentifierChecker`` says the request is no longer wanted.
+    public var isSourceTaskStale: Bool { sourceTaskIdentifierChecker.map { !$0() } ?? false }
+
+    /// Kingfisher's options for making an image from data with these options: the scale factor,
+    /// ``preloadAllAnimationData`` and ``onlyLoadFirstFrame``.
+    public var imageCreatingOptions: ImageCreatingOptions {
+        ImageCreatingOptions(scale: scaleFactor, duration: 0, preloadAll: preloadAllAnimationData, onlyFirstFrame: onlyLoadFirstFrame)
+    }
 
     /// Reads `info` (default `nil`: every option at its default).
     public init(_ info: AlcedoOptionsInfo?) {

@@ -25,6 +25,9 @@ extension ImageManager {
         let start = clock.now
         let request = LoadRequest(source: try resolved(source, options: options), options: options, manager: self)
         if let hit = memoryResult(request, originalSource: originalSource, since: start) { return hit }
+        if options.isSourceTaskStale {
+            throw .imageSettingError(reason: .notCurrentSourceTask(result: nil, error: nil, source: originalSource))
+        }
         var progress = progress
         let previewer = previewer(for: request, deliver: preview)
         defer { previewer?.close() }
@@ -51,7 +54,11 @@ extension ImageManager {
             }
             throw error
         }
-        return deliver(loaded, request, originalSource: originalSource, since: start)
+        let result = deliver(loaded, request, originalSource: originalSource, since: start)
+        if options.isSourceTaskStale {
+            throw .imageSettingError(reason: .notCurrentSourceTask(result: result, error: nil, source: originalSource))
+        }
+        return result
     }
 
     /// The previewer of a network request made with ``AlcedoOptionsInfoItem/progressiveJPEG(_:)``

@@ -155,7 +155,14 @@ public final class ImageManager: Sendable {
     func retrieveImage(with source: Source, options: AlcedoOptionsInfo?, progressBlock: DownloadProgressBlock?,
                        previewHandler: (@Sendable (AlcedoImage) -> Void)?,
                        completionHandler: @escaping @Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void) -> RetrieveImageTask {
-        let parsed = parsedOptions(options)
+        retrieveImage(with: source, parsedOptions: parsedOptions(options), progressBlock: progressBlock,
+                      previewHandler: previewHandler, completionHandler: completionHandler)
+    }
+
+    /// The callback form with options already read (the manager's ``defaultOptions`` are not added).
+    func retrieveImage(with source: Source, parsedOptions parsed: AlcedoParsedOptionsInfo, progressBlock: DownloadProgressBlock?,
+                       previewHandler: (@Sendable (AlcedoImage) -> Void)?,
+                       completionHandler: @escaping @Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void) -> RetrieveImageTask {
         let handle = RetrieveImageTask()
         let previews = handle.previewContinuation
         var preview: (@Sendable (AlcedoImage) -> Void)?
@@ -207,7 +214,7 @@ public final class ImageManager: Sendable {
                 return try await retrieveSingle(candidate, originalSource: source, options: options, progress: progress,
                                                 preview: preview)
             } catch {
-                if error.isCancellation { throw error }
+                if error.isCancellation || error.isNotCurrentTask { throw error }
                 if Task.isCancelled { throw .requestError(reason: .cancelled) }
                 failures.append(SourceFailure(source: candidate, error: error))
             }

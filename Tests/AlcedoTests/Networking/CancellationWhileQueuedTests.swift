@@ -21,7 +21,13 @@ struct CancellationWhileQueuedTests {
 
         func retry(context: RetryContext) async -> RetryDecision {
             asked.add(1, ordering: .sequentiallyConsistent)
-            return context.retriedCount < maxRetries ? .retry(after: delay) : .stop
+            guard context.retriedCount < maxRetries else { return .stop }
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                return .stop
+            }
+            return .retry(userInfo: nil)
         }
     }
 

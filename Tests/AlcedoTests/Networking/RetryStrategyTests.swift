@@ -20,12 +20,23 @@ struct RetryStrategyTests {
 
     @Test func intervals() async {
         let fixed = DelayRetryStrategy(maxRetryCount: 3, retryInterval: .seconds(2))
-        #expect(await fixed.retry(context: Self.context(Self.statusError(500), retried: 2)) == .retry(after: .seconds(2)))
-        #expect(await fixed.retry(context: Self.context(Self.statusError(500), retried: 3)) == .stop)
+        #expect(fixed.delay(for: Self.context(Self.statusError(500), retried: 2)) == .seconds(2))
+        #expect(fixed.delay(for: Self.context(Self.statusError(500), retried: 3)) == nil)
+        #expect(await fixed.retry(context: Self.context(Self.statusError(500), retried: 3)).isRetry == false)
         let growing = DelayRetryStrategy(maxRetryCount: 5, retryInterval: .accumulated(0.5))
-        #expect(await growing.retry(context: Self.context(Self.statusError(503), retried: 2)) == .retry(after: .milliseconds(1500)))
+        #expect(growing.delay(for: Self.context(Self.statusError(503), retried: 2)) == .milliseconds(1500))
         let custom = DelayRetryStrategy(maxRetryCount: 5, retryInterval: .custom(block: { Double($0) * 0.1 }))
-        #expect(await custom.retry(context: Self.context(Self.statusError(502), retried: 3)) == .retry(after: .milliseconds(300)))
+        #expect(custom.delay(for: Self.context(Self.statusError(502), retried: 3)) == .milliseconds(300))
+    }
+
+    @Test("the strategy waits its delay before it answers retry")
+    func retryWaitsTheDelay() async {
+        let strategy = DelayRetryStrategy(maxRetryCount: 3, retryInterval: .seconds(0.2))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let decision = await strategy.retry(context: Self.context(Self.statusError(500)))
+        #expect(decision.isRetry)
+        #expect(clock.now - start >= .milliseconds(200))
     }
 
     @Test func onlyRetriableErrorsAreRetried() async {
@@ -47,25 +58,27 @@ struct RetryStrategyTests {
         ]
         for error in retriable {
             #expect(error.isRetriable, "\(error)")
-            #expect(await strategy.retry(context: Self.context(error)) == .retry(after: .zero))
+            #expect(strategy.delay(for: Self.context(error)) == .zero)
+            #expect(await strategy.retry(context: Self.context(error)).isRetry)
         }
         for error in final {
             #expect(!error.isRetriable, "\(error)")
-            #expect(await strategy.retry(context: Self.context(error)) == .stop)
+            #expect(strategy.delay(for: Self.context(error)) == nil)
+            #expect(await strategy.retry(context: Self.context(error)).isRetry == false)
         }
     }
 
     @Test func retryAfterIsHonouredWithinTheCap() async {
         let strategy = DelayRetryStrategy(maxRetryCount: 3, retryInterval: .seconds(1), maxRetryAfter: .seconds(30))
         let seconds = Self.statusError(429, headers: ["Retry-After": "7"])
-        #expect(await strategy.retry(context: Self.context(seconds)) == .retry(after: .seconds(7)))
+        #expect(strategy.delay(for: Self.context(seconds)) == .seconds(7))
         let tooLong = Self.statusError(503, headers: ["Retry-After": "120"])
-        #expect(await strategy.retry(context: Self.context(tooLong)) == .stop)
+        #expect(strategy.delay(for: Self.context(tooLong)) == nil)
         var dated = Self.response
         dated.statusCode = 429
         dated.headers = ["Retry-After": HTTPDate.string(from: dated.cacheInfo.responseDate.addingTimeInterval(12))]
         let date = AlcedoError.responseError(reason: .invalidHTTPStatusCode(response: dated))
-        guard case .retry(let delay) = await strategy.retry(context: Self.context(date)) else {
+        guard let delay = strategy.delay(for: Self.context(date)) else {
             Issue.record("expected a retry")
             return
         }

@@ -24,8 +24,9 @@
 //  OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN
 //  THE SOFTWARE.
 //
-//  A test type that Kingfisher defines in KingfisherManagerTests.swift (`SimpleImageDataProvider`),
-//  which other test files use; copied here as Kingfisher wrote it while that file is not ported yet.
+//  Test types that Kingfisher defines in KingfisherManagerTests.swift (`SimpleImageDataProvider`,
+//  `ActorArray`), which other test files use; copied here as Kingfisher wrote them while that file
+//  is not ported yet.
 
 import Foundation
 @testable import Alcedo
@@ -39,4 +40,15 @@ struct SimpleImageDataProvider: ImageDataProvider, @unchecked Sendable {
     }
     
     struct E: Error {}
+}
+
+actor ActorArray<Element> {
+    var value: [Element]
+    init(_ value: [Element]) {
+        self.value = value
+    }
+    
+    func append(_ newElement: Element) {
+        value.append(newElement)
+    }
 }
