@@ -10,7 +10,8 @@ import Foundation
 /// force/auto with enlarge, dpr, zoom, min-width/min-height and the result-dimension limit), the
 /// crop to the result by gravity (content-aware with `g:sm`, see ``SmartCrop``), blur, sharpen,
 /// pixelate, extend and extend-aspect-ratio by their gravities, padding, background, watermark,
-/// then Alcedo's round corners, border and tint. Every frame of an animation is processed
+/// then Alcedo's round corners, border and tint, and last ``ProcessingOptions/steps`` in their
+/// own order (thumbor's post-transform filters, as its URL orders them). Every frame of an animation is processed
 /// (``ProcessingOptions/page`` keeps one); trim applies to still images only, as in imgproxy.
 /// The sizes follow ``ImgproxyGeometry``.
 ///
@@ -28,7 +29,7 @@ public struct ImgproxyProcessor: ImageProcessor {
     public let maxResultDimension: Int
     /// The server's watermark image for `watermark`/`wm` (default `nil`: the option does nothing).
     public let watermark: WatermarkImage?
-    /// The decoded images of ``ProcessingOptions/urlWatermarks`` and ``ProcessingOptions/frameURL``,
+    /// The decoded images the URL watermark and frame steps of ``ProcessingOptions/steps`` draw,
     /// by URL (one missing is not drawn).
     public let urlImages: [String: AlcedoImage]
 
@@ -37,7 +38,7 @@ public struct ImgproxyProcessor: ImageProcessor {
     ///   - maximumResultSide: results with a larger side are refused (default 8192).
     ///   - maxResultDimension: results are scaled down to fit this side (default 0: no limit).
     ///   - watermark: the image `wm` places (default `nil`: none).
-    ///   - urlImages: the images of the URL's `urlWatermarks` and `frameURL`, by URL (default none).
+    ///   - urlImages: the images of the steps' URL watermarks and frames, by URL (default none).
     public init(options: ProcessingOptions, maximumResultSide: Int = 8192, maxResultDimension: Int = 0,
                 watermark: WatermarkImage? = nil, urlImages: [String: AlcedoImage] = [:]) {
         self.urlImages = urlImages
@@ -128,6 +129,9 @@ public struct ImgproxyProcessor: ImageProcessor {
         if options.extendAspectRatio, plan.extendAspectRatioWidth > 0, plan.extendAspectRatioHeight > 0 {
             size = Self.extended(size, to: PixelSize(width: plan.extendAspectRatioWidth, height: plan.extendAspectRatioHeight))
         }
+        if options.steps.contains(where: { if case .fill(_, _, true) = $0 { true } else { false } }) {
+            size = Self.extended(size, to: PixelSize(width: plan.targetWidth, height: plan.targetHeight))
+        }
         if options.padding.isEnabled {
             let padding = options.padding
             size = PixelSize(width: size.width + ImgproxyGeometry.scaleToEven(padding.left, plan.dprScale)
@@ -212,10 +216,6 @@ public struct ImgproxyProcessor: ImageProcessor {
 
         if options.blur > 0 { image = try BlurImageProcessor(blurRadius: options.blur).process(image) }
         if options.sharpen > 0 { image = try image.sharpened(sigma: options.sharpen) }
-        if let sharpen = options.waveletSharpen {
-            image = try WaveletSharpenImageProcessor(amount: sharpen.amount, radius: sharpen.radius,
-                                                     luminanceOnly: sharpen.luminanceOnly).process(image)
-        }
         if options.pixelate > 1 { image = try PixelateImageProcessor(size: options.pixelate).process(image) }
 
         let fill = options.background ?? .clear
@@ -240,34 +240,68 @@ public struct ImgproxyProcessor: ImageProcessor {
         if let mark = options.watermark, let watermark {
             image = watermark.apply(mark, to: image, dpr: plan.dprScale)
         }
-        for mark in options.urlWatermarks {
-            if let overlay = urlImages[mark.sourceURL] { image = URLWatermarkPlacement.apply(mark, image: overlay, over: image) }
-        }
-        if let url = options.frameURL, let ninePatch = urlImages[url] {
-            let framed = NinePatchFrame.apply(ninePatch, to: image)
-            try checkResult(framed.pixelSize)
-            image = framed
-        }
-        for adjustment in options.levels { image = try LevelsImageProcessor(adjustment).process(image) }
-        for effect in options.effects { image = try effect.processor.process(image) }
         if options.roundCorner > 0 {
-            image = try RoundCornerImageProcessor(radius: .point(options.roundCorner)).process(image)
-            if let color = options.roundCornerColor { image = image.flattened(over: color) }
+            image = try Self.roundCorners(image, radius: options.roundCorner, color: options.roundCornerColor)
         }
         if let border = options.border { image = try BorderImageProcessor(border: border.width, color: border.color).process(image) }
         if let tint = options.tint { image = try TintImageProcessor(tint: tint).process(image) }
+        for step in options.steps { image = try run(step, on: image, plan: plan) }
         return image
     }
 
+    /// One of ``ProcessingOptions/steps`` on `image`.
+    private func run(_ step: ProcessingOptions.Step, on image: AlcedoImage, plan: ImgproxyGeometry) throws(AlcedoError) -> AlcedoImage {
+        switch step {
+        case .levels(let adjustment):
+            return try LevelsImageProcessor(adjustment).process(image)
+        case .effect(let effect):
+            return try effect.processor.process(image)
+        case .blur(let sigma):
+            return try BlurImageProcessor(blurRadius: sigma).process(image)
+        case .waveletSharpen(let sharpen):
+            return try WaveletSharpenImageProcessor(amount: sharpen.amount, radius: sharpen.radius,
+                                                    luminanceOnly: sharpen.luminanceOnly).process(image)
+        case .fill(let fill, let color, let extend):
+            var result = image
+            if extend {
+                // thumbor centres rounding down (imgproxy's centre rounds up).
+                result = try self.extend(image, to: PixelSize(width: plan.targetWidth, height: plan.targetHeight), gravity: .center,
+                                         dpr: plan.dprScale, fill: color ?? .clear, kind: fill, centredRoundingDown: true)
+            }
+            return color.map { result.flattened(over: $0) } ?? result
+        case .background(let color):
+            return image.flattened(over: color)
+        case .roundCorner(let radius, let color):
+            return try Self.roundCorners(image, radius: radius, color: color)
+        case .urlWatermark(let mark):
+            guard let overlay = urlImages[mark.sourceURL] else { return image }
+            return URLWatermarkPlacement.apply(mark, image: overlay, over: image)
+        case .frame(let url):
+            guard let ninePatch = urlImages[url] else { return image }
+            let framed = NinePatchFrame.apply(ninePatch, to: image)
+            try checkResult(framed.pixelSize)
+            return framed
+        }
+    }
+
+    /// Corners rounded by `radius` pixels, the cut corners filled with `color` (transparent when `nil`).
+    private static func roundCorners(_ image: AlcedoImage, radius: Double, color: RGBA?) throws(AlcedoError) -> AlcedoImage {
+        let rounded = try RoundCornerImageProcessor(radius: .point(radius)).process(image)
+        return color.map { rounded.flattened(over: $0) } ?? rounded
+    }
+
     /// imgproxy's `extend`: a canvas of `size` (a side of 0 keeps the image's), the image placed
-    /// by `gravity`; nothing when the image already covers it.
+    /// by `gravity` (or centred, an odd spare pixel after the image, with `centredRoundingDown`),
+    /// the canvas filled as `kind` says; nothing when the image already covers it.
     private func extend(_ image: AlcedoImage, to size: PixelSize, gravity: ProcessingOptions.Gravity, dpr: Double,
-                        fill: RGBA) throws(AlcedoError) -> AlcedoImage {
+                        fill: RGBA, kind: ProcessingOptions.ExtendFill = .background,
+                        centredRoundingDown: Bool = false) throws(AlcedoError) -> AlcedoImage {
         let canvas = Self.extended(image.pixelSize, to: size)
         guard canvas != image.pixelSize else { return image }
         try checkResult(canvas)
-        let origin = ImgproxyGeometry.position(outer: canvas, inner: image.pixelSize, gravity: gravity, dpr: dpr)
-        switch options.extendFill {
+        let origin = centredRoundingDown ? ((canvas.width - image.width) / 2, (canvas.height - image.height) / 2)
+            : ImgproxyGeometry.position(outer: canvas, inner: image.pixelSize, gravity: gravity, dpr: dpr)
+        switch kind {
         case .background:
             return image.embedded(in: canvas, at: origin, background: fill)
         case .average:

@@ -222,7 +222,7 @@ public final class ImageService: Sendable {
                                         defaultQualities: FormatQualities(fallback: configuration.defaultQuality,
                                                                           perFormat: configuration.formatQuality
                                                                               .merging(parsed.options.formatQuality) { $1 }),
-                                        avifSpeed: configuration.avifSpeed, background: parsed.options.background,
+                                        avifSpeed: configuration.avifSpeed, background: parsed.options.flatteningBackground,
                                         maxBytes: parsed.options.maxBytes, preferredFormats: configuration.preferredFormats)
         responseEncoding.sanitizeSVG = configuration.sanitizeSVG
         responseEncoding.rasterizeSVG = configuration.alwaysRasterizeSVG
@@ -330,7 +330,7 @@ public final class ImageService: Sendable {
         }
         defer { admission.release() }
         let start = ContinuousClock.now
-        let overlays = try await urlImages(parsed.options.urlWatermarks.map(\.sourceURL) + (parsed.options.frameURL.map { [$0] } ?? []))
+        let overlays = try await urlImages(parsed.options.overlayURLs)
         let processor = ImgproxyProcessor(options: parsed.options, maximumResultSide: configuration.maxResultSide,
                                           maxResultDimension: configuration.maxResultDimension, watermark: configuration.watermark,
                                           urlImages: overlays)

@@ -138,28 +138,27 @@ public enum ThumborPlan {
         case "max_age":
             if let value = filter.integer(0, negative: false) { options.maxAge = value }
         case "background_color":
-            if let text = filter.string(0), let color = ThumborFilter.color(text) { options.background = color }
+            if let text = filter.string(0), let color = ThumborFilter.color(text) { options.steps.append(.background(color)) }
         case "fill":
             guard let text = filter.string(0), text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }),
                   let transparent = filter.boolean(1, default: false) else { return }
-            if fitIn { options.extend = true }
             switch text {
-            case "auto": options.extendFill = .average
-            case "blur": options.extendFill = .blur
+            case "auto": options.steps.append(.fill(.average, color: nil, extend: fitIn))
+            case "blur": options.steps.append(.fill(.blur, color: nil, extend: fitIn))
             default:
-                options.extendFill = .background
-                if let color = ThumborFilter.color(text), color.alpha == 255 || transparent { options.background = color }
+                let color = ThumborFilter.color(text).flatMap { $0.alpha == 255 || transparent ? $0 : nil }
+                options.steps.append(.fill(.background, color: color, extend: fitIn))
             }
         case "blur":
             guard let radius = filter.integer(0, negative: false), radius > 0 else { return }
             let sigma = filter.arguments.count > 1 ? filter.decimal(1) : 0
             guard let sigma else { return }
-            options.blur = min(150, sigma == 0 ? Double(radius) : abs(sigma))
+            options.steps.append(.blur(sigma: min(150, sigma == 0 ? Double(radius) : abs(sigma))))
         case "sharpen":
             guard let amount = filter.decimal(0), let radius = filter.decimal(1), filter.boolean(2, default: false) != nil,
                   filter.arguments.count == 3 else { return }
-            options.waveletSharpen = ProcessingOptions.WaveletSharpen(amount: amount, radius: radius,
-                                                                      luminanceOnly: filter.boolean(2, default: false) ?? false)
+            options.steps.append(.waveletSharpen(ProcessingOptions.WaveletSharpen(amount: amount, radius: radius,
+                                                                                  luminanceOnly: filter.boolean(2, default: false) ?? false)))
         case "rotate":
             // thumbor turns counter-clockwise; multiples of 90 only.
             guard let value = filter.integer(0), value % 90 == 0 else { return }
@@ -167,32 +166,32 @@ public enum ThumborPlan {
             options.rotate = (360 - counterClockwise) % 360
             if options.rotate == 90 || options.rotate == 270 { swap(&options.width, &options.height) }
         case "grayscale":
-            options.levels.append(.grayscale)
+            options.steps.append(.levels(.grayscale))
         case "equalize":
-            options.levels.append(.equalize)
+            options.steps.append(.levels(.equalize))
         case "brightness":
-            if let value = filter.integer(0) { options.levels.append(.brightness(percent: value)) }
+            if let value = filter.integer(0) { options.steps.append(.levels(.brightness(percent: value))) }
         case "contrast":
-            if let value = filter.integer(0) { options.levels.append(.contrast(percent: value)) }
+            if let value = filter.integer(0) { options.steps.append(.levels(.contrast(percent: value))) }
         case "rgb":
             if let r = filter.integer(0), let g = filter.integer(1), let b = filter.integer(2) {
-                options.levels.append(.rgb(red: r, green: g, blue: b))
+                options.steps.append(.levels(.rgb(red: r, green: g, blue: b)))
             }
         case "saturation":
-            if let value = filter.decimal(0) { options.levels.append(.saturation(factor: value)) }
+            if let value = filter.decimal(0) { options.steps.append(.levels(.saturation(factor: value))) }
         case "colorize":
             if let r = filter.integer(0, negative: false), let g = filter.integer(1, negative: false), let b = filter.integer(2, negative: false),
                let text = filter.string(3), text.count == 6, let color = ThumborFilter.color(text) {
-                options.levels.append(.colorize(red: r, green: g, blue: b, color: color))
+                options.steps.append(.levels(.colorize(red: r, green: g, blue: b, color: color)))
             }
         case "curve":
-            if filter.arguments.isEmpty == false, let curves = curves(filter.arguments) { options.levels.append(curves) }
+            if filter.arguments.isEmpty == false, let curves = curves(filter.arguments) { options.steps.append(.levels(curves)) }
         case "round_corner":
             guard let radiusText = filter.string(0), let radius = Int(radiusText.split(separator: "|").first ?? ""),
                   let r = filter.integer(1, negative: false), let g = filter.integer(2, negative: false),
                   let b = filter.integer(3, negative: false), let transparent = filter.boolean(4, default: false) else { return }
-            options.roundCorner = Double(min(radius, 100_000))
-            options.roundCornerColor = transparent ? nil : RGBA(red: UInt8(min(255, r)), green: UInt8(min(255, g)), blue: UInt8(min(255, b)))
+            options.steps.append(.roundCorner(radius: Double(min(radius, 100_000)),
+                                              color: transparent ? nil : RGBA(red: UInt8(min(255, r)), green: UInt8(min(255, g)), blue: UInt8(min(255, b)))))
         case "strip_exif":
             options.stripMetadata = true
         case "strip_icc":
@@ -222,11 +221,11 @@ public enum ThumborPlan {
             // thumbor 7.8: with AUTO_PNG_TO_JPG on, any autojpg() turns it off for the URL.
             options.pngToJPEG = autoPNGToJPG ? false : enabled
         case "watermark":
-            if let mark = watermark(filter) { options.urlWatermarks.append(mark) }
+            if let mark = watermark(filter) { options.steps.append(.urlWatermark(mark)) }
         case "noise":
             guard (1...2).contains(filter.arguments.count), let amount = filter.integer(0, negative: false),
                   let seed = filter.arguments.count > 1 ? filter.integer(1, negative: false) : 0 else { return }
-            options.effects.append(.noise(amount: amount, seed: UInt32(seed)))
+            options.steps.append(.effect(.noise(amount: amount, seed: UInt32(seed))))
         case "convolution":
             // convolution(ITEMS,COLUMNS[,NORMALIZE]): items `-?\d+(\.\d*)?` joined by `;`.
             guard (2...3).contains(filter.arguments.count), let columns = filter.integer(1, negative: false), columns > 0,
@@ -242,7 +241,7 @@ public enum ThumborPlan {
             // A kernel thumbor cannot centre (an even side) is ignored: its C code reads past the kernel there.
             guard kernel.count == items.count, kernel.count <= 625,
                   ConvolutionImageProcessor.isValid(kernel: kernel, columns: columns) else { return }
-            options.effects.append(.convolution(kernel: kernel, columns: columns, normalize: normalize))
+            options.steps.append(.effect(.convolution(kernel: kernel, columns: columns, normalize: normalize)))
         case "extract_focal":
             // thumbor 7.8 documents the crop of the thumbor URL that the image part is as the
             // focal point, but that point never reaches its crop (checked against it: the result
@@ -250,7 +249,7 @@ public enum ThumborPlan {
             break
         case "frame":
             guard filter.arguments.count == 1, let url = filter.string(0) else { return }
-            options.frameURL = sourceURL(url)
+            options.steps.append(.frame(url: sourceURL(url)))
         default:
             // Unknown filters are ignored, as thumbor ignores them.
             break
