@@ -10,6 +10,16 @@ struct ThumborFilterTests {
         try ThumborPlan.make(ThumborPath.parse(path), rules: rules).options
     }
 
+    /// The error planning `path` throws, `nil` when it plans.
+    static func planError(_ path: String) -> ThumborURLError? {
+        do {
+            _ = try ThumborPlan.make(ThumborPath.parse(path), rules: ThumborRules())
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     /// An opaque image of `width` x `height` filled by `color(x, y)`.
     static func image(_ width: Int, _ height: Int, _ color: (Int, Int) -> [UInt8]) -> AlcedoImage {
         var pixels: [UInt8] = []
@@ -166,7 +176,11 @@ struct ThumborFilterTests {
             == [.effect(.convolution(kernel: [1, 2, 1, 2, 4, 2, 1, 2, 1], columns: 3, normalize: true))])
         #expect(try Self.plan("/unsafe/filters:convolution(-1;0;1,3)/a.com/i.jpg").steps
             == [.effect(.convolution(kernel: [-1, 0, 1], columns: 3, normalize: true))])
-        for bad in ["convolution(1;2;1;2,2,true)", "convolution(1;2;a,3,true)", "convolution(1;2;1,0,true)"] {
+        // A kernel without a centre: 400 (thumbor 7.8 fails with a 500).
+        #expect(Self.planError("/unsafe/filters:convolution(1;2;1;2,2,true)/a.com/i.jpg") == .invalidConvolutionKernel("1;2;1;2,2"))
+        #expect(Self.planError("/unsafe/filters:convolution(1;2;1;2;4;2;1;2;1,2)/a.com/i.jpg")?.status == 400)
+        #expect(Self.planError("/unsafe/filters:convolution(1;2;1;2;4;2,3)/a.com/i.jpg") == .invalidConvolutionKernel("1;2;1;2;4;2,3"))
+        for bad in ["convolution(1;2;a,3,true)", "convolution(1;2;1,0,true)"] {
             #expect(try Self.plan("/unsafe/filters:\(bad)/a.com/i.jpg").steps.isEmpty, "\(bad)")
         }
         let edge = Self.image(4, 1) { x, _ in x < 2 ? [0, 0, 0, 255] : [200, 100, 50, 255] }

@@ -72,7 +72,7 @@ public enum ThumborPlan {
         options.gravity = gravity(path.horizontalFlip ? mirrored(path.horizontalAlign) : path.horizontalAlign,
                                   path.verticalFlip ? mirrored(path.verticalAlign) : path.verticalAlign)
         for filter in ThumborFilter.list(path.filters) where rules.filters.map({ $0.contains(filter.name) }) ?? !ThumborFilter.optIn.contains(filter.name) {
-            apply(filter, to: &options, fitIn: path.fitIn, autoPNGToJPG: rules.autoPNGToJPG)
+            try apply(filter, to: &options, fitIn: path.fitIn, autoPNGToJPG: rules.autoPNGToJPG)
         }
         return ImgproxyPath(signature: path.signature ?? "unsafe", options: options, sourceURL: sourceURL(path.image),
                             encoding: .plain, extensionFormat: nil)
@@ -122,7 +122,10 @@ public enum ThumborPlan {
     }
 
     /// Applies one filter as thumbor does; one whose arguments do not match is ignored.
-    static func apply(_ filter: ThumborFilter, to options: inout ProcessingOptions, fitIn: Bool, autoPNGToJPG: Bool = false) {
+    /// - Throws: ``ThumborURLError/invalidConvolutionKernel(_:)`` for a `convolution` kernel that
+    ///   matches the filter's pattern but has no centre (thumbor 7.8 fails with a 500 there).
+    static func apply(_ filter: ThumborFilter, to options: inout ProcessingOptions, fitIn: Bool,
+                      autoPNGToJPG: Bool = false) throws(ThumborURLError) {
         switch filter.name {
         case "quality":
             if let value = filter.integer(0, negative: false) { options.quality = max(1, min(100, value)) }
@@ -199,7 +202,10 @@ public enum ThumborPlan {
         case "no_upscale":
             options.enlarge = false
         case "upscale":
-            if fitIn { options.enlarge = true }
+            // thumbor enlarges the image as the filters before it left it: after a `fill` that
+            // extended it to the size, there is nothing left to enlarge.
+            let filled = options.steps.contains { if case .fill(_, _, true) = $0 { true } else { false } }
+            if fitIn, !filled { options.enlarge = true }
         case "stretch":
             if !fitIn, options.width > 0, options.height > 0 { options.resizingType = .force }
         case "proportion":
@@ -238,9 +244,13 @@ public enum ThumborPlan {
                       digits.filter({ $0 == "." }).count <= 1 else { return nil }
                 return Double(item.hasSuffix(".") ? item + "0" : String(item))
             }
-            // A kernel thumbor cannot centre (an even side) is ignored: its C code reads past the kernel there.
-            guard kernel.count == items.count, kernel.count <= 625,
-                  ConvolutionImageProcessor.isValid(kernel: kernel, columns: columns) else { return }
+            guard kernel.count == items.count, kernel.count <= 625 else { return }
+            // A kernel without a centre (an even side, or not a rectangle): thumbor's C filter
+            // returns no image and no exception, and the request fails with a 500. The URL asks
+            // for what cannot be done: Alcedo answers 400, as for any other bad URL.
+            guard ConvolutionImageProcessor.isValid(kernel: kernel, columns: columns) else {
+                throw .invalidConvolutionKernel(filter.arguments[0] + "," + filter.arguments[1])
+            }
             options.steps.append(.effect(.convolution(kernel: kernel, columns: columns, normalize: normalize)))
         case "extract_focal":
             // thumbor 7.8 documents the crop of the thumbor URL that the image part is as the
