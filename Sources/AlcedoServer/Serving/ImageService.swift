@@ -426,7 +426,7 @@ public final class ImageService: Sendable {
                              lastModified: info.lastModified, tier: tier, expires: .now + lifetime, debug: debug, fallbackStatus: fallbackStatus)
     }
 
-    /// The images of a URL's `urlWatermarks` and `frameURL` (thumbor's `watermark(url,…)` and
+    /// The images of a URL's watermark and frame steps (thumbor's `watermark(url,…)` and
     /// `frame(url)`), each fetched as a source is: checked by the source guard and the allowed
     /// sources, through the same loaders and caches (first frame only). One that is refused or
     /// cannot be loaded answers 400, as thumbor answers a watermark it cannot load.
