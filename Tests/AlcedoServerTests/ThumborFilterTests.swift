@@ -46,6 +46,22 @@ struct ThumborFilterTests {
         }
     }
 
+    @Test("without EXIF rotation, a fit-in lets the decoder scale to a fit in the larger side's square, anything else to a fill")
+    func decodingTargetWithoutAutoRotation() throws {
+        var rules = ThumborRules()
+        rules.defaults.autoRotate = false
+        let fit = try ThumborPlan.make(ThumborPath.parse("/unsafe/fit-in/300x200/a.com/i.jpg"), rules: rules).options
+        let fitTarget = ImgproxyProcessor(options: fit).decodingTarget
+        #expect(fitTarget?.size == PixelSize(width: 300, height: 300) && fitTarget?.mode == .aspectFit)
+        let crop = try ThumborPlan.make(ThumborPath.parse("/unsafe/300x200/a.com/i.jpg"), rules: rules).options
+        #expect(ImgproxyProcessor(options: crop).decodingTarget?.mode == .aspectFill)
+        let oneSide = try ThumborPlan.make(ThumborPath.parse("/unsafe/fit-in/300x0/a.com/i.jpg"), rules: rules).options
+        #expect(ImgproxyProcessor(options: oneSide).decodingTarget?.mode == .aspectFill)
+        // Either orientation of a 2000x1500 source fits in 300x200 at a scale no larger than the square's.
+        let square = min(300.0 / 2000, 300.0 / 1500)
+        #expect(square >= min(300.0 / 2000, 200.0 / 1500) && square >= min(300.0 / 1500, 200.0 / 2000))
+    }
+
     @Test("watermark placement follows thumbor's arithmetic")
     func watermarkPlacement() {
         typealias P = URLWatermarkPlacement

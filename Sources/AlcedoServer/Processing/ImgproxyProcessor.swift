@@ -72,12 +72,15 @@ public struct ImgproxyProcessor: ImageProcessor {
         var w = options.width > 0 ? Self.scaled(options.width, options.dpr * zoom) : large
         var h = options.height > 0 ? Self.scaled(options.height, options.dpr * zoom) : large
         if options.rotate == 90 || options.rotate == 270 { swap(&w, &h) }
-        if !options.autoRotate {
-            // The stored orientation may swap the sides: cover the larger one both ways.
-            let side = max(w == large ? 0 : w, h == large ? 0 : h)
-            return (PixelSize(width: side, height: side), .aspectFill)
-        }
         let covers = options.resizingType == .fit || options.width == 0 || options.height == 0
+        if !options.autoRotate {
+            // The stored orientation may swap the sides: cover the larger one both ways. A fit
+            // in both sides needs no more than a fit in the square of the larger side (its scale
+            // is at least the scale of either orientation's fit); anything else fills the square.
+            let side = max(w == large ? 0 : w, h == large ? 0 : h)
+            let fitsBoth = options.resizingType == .fit && options.width > 0 && options.height > 0
+            return (PixelSize(width: side, height: side), fitsBoth ? .aspectFit : .aspectFill)
+        }
         return (PixelSize(width: w, height: h), covers ? .aspectFit : .aspectFill)
     }
 
