@@ -133,6 +133,10 @@ struct ThumborDifferentialTests {
         "fit-in/400x400/filters:watermark(ORIGIN/badge.png,10,10,50,30):blur(2):fill(red,1):upscale()/ORIGIN/opaque.png",
         "fit-in/400x400/filters:fill(red):upscale()/ORIGIN/opaque.png",
         "fit-in/400x400/filters:upscale():fill(red)/ORIGIN/opaque.png",
+        // fill without fill_transparent keeps the image's transparent pixels; with it, they are filled.
+        "fit-in/300x300/filters:fill(red)/ORIGIN/badge.png",
+        "fit-in/300x300/filters:fill(red,1)/ORIGIN/badge.png",
+        "200x200/filters:fill(red)/ORIGIN/badge.png",
         // Failures: thumbor's statuses.
         "ORIGIN/missing.jpg",
         "300x200/ORIGIN/text.jpg",

@@ -102,9 +102,11 @@ struct ThumborFilterTests {
         #expect(auto.steps == [.fill(.average, color: nil, extend: true)] && auto.background == nil)
         #expect(try Self.plan("/unsafe/fit-in/300x300/filters:fill(blur)/a.com/i.jpg").steps == [.fill(.blur, color: nil, extend: true)])
         #expect(try Self.plan("/unsafe/fit-in/300x300/filters:fill(red)/a.com/i.jpg").steps
-            == [.fill(.background, color: RGBA(red: 255, green: 0, blue: 0), extend: true)])
+            == [.fill(.background, color: RGBA(red: 255, green: 0, blue: 0), extend: true, merge: false)])
         #expect(try Self.plan("/unsafe/300x300/filters:fill(red)/a.com/i.jpg").steps
-            == [.fill(.background, color: RGBA(red: 255, green: 0, blue: 0), extend: false)])
+            == [.fill(.background, color: RGBA(red: 255, green: 0, blue: 0), extend: false, merge: false)])
+        #expect(try Self.plan("/unsafe/fit-in/300x300/filters:fill(red,1)/a.com/i.jpg").steps
+            == [.fill(.background, color: RGBA(red: 255, green: 0, blue: 0), extend: true, merge: true)])
         let halves = Self.image(4, 2) { x, _ in x < 2 ? [200, 0, 10, 255] : [0, 100, 21, 255] }
         #expect(halves.meanColor == RGBA(red: 100, green: 50, blue: 15))
         var options = auto

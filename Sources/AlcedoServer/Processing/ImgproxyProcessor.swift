@@ -132,7 +132,7 @@ public struct ImgproxyProcessor: ImageProcessor {
         if options.extendAspectRatio, plan.extendAspectRatioWidth > 0, plan.extendAspectRatioHeight > 0 {
             size = Self.extended(size, to: PixelSize(width: plan.extendAspectRatioWidth, height: plan.extendAspectRatioHeight))
         }
-        if options.steps.contains(where: { if case .fill(_, _, true) = $0 { true } else { false } }) {
+        if options.steps.contains(where: { if case .fill(_, _, true, _) = $0 { true } else { false } }) {
             size = Self.extended(size, to: PixelSize(width: plan.targetWidth, height: plan.targetHeight))
         }
         if options.padding.isEnabled {
@@ -264,14 +264,15 @@ public struct ImgproxyProcessor: ImageProcessor {
         case .waveletSharpen(let sharpen):
             return try WaveletSharpenImageProcessor(amount: sharpen.amount, radius: sharpen.radius,
                                                     luminanceOnly: sharpen.luminanceOnly).process(image)
-        case .fill(let fill, let color, let extend):
+        case .fill(let fill, let color, let extend, let merge):
             var result = image
             if extend {
                 // thumbor centres rounding down (imgproxy's centre rounds up).
                 result = try self.extend(image, to: PixelSize(width: plan.targetWidth, height: plan.targetHeight), gravity: .center,
                                          dpr: plan.dprScale, fill: color ?? .clear, kind: fill, centredRoundingDown: true)
             }
-            return color.map { result.flattened(over: $0) } ?? result
+            guard merge, let color else { return result }
+            return result.flattened(over: color)
         case .background(let color):
             return image.flattened(over: color)
         case .roundCorner(let radius, let color):

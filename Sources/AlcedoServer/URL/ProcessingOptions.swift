@@ -306,9 +306,10 @@ public struct ProcessingOptions: Sendable, Hashable {
         /// A wavelet sharpening (``WaveletSharpenImageProcessor``; thumbor's `sharpen`).
         case waveletSharpen(WaveletSharpen)
         /// The image centred on a canvas of the requested size when `extend` (filled as `fill` says,
-        /// a ``ExtendFill/background`` canvas with `color`, transparent when it is `nil`), then
-        /// flattened over `color` when there is one (thumbor's `fill`).
-        case fill(ExtendFill, color: RGBA?, extend: Bool)
+        /// a ``ExtendFill/background`` canvas with `color`, transparent when it is `nil`), its
+        /// pixels replacing the canvas's, then flattened over `color` when `merge` (default `true`)
+        /// and there is one (thumbor's `fill(color[,fill_transparent])`).
+        case fill(ExtendFill, color: RGBA?, extend: Bool, merge: Bool = true)
         /// The image flattened over a colour (thumbor's `background_color`).
         case background(RGBA)
         /// Corners rounded by this radius in pixels, cut corners filled with `color` (transparent
@@ -331,8 +332,8 @@ public struct ProcessingOptions: Sendable, Hashable {
             case .waveletSharpen(let sharpen):
                 return "wavelet_sharpen:\(ProcessingOptions.number(sharpen.amount)):\(ProcessingOptions.number(sharpen.radius)):"
                     + (sharpen.luminanceOnly ? "1" : "0")
-            case .fill(let fill, let color, let extend):
-                return "fill:\(fill.rawValue):" + (color.map(ProcessingOptions.hex) ?? "") + ":\(extend ? 1 : 0)"
+            case .fill(let fill, let color, let extend, let merge):
+                return "fill:\(fill.rawValue):" + (color.map(ProcessingOptions.hex) ?? "") + ":\(extend ? 1 : 0):\(merge ? 1 : 0)"
             case .background(let color):
                 return "flatten:" + ProcessingOptions.hex(color)
             case .roundCorner(let radius, let color):
@@ -358,13 +359,13 @@ public struct ProcessingOptions: Sendable, Hashable {
     var overlayURLs: [String] { steps.compactMap(\.overlayURL) }
 
     /// The colour a result with transparency is flattened over when encoded as a format without
-    /// alpha: ``background``, else the last colour a ``Step/fill(_:color:extend:)`` or
+    /// alpha: ``background``, else the last colour a ``Step/fill(_:color:extend:merge:)`` or
     /// ``Step/background(_:)`` step flattened over.
     var flatteningBackground: RGBA? {
         if let background { return background }
         for step in steps.reversed() {
             if case .background(let color) = step { return color }
-            if case .fill(_, let color?, _) = step { return color }
+            if case .fill(_, let color?, _, _) = step { return color }
         }
         return nil
     }
@@ -408,7 +409,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         }
     }
 
-    /// What the canvas of a ``Step/fill(_:color:extend:)`` step is filled with.
+    /// What the canvas of a ``Step/fill(_:color:extend:merge:)`` step is filled with.
     public enum ExtendFill: String, Sendable, Hashable {
         /// The step's colour (transparent when it is `nil`).
         case background

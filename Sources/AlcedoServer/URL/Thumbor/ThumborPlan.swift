@@ -149,8 +149,9 @@ public enum ThumborPlan {
             case "auto": options.steps.append(.fill(.average, color: nil, extend: fitIn))
             case "blur": options.steps.append(.fill(.blur, color: nil, extend: fitIn))
             default:
+                // Without fill_transparent the image's own pixels, transparent ones too, replace the canvas's.
                 let color = ThumborFilter.color(text).flatMap { $0.alpha == 255 || transparent ? $0 : nil }
-                options.steps.append(.fill(.background, color: color, extend: fitIn))
+                options.steps.append(.fill(.background, color: color, extend: fitIn, merge: transparent))
             }
         case "blur":
             guard let radius = filter.integer(0, negative: false), radius > 0 else { return }
@@ -204,7 +205,7 @@ public enum ThumborPlan {
         case "upscale":
             // thumbor enlarges the image as the filters before it left it: after a `fill` that
             // extended it to the size, there is nothing left to enlarge.
-            let filled = options.steps.contains { if case .fill(_, _, true) = $0 { true } else { false } }
+            let filled = options.steps.contains { if case .fill(_, _, true, _) = $0 { true } else { false } }
             if fitIn, !filled { options.enlarge = true }
         case "stretch":
             if !fitIn, options.width > 0, options.height > 0 { options.resizingType = .force }
