@@ -13,7 +13,9 @@ BENCH_THREADS (wrk threads, default 2), BENCH_SERVERS (default "alcedo thumbor t
 vips"), BENCH_WORKLOADS (default "resize hits revalidate"), ALCEDO_ARGS (more `alcedo serve` arguments,
 shell-quoted), BENCH_FORMAT (the results' format: jpeg, the default, png or webp; every server is
 asked for it in its own URL syntax: `@png` for Alcedo and the libvips stand-in, thumbor's
-`filters:format(png)`)."""
+`filters:format(png)`), BENCH_DIALECT (`imgproxy`, the default, or `thumbor`: Alcedo runs
+`--dialect thumbor` and is sent the same thumbor URLs as thumbor; the workloads `crop`, `/unsafe/WxW/`,
+and `filters`, `fit-in/WxW/filters:brightness(10):contrast(5):quality(80)/`, join them)."""
 import argparse
 import shlex
 import concurrent.futures
@@ -52,12 +54,31 @@ if FORMAT not in ("jpeg", "png", "webp"):
 # imgproxy's `@ext` (nothing for JPEG, the sources' own format) and thumbor's format filter.
 IMGPROXY_SUFFIX = "" if FORMAT == "jpeg" else f"@{FORMAT}"
 THUMBOR_FILTER = "" if FORMAT == "jpeg" else f"filters:format({FORMAT})/"
+DIALECT = os.environ.get("BENCH_DIALECT", "imgproxy")
+if DIALECT not in ("imgproxy", "thumbor"):
+    raise SystemExit(f"BENCH_DIALECT={DIALECT}: imgproxy or thumbor")
 
 WORKLOADS = {
     "resize": "(a) resize, every request a new variant",
     "hits": "(b) hits, 50 URLs again and again",
     "revalidate": "(c) 304s with If-None-Match",
+    "crop": "(d) thumbor's /WxW/ (resize and crop), every request a new variant",
+    "filters": "(e) thumbor's fit-in with brightness, contrast and quality filters, every request a new variant",
 }
+# The workloads whose every request is a new variant (no result storage for thumbor).
+VARIANT_WORKLOADS = ("resize", "crop", "filters")
+
+
+def thumbor_path(origin, name, width, workload):
+    """thumbor's URL for a workload: fit-in (the same box fit as imgproxy's rs:fit; plain /WxW/
+    would crop to fill), /WxW/ for `crop`, fit-in with filters for `filters`."""
+    source = f"127.0.0.1:{origin.port}/{name}"
+    if workload == "crop":
+        return f"/unsafe/{width}x{width}/{THUMBOR_FILTER}{source}"
+    if workload == "filters":
+        extra = "" if FORMAT == "jpeg" else f":format({FORMAT})"
+        return f"/unsafe/fit-in/{width}x{width}/filters:brightness(10):contrast(5):quality(80){extra}/{source}"
+    return f"/unsafe/fit-in/{width}x{width}/{THUMBOR_FILTER}{source}"
 
 
 def free_port():
@@ -226,6 +247,7 @@ class Server:
     def __init__(self, origin, work):
         self.origin, self.work = origin, work
         self.process, self.port, self.log = None, None, None
+        self.workload = "resize"
 
     @property
     def base(self):
@@ -241,6 +263,7 @@ class Server:
         return dict(os.environ)
 
     def start(self, workload):
+        self.workload = workload
         folder = pathlib.Path(tempfile.mkdtemp(prefix=f"{self.name}-", dir=self.work))
         self.port = free_port()
         self.log = open(folder / "server.log", "w+")
@@ -279,8 +302,9 @@ class Alcedo(Server):
     def command(self, workload, folder):
         # stdbuf: the `listening on` line must reach the log file at once, not at exit.
         line_buffered = ["stdbuf", "-oL"] if shutil.which("stdbuf") else []
+        dialect = ["--dialect", "thumbor"] if DIALECT == "thumbor" else []
         return line_buffered + [self.binary, "serve", "--host", "127.0.0.1", "--port", "0",
-                                "--cache-dir", str(folder / "cache"), "--allow-private-networks"] + self.extra_args
+                                "--cache-dir", str(folder / "cache"), "--allow-private-networks"] + dialect + self.extra_args
 
     def wait_ready(self):
         # `alcedo serve --port 0` prints `listening on http://HOST:PORT` once it accepts.
@@ -295,6 +319,8 @@ class Alcedo(Server):
         wait_until(ready, 60, "alcedo serve")
 
     def path(self, name, width):
+        if DIALECT == "thumbor":
+            return thumbor_path(self.origin, name, width, self.workload)
         source = urllib.parse.quote(self.origin.url(name), safe="")
         return f"/insecure/rs:fit:{width}:{width}/plain/{source}{IMGPROXY_SUFFIX}"
 
@@ -304,7 +330,7 @@ class Thumbor(Server):
 
     def command(self, workload, folder):
         # File storage for sources; result storage off for (a), on (unsafe URLs stored) otherwise.
-        result_storage = "None" if workload == "resize" else "'thumbor.result_storages.file_storage'"
+        result_storage = "None" if workload in VARIANT_WORKLOADS else "'thumbor.result_storages.file_storage'"
         config = folder / "thumbor.conf"
         config.write_text(f"""LOADER = 'thumbor.loaders.http_loader'
 STORAGE = 'thumbor.storages.file_storage'
@@ -327,8 +353,7 @@ ENABLE_ETAGS = True
         wait_until(ready, 60, "thumbor")
 
     def path(self, name, width):
-        # fit-in: the same box fit as imgproxy's rs:fit (plain /WxW/ would crop to fill).
-        return f"/unsafe/fit-in/{width}x{width}/{THUMBOR_FILTER}127.0.0.1:{self.origin.port}/{name}"
+        return thumbor_path(self.origin, name, width, self.workload)
 
 
 class ThumborClose(Thumbor):
@@ -369,7 +394,7 @@ def warm(server, workload, folder):
         if any(status != 200 for status in statuses):
             raise RuntimeError(f"{server.name}: warm-up statuses {sorted(set(statuses))}: {server.log_text()}")
         lines = []
-        if workload == "resize":
+        if workload in VARIANT_WORKLOADS:
             lines = [server.path(name, "{W}") for name in names]
         else:
             paths = [server.path(name, HIT_WIDTH) for name in names]
@@ -394,7 +419,7 @@ def run_one(server, workload, connections, duration, threads, folder):
     server.start(workload)
     try:
         paths, note = warm(server, workload, folder)
-        mode = {"resize": "variants", "hits": "repeat", "revalidate": "revalidate"}[workload]
+        mode = {"resize": "variants", "crop": "variants", "filters": "variants", "hits": "repeat", "revalidate": "revalidate"}[workload]
         command = ["wrk", "-t", str(min(threads, connections)), "-c", str(connections), "-d", f"{duration}s",
                    "--timeout", "10s", "-s", str(HERE / "load.lua")]
         for header in server.wrk_headers:
@@ -440,7 +465,8 @@ def ratio(a, b):
 
 
 def report(results, meta):
-    lines = [f"# Serve benchmark, {meta['date']}" + ("" if FORMAT == "jpeg" else f", {FORMAT} results"), "",
+    lines = [f"# Serve benchmark, {meta['date']}" + ("" if FORMAT == "jpeg" else f", {FORMAT} results")
+             + (", thumbor URLs (Alcedo with --dialect thumbor)" if DIALECT == "thumbor" else ""), "",
              f"{meta['machine']}; {meta['duration']} s per run, wrk {meta['threads']} threads; "
              f"servers and peers back to back in one run, each started afresh for each row. "
              f"Other work on the machine makes every figure noisy (load average before each run in the JSON).", "",
@@ -449,13 +475,13 @@ def report(results, meta):
         lines.append(f"- {note}")
     if meta["notes"]:
         lines.append("")
-    lines += ["| workload | conns | server | req/s | p50 ms | p99 ms | CPU ms/req | peak RSS MB (all processes) | errors |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines += ["| workload | conns | server | req/s | p50 ms | p99 ms | CPU ms/req | peak RSS MB (all processes) | errors | load before |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         cpu = f"{r['cpu_ms_per_request']:.2f}" if r["cpu_ms_per_request"] is not None else "n/a"
         lines.append(f"| {r['workload']} | {r['connections']} | {LABELS[r['server']]} | {r['rps']:.0f} | "
                      f"{r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {cpu} | {r['peak_rss_mb']:.0f} ({r['peak_rss_total_mb']:.0f}) | "
-                     f"{r['errors']} |")
+                     f"{r['errors']} | {r.get('load_before', 0):.1f} |")
     index = {(r["server"], r["workload"], r["connections"]): r for r in results}
     rows = []
     for (server, workload, connections), mine in index.items():
@@ -484,16 +510,20 @@ def goals(index, connection_counts):
         return index.get((server, workload, connections))
 
     for connections in connection_counts:
-        mine = get("alcedo", "resize", connections)
-        if mine:
+        for workload in VARIANT_WORKLOADS:
+            mine = get("alcedo", workload, connections)
+            if not mine:
+                continue
             for peer in ("thumbor-close", "vips"):
-                other = get(peer, "resize", connections)
+                other = get(peer, workload, connections)
                 if other:
                     fast = mine["rps"] >= 1.5 * other["rps"]
                     tail = mine["p99_ms"] <= other["p99_ms"]
-                    out.append(f"- resize, {connections} conns: >= 1.5x {LABELS[peer]}: {'met' if fast else 'NOT met'} "
+                    lean = mine["peak_rss_mb"] <= 0.5 * other["peak_rss_mb"]
+                    out.append(f"- {workload}, {connections} conns: >= 1.5x {LABELS[peer]}: {'met' if fast else 'NOT met'} "
                                f"({ratio(mine['rps'], other['rps'])}); p99 no worse: {'met' if tail else 'NOT met'} "
-                               f"({mine['p99_ms']:.1f} vs {other['p99_ms']:.1f} ms)")
+                               f"({mine['p99_ms']:.1f} vs {other['p99_ms']:.1f} ms); peak RSS <= 0.5x: "
+                               f"{'met' if lean else 'NOT met'} ({ratio(mine['peak_rss_mb'], other['peak_rss_mb'])})")
         mine = get("alcedo", "hits", connections)
         peers = [r for r in (get("thumbor", "hits", connections), get("thumbor-close", "hits", connections)) if r]
         if mine and peers:
@@ -578,7 +608,7 @@ def main():
         origin.stop()
         shutil.rmtree(work, ignore_errors=True)
     stamp = datetime.datetime.now(datetime.timezone.utc)
-    meta = {"date": stamp.strftime("%Y-%m-%d %H:%M UTC"), "alcedo_args": os.environ.get("ALCEDO_ARGS", ""), "duration": duration, "threads": threads,
+    meta = {"date": stamp.strftime("%Y-%m-%d %H:%M UTC"), "alcedo_args": os.environ.get("ALCEDO_ARGS", ""), "dialect": DIALECT, "duration": duration, "threads": threads,
             "connections": connection_counts, "notes": notes, "versions": versions(args.alcedo),
             "machine": f"{os.cpu_count()} cores, {platform.system()} {platform.release()}"}
     save(args.results, stamp.strftime("serve-%Y%m%d-%H%M%S"), report(results, meta), meta, results)

@@ -354,6 +354,10 @@ struct ServeCommand: AsyncParsableCommand {
             if !environment.unsupportedThumborKeys.isEmpty {
                 text += "thumbor.conf keys not supported (ignored): " + environment.unsupportedThumborKeys.joined(separator: ", ") + "\n"
             }
+            if !environment.thumborKeysReadWithoutEffect.isEmpty {
+                text += "thumbor.conf keys read, no effect on GET (as in thumbor 7.8): "
+                    + environment.thumborKeysReadWithoutEffect.joined(separator: ", ") + "\n"
+            }
             Console.write(text, to: STDOUT_FILENO)
             return
         }

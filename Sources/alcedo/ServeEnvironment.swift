@@ -47,6 +47,16 @@ final class ServeEnvironment {
     private var fileValues: [String: (text: String, origin: String)] = [:]
     /// The `thumbor.conf` keys set that Alcedo does not read, sorted.
     private(set) var unsupportedThumborKeys: [String] = []
+    /// The `thumbor.conf` keys set, read and valid, that change nothing a GET answers, in thumbor
+    /// as in Alcedo (``thumborKeysWithoutEffect``), sorted.
+    private(set) var thumborKeysReadWithoutEffect: [String] = []
+
+    /// `thumbor.conf` keys that thumbor 7.8 reads only for requests Alcedo does not serve: read
+    /// (a non-negative whole number, else named as unsupported) and without effect, by key, with why.
+    static let thumborKeysWithoutEffect: [String: String] = [
+        "MIN_WIDTH": "thumbor 7.8 checks it only on images uploaded to its /image endpoint (412 when smaller)",
+        "MIN_HEIGHT": "thumbor 7.8 checks it only on images uploaded to its /image endpoint (412 when smaller)",
+    ]
 
     /// A `thumbor.conf` key Alcedo reads: the Alcedo setting it gives a value to, and how its
     /// value becomes that setting's text (`nil`: a value Alcedo cannot use, named in the warning).
@@ -108,8 +118,16 @@ final class ServeEnvironment {
     /// Reads `config` (a `thumbor.conf` found at `path`): each supported key gives its setting a
     /// value below every variable and flag; the others are kept for ``unsupportedThumborKeys``.
     func loadThumborConfig(_ config: ThumborConfigFile, path: String) {
-        var unsupported: [String] = []
+        var unsupported: [String] = [], withoutEffect: [String] = []
         for (key, value) in config.values {
+            if Self.thumborKeysWithoutEffect[key] != nil {
+                if case .number(let number) = value, number >= 0, number == number.rounded() {
+                    withoutEffect.append(key)
+                } else {
+                    unsupported.append(key)
+                }
+                continue
+            }
             guard let entry = Self.thumborKeys.first(where: { $0.key == key }), let text = entry.convert(value) else {
                 unsupported.append(key)
                 continue
@@ -123,6 +141,7 @@ final class ServeEnvironment {
             }
         }
         unsupportedThumborKeys = unsupported.sorted()
+        thumborKeysReadWithoutEffect = withoutEffect.sorted()
     }
 
     // MARK: Reading

@@ -36,7 +36,7 @@ struct ThumborServeTests {
         #expect(out.contains("thumbor.conf keys not supported (ignored): DETECTORS, LOADER"))
     }
 
-    @Test("thumbor.conf's AVIF_QUALITY, HTTP_LOADER_CONNECT_TIMEOUT, MAX_AGE_TEMP_IMAGE and AUTO_PNG_TO_JPG are read; MIN_WIDTH is named")
+    @Test("thumbor.conf's AVIF_QUALITY, HTTP_LOADER_CONNECT_TIMEOUT, MAX_AGE_TEMP_IMAGE and AUTO_PNG_TO_JPG are read; MIN_WIDTH and MIN_HEIGHT are read without effect")
     func moreThumborKeys() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-thumbor-\(UUID().uuidString).conf")
         try Data("""
@@ -46,6 +46,7 @@ struct ThumborServeTests {
             MAX_AGE_TEMP_IMAGE = 30
             AUTO_PNG_TO_JPG = True
             MIN_WIDTH = 10
+            MIN_HEIGHT = 1
             """.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let (status, out, err) = try ChildServe.runToEnd(["serve", "--print-config", "--thumbor-config", file.path],
@@ -56,12 +57,25 @@ struct ThumborServeTests {
         #expect(row("CONNECT_TIMEOUT") == ["CONNECT_TIMEOUT", "3", "s", "thumbor.conf:HTTP_LOADER_CONNECT_TIMEOUT"])
         #expect(row("FALLBACK_IMAGE_TTL") == ["FALLBACK_IMAGE_TTL", "30", "thumbor.conf:MAX_AGE_TEMP_IMAGE"])
         #expect(row("THUMBOR_AUTO_PNG_TO_JPG") == ["THUMBOR_AUTO_PNG_TO_JPG", "true", "thumbor.conf:AUTO_PNG_TO_JPG"])
-        #expect(out.contains("thumbor.conf keys not supported (ignored): MIN_WIDTH"))
+        // thumbor 7.8 checks them only on uploads: no warning, no effect on GET.
+        #expect(!out.contains("not supported"))
+        #expect(out.contains("thumbor.conf keys read, no effect on GET (as in thumbor 7.8): MIN_HEIGHT, MIN_WIDTH"))
         // The flags win over the file.
         let (_, flagged, _) = try ChildServe.runToEnd(["serve", "--print-config", "--thumbor-config", file.path, "--connect-timeout", "2",
                                                        "--thumbor-auto-png-to-jpg", "false"], environment: ["ALCEDO_DIALECT": "thumbor"])
         #expect(ChildServe.configRow("CONNECT_TIMEOUT", in: flagged) == ["CONNECT_TIMEOUT", "2", "s", "--connect-timeout"])
         #expect(ChildServe.configRow("THUMBOR_AUTO_PNG_TO_JPG", in: flagged).dropFirst().first == "false")
+    }
+
+    @Test("a MIN_WIDTH that is not a whole number is named as unsupported")
+    func badMinWidth() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-thumbor-\(UUID().uuidString).conf")
+        try Data("MIN_WIDTH = 'wide'\n".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (status, out, err) = try ChildServe.runToEnd(["serve", "--print-config", "--thumbor-config", file.path],
+                                                         environment: ["ALCEDO_DIALECT": "thumbor"])
+        #expect(status == 0, "\(err)")
+        #expect(out.contains("thumbor.conf keys not supported (ignored): MIN_WIDTH"))
     }
 
     @Test("an unknown dialect is refused before listening")

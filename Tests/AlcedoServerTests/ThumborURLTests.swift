@@ -68,7 +68,7 @@ struct ThumborURLTests {
         let region = try plan("/unsafe/10x20:30x40/a.com/b.jpg")
         #expect(region.region == ProcessingOptions.Region(left: 10, top: 20, right: 30, bottom: 40))
         let filtered = try plan("/unsafe/filters:quality(50):format(webp):grayscale():brightness(-10):no_upscale():max_age(60):nope(1)/a.com/b.jpg")
-        #expect(filtered.quality == 50 && filtered.format == .webp && filtered.levels == [.grayscale, .brightness(percent: -10)])
+        #expect(filtered.quality == 50 && filtered.format == .webp && filtered.steps == [.levels(.grayscale), .levels(.brightness(percent: -10))])
         #expect(!filtered.enlarge && filtered.maxAge == 60)
         let rotated = try plan("/unsafe/300x200/filters:rotate(90)/a.com/b.jpg")
         #expect(rotated.rotate == 270 && rotated.width == 200 && rotated.height == 300)

@@ -10,7 +10,8 @@ import Foundation
 /// force/auto with enlarge, dpr, zoom, min-width/min-height and the result-dimension limit), the
 /// crop to the result by gravity (content-aware with `g:sm`, see ``SmartCrop``), blur, sharpen,
 /// pixelate, extend and extend-aspect-ratio by their gravities, padding, background, watermark,
-/// then Alcedo's round corners, border and tint. Every frame of an animation is processed
+/// then Alcedo's round corners, border and tint, and last ``ProcessingOptions/steps`` in their
+/// own order (thumbor's post-transform filters, as its URL orders them). Every frame of an animation is processed
 /// (``ProcessingOptions/page`` keeps one); trim applies to still images only, as in imgproxy.
 /// The sizes follow ``ImgproxyGeometry``.
 ///
@@ -28,7 +29,7 @@ public struct ImgproxyProcessor: ImageProcessor {
     public let maxResultDimension: Int
     /// The server's watermark image for `watermark`/`wm` (default `nil`: the option does nothing).
     public let watermark: WatermarkImage?
-    /// The decoded images of ``ProcessingOptions/urlWatermarks`` and ``ProcessingOptions/frameURL``,
+    /// The decoded images the URL watermark and frame steps of ``ProcessingOptions/steps`` draw,
     /// by URL (one missing is not drawn).
     public let urlImages: [String: AlcedoImage]
 
@@ -37,7 +38,7 @@ public struct ImgproxyProcessor: ImageProcessor {
     ///   - maximumResultSide: results with a larger side are refused (default 8192).
     ///   - maxResultDimension: results are scaled down to fit this side (default 0: no limit).
     ///   - watermark: the image `wm` places (default `nil`: none).
-    ///   - urlImages: the images of the URL's `urlWatermarks` and `frameURL`, by URL (default none).
+    ///   - urlImages: the images of the steps' URL watermarks and frames, by URL (default none).
     public init(options: ProcessingOptions, maximumResultSide: Int = 8192, maxResultDimension: Int = 0,
                 watermark: WatermarkImage? = nil, urlImages: [String: AlcedoImage] = [:]) {
         self.urlImages = urlImages
@@ -71,12 +72,15 @@ public struct ImgproxyProcessor: ImageProcessor {
         var w = options.width > 0 ? Self.scaled(options.width, options.dpr * zoom) : large
         var h = options.height > 0 ? Self.scaled(options.height, options.dpr * zoom) : large
         if options.rotate == 90 || options.rotate == 270 { swap(&w, &h) }
-        if !options.autoRotate {
-            // The stored orientation may swap the sides: cover the larger one both ways.
-            let side = max(w == large ? 0 : w, h == large ? 0 : h)
-            return (PixelSize(width: side, height: side), .aspectFill)
-        }
         let covers = options.resizingType == .fit || options.width == 0 || options.height == 0
+        if !options.autoRotate {
+            // The stored orientation may swap the sides: cover the larger one both ways. A fit
+            // in both sides needs no more than a fit in the square of the larger side (its scale
+            // is at least the scale of either orientation's fit); anything else fills the square.
+            let side = max(w == large ? 0 : w, h == large ? 0 : h)
+            let fitsBoth = options.resizingType == .fit && options.width > 0 && options.height > 0
+            return (PixelSize(width: side, height: side), fitsBoth ? .aspectFit : .aspectFill)
+        }
         return (PixelSize(width: w, height: h), covers ? .aspectFit : .aspectFill)
     }
 
@@ -128,6 +132,9 @@ public struct ImgproxyProcessor: ImageProcessor {
         if options.extendAspectRatio, plan.extendAspectRatioWidth > 0, plan.extendAspectRatioHeight > 0 {
             size = Self.extended(size, to: PixelSize(width: plan.extendAspectRatioWidth, height: plan.extendAspectRatioHeight))
         }
+        if options.steps.contains(where: { if case .fill(_, _, true, _) = $0 { true } else { false } }) {
+            size = Self.extended(size, to: PixelSize(width: plan.targetWidth, height: plan.targetHeight))
+        }
         if options.padding.isEnabled {
             let padding = options.padding
             size = PixelSize(width: size.width + ImgproxyGeometry.scaleToEven(padding.left, plan.dprScale)
@@ -140,7 +147,7 @@ public struct ImgproxyProcessor: ImageProcessor {
 
     public func process(_ input: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
         // Each step is timed apart when the request is traced (`process:resize`…).
-        var steps = ProcessingStepClock()
+        var clock = ProcessingStepClock()
         var image = input
         if let page = options.page, image.frames.count > 1 {
             image = image.frame(at: min(page, image.frames.count - 1))
@@ -163,12 +170,12 @@ public struct ImgproxyProcessor: ImageProcessor {
         }
         if !options.autoRotate, image.orientation != .up {
             image = image.oriented(Self.inverse(image.orientation))
-            steps.lap("orient")
+            clock.lap("orient")
         }
         if let trim = options.trim, !image.isAnimated {
             image = try TrimImageProcessor(threshold: trim.threshold, color: trim.color, equalHorizontal: trim.equalHorizontal,
                                            equalVertical: trim.equalVertical).process(image)
-            steps.lap("trim")
+            clock.lap("trim")
         }
         // thumbor's trim: the manual crop stays in the untrimmed image's pixels.
         var trimmed = (x: 0, y: 0)
@@ -178,7 +185,7 @@ public struct ImgproxyProcessor: ImageProcessor {
                 trimmed = (rect.x, rect.y)
                 image = try processor.process(image)
             }
-            steps.lap("trim")
+            clock.lap("trim")
         }
         var gravity = options.gravity
         if let unshifted = options.region {
@@ -204,7 +211,7 @@ public struct ImgproxyProcessor: ImageProcessor {
         if options.flipHorizontal || options.flipVertical {
             image = try FlipImageProcessor(horizontal: options.flipHorizontal, vertical: options.flipVertical).process(image)
         }
-        if options.rotate != 0 || options.flipHorizontal || options.flipVertical { steps.lap("rotate") }
+        if options.rotate != 0 || options.flipHorizontal || options.flipVertical { clock.lap("rotate") }
         let plan = ImgproxyGeometry(source: image.pixelSize, options: options, maxResultDimension: effectiveResultDimension)
 
         // The crop before the resize (its offsets are source pixels: no dpr).
@@ -215,24 +222,19 @@ public struct ImgproxyProcessor: ImageProcessor {
         if scaled != image.pixelSize { image = image.resized(to: scaled) }
         image = Self.crop(image, width: plan.resultCropWidth, height: plan.resultCropHeight, gravity: gravity,
                           dpr: plan.dprScale)
-        steps.lap("resize")
+        clock.lap("resize")
 
         if options.blur > 0 {
             image = try BlurImageProcessor(blurRadius: options.blur).process(image)
-            steps.lap("blur")
+            clock.lap("blur")
         }
         if options.sharpen > 0 {
             image = try image.sharpened(sigma: options.sharpen)
-            steps.lap("sharpen")
-        }
-        if let sharpen = options.waveletSharpen {
-            image = try WaveletSharpenImageProcessor(amount: sharpen.amount, radius: sharpen.radius,
-                                                     luminanceOnly: sharpen.luminanceOnly).process(image)
-            steps.lap("sharpen")
+            clock.lap("sharpen")
         }
         if options.pixelate > 1 {
             image = try PixelateImageProcessor(size: options.pixelate).process(image)
-            steps.lap("pixelate")
+            clock.lap("pixelate")
         }
 
         let fill = options.background ?? .clear
@@ -253,59 +255,88 @@ public struct ImgproxyProcessor: ImageProcessor {
             try checkResult(canvas)
             image = image.embedded(in: canvas, at: (left, top), background: fill)
         }
-        if options.extend || options.extendAspectRatio || options.padding.isEnabled { steps.lap("extend") }
+        if options.extend || options.extendAspectRatio || options.padding.isEnabled { clock.lap("extend") }
         if let background = options.background {
             image = image.flattened(over: background)
-            steps.lap("background")
+            clock.lap("background")
         }
         if let mark = options.watermark, let watermark {
             image = watermark.apply(mark, to: image, dpr: plan.dprScale)
-            steps.lap("watermark")
-        }
-        for mark in options.urlWatermarks {
-            if let overlay = urlImages[mark.sourceURL] { image = URLWatermarkPlacement.apply(mark, image: overlay, over: image) }
-            steps.lap("watermark")
-        }
-        if let url = options.frameURL, let ninePatch = urlImages[url] {
-            let framed = NinePatchFrame.apply(ninePatch, to: image)
-            try checkResult(framed.pixelSize)
-            image = framed
-            steps.lap("frame")
-        }
-        for adjustment in options.levels {
-            image = try LevelsImageProcessor(adjustment).process(image)
-            steps.lap("levels")
-        }
-        for effect in options.effects {
-            let processor = effect.processor
-            image = try processor.process(image)
-            steps.lap(ProcessingStepClock.stepName(of: processor))
+            clock.lap("watermark")
         }
         if options.roundCorner > 0 {
-            image = try RoundCornerImageProcessor(radius: .point(options.roundCorner)).process(image)
-            if let color = options.roundCornerColor { image = image.flattened(over: color) }
-            steps.lap("round_corner")
+            image = try Self.roundCorners(image, radius: options.roundCorner, color: options.roundCornerColor)
+            clock.lap("round_corner")
         }
         if let border = options.border {
             image = try BorderImageProcessor(border: border.width, color: border.color).process(image)
-            steps.lap("border")
+            clock.lap("border")
         }
         if let tint = options.tint {
             image = try TintImageProcessor(tint: tint).process(image)
-            steps.lap("tint")
+            clock.lap("tint")
+        }
+        for step in options.steps {
+            image = try run(step, on: image, plan: plan)
+            clock.lap(step.timingName)
         }
         return image
     }
 
+    /// One of ``ProcessingOptions/steps`` on `image`.
+    private func run(_ step: ProcessingOptions.Step, on image: AlcedoImage, plan: ImgproxyGeometry) throws(AlcedoError) -> AlcedoImage {
+        switch step {
+        case .levels(let adjustment):
+            return try LevelsImageProcessor(adjustment).process(image)
+        case .effect(let effect):
+            return try effect.processor.process(image)
+        case .blur(let sigma):
+            return try BlurImageProcessor(blurRadius: sigma).process(image)
+        case .waveletSharpen(let sharpen):
+            return try WaveletSharpenImageProcessor(amount: sharpen.amount, radius: sharpen.radius,
+                                                    luminanceOnly: sharpen.luminanceOnly).process(image)
+        case .fill(let fill, let color, let extend, let merge):
+            var result = image
+            if extend {
+                // thumbor centres rounding down (imgproxy's centre rounds up).
+                result = try self.extend(image, to: PixelSize(width: plan.targetWidth, height: plan.targetHeight), gravity: .center,
+                                         dpr: plan.dprScale, fill: color ?? .clear, kind: fill, centredRoundingDown: true)
+            }
+            guard merge, let color else { return result }
+            return result.flattened(over: color)
+        case .background(let color):
+            return image.flattened(over: color)
+        case .roundCorner(let radius, let color):
+            return try Self.roundCorners(image, radius: radius, color: color)
+        case .urlWatermark(let mark):
+            guard let overlay = urlImages[mark.sourceURL] else { return image }
+            return URLWatermarkPlacement.apply(mark, image: overlay, over: image)
+        case .frame(let url):
+            guard let ninePatch = urlImages[url] else { return image }
+            let framed = NinePatchFrame.apply(ninePatch, to: image)
+            try checkResult(framed.pixelSize)
+            return framed
+        }
+    }
+
+    /// Corners rounded by `radius` pixels, the cut corners filled with `color` (transparent when `nil`).
+    private static func roundCorners(_ image: AlcedoImage, radius: Double, color: RGBA?) throws(AlcedoError) -> AlcedoImage {
+        let rounded = try RoundCornerImageProcessor(radius: .point(radius)).process(image)
+        return color.map { rounded.flattened(over: $0) } ?? rounded
+    }
+
     /// imgproxy's `extend`: a canvas of `size` (a side of 0 keeps the image's), the image placed
-    /// by `gravity`; nothing when the image already covers it.
+    /// by `gravity` (or centred, an odd spare pixel after the image, with `centredRoundingDown`),
+    /// the canvas filled as `kind` says; nothing when the image already covers it.
     private func extend(_ image: AlcedoImage, to size: PixelSize, gravity: ProcessingOptions.Gravity, dpr: Double,
-                        fill: RGBA) throws(AlcedoError) -> AlcedoImage {
+                        fill: RGBA, kind: ProcessingOptions.ExtendFill = .background,
+                        centredRoundingDown: Bool = false) throws(AlcedoError) -> AlcedoImage {
         let canvas = Self.extended(image.pixelSize, to: size)
         guard canvas != image.pixelSize else { return image }
         try checkResult(canvas)
-        let origin = ImgproxyGeometry.position(outer: canvas, inner: image.pixelSize, gravity: gravity, dpr: dpr)
-        switch options.extendFill {
+        let origin = centredRoundingDown ? ((canvas.width - image.width) / 2, (canvas.height - image.height) / 2)
+            : ImgproxyGeometry.position(outer: canvas, inner: image.pixelSize, gravity: gravity, dpr: dpr)
+        switch kind {
         case .background:
             return image.embedded(in: canvas, at: origin, background: fill)
         case .average:

@@ -222,7 +222,7 @@ public final class ImageService: Sendable {
                                         defaultQualities: FormatQualities(fallback: configuration.defaultQuality,
                                                                           perFormat: configuration.formatQuality
                                                                               .merging(parsed.options.formatQuality) { $1 }),
-                                        avifSpeed: configuration.avifSpeed, background: parsed.options.background,
+                                        avifSpeed: configuration.avifSpeed, background: parsed.options.flatteningBackground,
                                         maxBytes: parsed.options.maxBytes, preferredFormats: configuration.preferredFormats)
         responseEncoding.sanitizeSVG = configuration.sanitizeSVG
         responseEncoding.rasterizeSVG = configuration.alwaysRasterizeSVG
@@ -330,7 +330,7 @@ public final class ImageService: Sendable {
         }
         defer { admission.release() }
         let start = ContinuousClock.now
-        let overlays = try await urlImages(parsed.options.urlWatermarks.map(\.sourceURL) + (parsed.options.frameURL.map { [$0] } ?? []))
+        let overlays = try await urlImages(parsed.options.overlayURLs)
         let processor = ImgproxyProcessor(options: parsed.options, maximumResultSide: configuration.maxResultSide,
                                           maxResultDimension: configuration.maxResultDimension, watermark: configuration.watermark,
                                           urlImages: overlays)
@@ -428,7 +428,7 @@ public final class ImageService: Sendable {
                              lastModified: info.lastModified, tier: tier, expires: .now + lifetime, debug: debug, fallbackStatus: fallbackStatus)
     }
 
-    /// The images of a URL's `urlWatermarks` and `frameURL` (thumbor's `watermark(url,…)` and
+    /// The images of a URL's watermark and frame steps (thumbor's `watermark(url,…)` and
     /// `frame(url)`), each fetched as a source is: checked by the source guard and the allowed
     /// sources, through the same loaders and caches (first frame only). One that is refused or
     /// cannot be loaded answers 400, as thumbor answers a watermark it cannot load.

@@ -276,10 +276,6 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Alcedo: a focus point in source pixels (before ``region``), which replaces ``gravity`` for the
     /// crop to the result (default `nil`), `focus_pixel:X:Y` (thumbor's `focal()`).
     public var focusPixel: FocusPixel?
-    /// Alcedo: channel adjustments after the resize and crops, in order (default none), written
-    /// `levels:ADJUSTMENT` in canonical paths (see ``LevelsImageProcessor``); thumbor's filters set
-    /// them, imgproxy URLs cannot yet.
-    public var levels: [LevelsImageProcessor.Adjustment] = []
     /// Alcedo: the `Cache-Control` max-age of this result in seconds, replacing the server's
     /// (default `nil`), `max_age:SECONDS` (thumbor's `max_age()`); 0 answers `no-cache`.
     public var maxAge: Int?
@@ -288,24 +284,106 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// distance (thumbor's `trim`; ``CornerTrimImageProcessor``), in place of ``trim`` (default
     /// none), `corner_trim:CORNER:TOLERANCE`. ``region`` is read in the untrimmed image's pixels.
     public var cornerTrim: CornerTrim?
-    /// Alcedo: a wavelet sharpening after the resize (thumbor's `sharpen(amount,radius,luminance_only)`;
-    /// ``WaveletSharpenImageProcessor``) (default none), `wavelet_sharpen:AMOUNT:RADIUS:LUMA`.
-    public var waveletSharpen: WaveletSharpen?
-    /// Alcedo: what the canvas of ``extend`` is filled with (default ``ExtendFill/background``).
-    public var extendFill: ExtendFill = .background
-    /// Alcedo: images fetched from URLs and drawn over the result, in order (thumbor's
-    /// `watermark(url,…)`; default none), `url_watermark:…` in canonical paths.
-    public var urlWatermarks: [URLWatermark] = []
-    /// Alcedo: a nine-patch image from a URL drawn around the result (thumbor's `frame(url)`;
-    /// default none), `url_frame:…` in canonical paths.
-    public var frameURL: String?
     /// Alcedo: answer a PNG source whose result has no transparent pixel as JPEG when the URL
     /// names no format (thumbor's `autojpg()`; default `nil`: the server's `AUTO_PNG_TO_JPG`).
     public var pngToJPEG: Bool?
 
-    /// Alcedo: pixel effects after ``levels``, in order (thumbor's `noise` and `convolution`;
-    /// default none), `effect:…` in canonical paths.
-    public var effects: [Effect] = []
+    /// Alcedo: steps run one after another, in this order, after everything above (default none).
+    /// thumbor's post-transform filters become these, in the order its URL gives them; imgproxy's
+    /// options keep imgproxy's fixed order and set none. In canonical paths each is one segment,
+    /// in order (`levels:…`, `effect:…`, `url_watermark:…`…).
+    public var steps: [Step] = []
+
+    /// One step of ``steps``: an operation on the processed image, run by a library processor
+    /// or by the same code as the fixed option of that name.
+    public enum Step: Sendable, Hashable {
+        /// A channel adjustment (``LevelsImageProcessor``).
+        case levels(LevelsImageProcessor.Adjustment)
+        /// A pixel effect (noise, convolution).
+        case effect(Effect)
+        /// A Gaussian blur of this σ in pixels (``BlurImageProcessor``), as ``ProcessingOptions/blur``.
+        case blur(sigma: Double)
+        /// A wavelet sharpening (``WaveletSharpenImageProcessor``; thumbor's `sharpen`).
+        case waveletSharpen(WaveletSharpen)
+        /// The image centred on a canvas of the requested size when `extend` (filled as `fill` says,
+        /// a ``ExtendFill/background`` canvas with `color`, transparent when it is `nil`), its
+        /// pixels replacing the canvas's, then flattened over `color` when `merge` (default `true`)
+        /// and there is one (thumbor's `fill(color[,fill_transparent])`).
+        case fill(ExtendFill, color: RGBA?, extend: Bool, merge: Bool = true)
+        /// The image flattened over a colour (thumbor's `background_color`).
+        case background(RGBA)
+        /// Corners rounded by this radius in pixels, cut corners filled with `color` (transparent
+        /// when `nil`), as ``ProcessingOptions/roundCorner`` (thumbor's `round_corner`).
+        case roundCorner(radius: Double, color: RGBA?)
+        /// An image from a URL drawn over the result (thumbor's `watermark(url,…)`).
+        case urlWatermark(URLWatermark)
+        /// A nine-patch image from a URL drawn around the result (thumbor's `frame(url)`).
+        case frame(url: String)
+
+        /// The canonical segment of the step.
+        var segment: String {
+            switch self {
+            case .levels(let adjustment):
+                return "levels:" + LevelsImageProcessor(adjustment).identifier.dropFirst("com.alcedo.levels(".count).dropLast()
+            case .effect(let effect):
+                return "effect:" + effect.processor.identifier.dropFirst("com.alcedo.".count)
+            case .blur(let sigma):
+                return "gaussian_blur:" + ProcessingOptions.number(sigma)
+            case .waveletSharpen(let sharpen):
+                return "wavelet_sharpen:\(ProcessingOptions.number(sharpen.amount)):\(ProcessingOptions.number(sharpen.radius)):"
+                    + (sharpen.luminanceOnly ? "1" : "0")
+            case .fill(let fill, let color, let extend, let merge):
+                return "fill:\(fill.rawValue):" + (color.map(ProcessingOptions.hex) ?? "") + ":\(extend ? 1 : 0):\(merge ? 1 : 0)"
+            case .background(let color):
+                return "flatten:" + ProcessingOptions.hex(color)
+            case .roundCorner(let radius, let color):
+                return "corner:" + ProcessingOptions.number(radius) + ":" + (color.map(ProcessingOptions.hex) ?? "")
+            case .urlWatermark(let mark):
+                return "url_watermark:" + mark.placement + ":" + Base64URL.encode(Array(mark.sourceURL.utf8))
+            case .frame(let url):
+                return "url_frame:" + Base64URL.encode(Array(url.utf8))
+            }
+        }
+
+        /// The step's name in the request's stage timings (`process:NAME`).
+        var timingName: String {
+            switch self {
+            case .levels: return "levels"
+            case .effect(let effect): return ProcessingStepClock.stepName(of: effect.processor)
+            case .blur: return "blur"
+            case .waveletSharpen: return "sharpen"
+            case .fill: return "fill"
+            case .background: return "background"
+            case .roundCorner: return "round_corner"
+            case .urlWatermark: return "watermark"
+            case .frame: return "frame"
+            }
+        }
+
+        /// The URL of an image the step draws, fetched before processing.
+        var overlayURL: String? {
+            switch self {
+            case .urlWatermark(let mark): return mark.sourceURL
+            case .frame(let url): return url
+            default: return nil
+            }
+        }
+    }
+
+    /// The URLs of the images ``steps`` draw (watermarks, frames), in order.
+    var overlayURLs: [String] { steps.compactMap(\.overlayURL) }
+
+    /// The colour a result with transparency is flattened over when encoded as a format without
+    /// alpha: ``background``, else the last colour a ``Step/fill(_:color:extend:merge:)`` or
+    /// ``Step/background(_:)`` step flattened over.
+    var flatteningBackground: RGBA? {
+        if let background { return background }
+        for step in steps.reversed() {
+            if case .background(let color) = step { return color }
+            if case .fill(_, let color?, _, _) = step { return color }
+        }
+        return nil
+    }
 
     /// A pixel effect run by a library processor.
     public enum Effect: Sendable, Hashable {
@@ -346,9 +424,9 @@ public struct ProcessingOptions: Sendable, Hashable {
         }
     }
 
-    /// What an extended canvas is filled with.
+    /// What the canvas of a ``Step/fill(_:color:extend:merge:)`` step is filled with.
     public enum ExtendFill: String, Sendable, Hashable {
-        /// ``background`` (transparent when it is `nil`).
+        /// The step's colour (transparent when it is `nil`).
         case background
         /// The mean colour of the image's pixels (thumbor's `fill(auto)`).
         case average
@@ -545,22 +623,10 @@ public struct ProcessingOptions: Sendable, Hashable {
         if let region { segments.append("crop_region:\(region.left):\(region.top):\(region.right):\(region.bottom)") }
         if adaptiveOrientation { segments.append("adaptive:1") }
         if let focusPixel { segments.append("focus_pixel:\(Self.number(focusPixel.x)):\(Self.number(focusPixel.y))") }
-        for adjustment in levels {
-            segments.append("levels:" + LevelsImageProcessor(adjustment).identifier.dropFirst("com.alcedo.levels(".count).dropLast())
-        }
         if let maxAge { segments.append("max_age:\(maxAge)") }
         if let cornerTrim { segments.append("corner_trim:\(cornerTrim.corner.rawValue):\(cornerTrim.tolerance)") }
-        if let waveletSharpen {
-            segments.append("wavelet_sharpen:\(Self.number(waveletSharpen.amount)):\(Self.number(waveletSharpen.radius)):"
-                + (waveletSharpen.luminanceOnly ? "1" : "0"))
-        }
-        if extendFill != .background { segments.append("extend_fill:" + extendFill.rawValue) }
-        for mark in urlWatermarks {
-            segments.append("url_watermark:" + mark.placement + ":" + Base64URL.encode(Array(mark.sourceURL.utf8)))
-        }
         if let pngToJPEG { segments.append("png_to_jpeg:\(pngToJPEG ? 1 : 0)") }
-        if let frameURL { segments.append("url_frame:" + Base64URL.encode(Array(frameURL.utf8))) }
-        for effect in effects { segments.append("effect:" + effect.processor.identifier.dropFirst("com.alcedo.".count)) }
+        segments += steps.map(\.segment)
         return segments
     }
 

@@ -227,6 +227,9 @@ public enum ThumborURLError: Error, Sendable, Hashable, CustomStringConvertible 
     case invalidSignature
     /// A number too large to be a size (thumbor would fail later with a 500).
     case numberOutOfRange(String)
+    /// A `convolution` kernel (`ITEMS,COLUMNS`) whose rows and columns are not both odd, or whose
+    /// items do not fill the rows (thumbor 7.8 fails with a 500 on it).
+    case invalidConvolutionKernel(String)
 
     /// thumbor's status: 400 for every one.
     public var status: Int { 400 }
@@ -238,6 +241,8 @@ public enum ThumborURLError: Error, Sendable, Hashable, CustomStringConvertible 
         case .unsafeNotAllowed: return "URL has unsafe but unsafe is not allowed by the config"
         case .invalidSignature: return "Malformed URL: the signature does not match"
         case .numberOutOfRange(let text): return "Malformed URL: \(text) is larger than \(ThumborPath.maximumNumber)"
+        case .invalidConvolutionKernel(let text):
+            return "Malformed URL: convolution(\(text)) needs an odd number of rows and of columns"
         }
     }
 }

@@ -72,7 +72,7 @@ public enum ThumborPlan {
         options.gravity = gravity(path.horizontalFlip ? mirrored(path.horizontalAlign) : path.horizontalAlign,
                                   path.verticalFlip ? mirrored(path.verticalAlign) : path.verticalAlign)
         for filter in ThumborFilter.list(path.filters) where rules.filters.map({ $0.contains(filter.name) }) ?? !ThumborFilter.optIn.contains(filter.name) {
-            apply(filter, to: &options, fitIn: path.fitIn, autoPNGToJPG: rules.autoPNGToJPG)
+            try apply(filter, to: &options, fitIn: path.fitIn, autoPNGToJPG: rules.autoPNGToJPG)
         }
         return ImgproxyPath(signature: path.signature ?? "unsafe", options: options, sourceURL: sourceURL(path.image),
                             encoding: .plain, extensionFormat: nil)
@@ -122,7 +122,10 @@ public enum ThumborPlan {
     }
 
     /// Applies one filter as thumbor does; one whose arguments do not match is ignored.
-    static func apply(_ filter: ThumborFilter, to options: inout ProcessingOptions, fitIn: Bool, autoPNGToJPG: Bool = false) {
+    /// - Throws: ``ThumborURLError/invalidConvolutionKernel(_:)`` for a `convolution` kernel that
+    ///   matches the filter's pattern but has no centre (thumbor 7.8 fails with a 500 there).
+    static func apply(_ filter: ThumborFilter, to options: inout ProcessingOptions, fitIn: Bool,
+                      autoPNGToJPG: Bool = false) throws(ThumborURLError) {
         switch filter.name {
         case "quality":
             if let value = filter.integer(0, negative: false) { options.quality = max(1, min(100, value)) }
@@ -138,28 +141,28 @@ public enum ThumborPlan {
         case "max_age":
             if let value = filter.integer(0, negative: false) { options.maxAge = value }
         case "background_color":
-            if let text = filter.string(0), let color = ThumborFilter.color(text) { options.background = color }
+            if let text = filter.string(0), let color = ThumborFilter.color(text) { options.steps.append(.background(color)) }
         case "fill":
             guard let text = filter.string(0), text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }),
                   let transparent = filter.boolean(1, default: false) else { return }
-            if fitIn { options.extend = true }
             switch text {
-            case "auto": options.extendFill = .average
-            case "blur": options.extendFill = .blur
+            case "auto": options.steps.append(.fill(.average, color: nil, extend: fitIn))
+            case "blur": options.steps.append(.fill(.blur, color: nil, extend: fitIn))
             default:
-                options.extendFill = .background
-                if let color = ThumborFilter.color(text), color.alpha == 255 || transparent { options.background = color }
+                // Without fill_transparent the image's own pixels, transparent ones too, replace the canvas's.
+                let color = ThumborFilter.color(text).flatMap { $0.alpha == 255 || transparent ? $0 : nil }
+                options.steps.append(.fill(.background, color: color, extend: fitIn, merge: transparent))
             }
         case "blur":
             guard let radius = filter.integer(0, negative: false), radius > 0 else { return }
             let sigma = filter.arguments.count > 1 ? filter.decimal(1) : 0
             guard let sigma else { return }
-            options.blur = min(150, sigma == 0 ? Double(radius) : abs(sigma))
+            options.steps.append(.blur(sigma: min(150, sigma == 0 ? Double(radius) : abs(sigma))))
         case "sharpen":
             guard let amount = filter.decimal(0), let radius = filter.decimal(1), filter.boolean(2, default: false) != nil,
                   filter.arguments.count == 3 else { return }
-            options.waveletSharpen = ProcessingOptions.WaveletSharpen(amount: amount, radius: radius,
-                                                                      luminanceOnly: filter.boolean(2, default: false) ?? false)
+            options.steps.append(.waveletSharpen(ProcessingOptions.WaveletSharpen(amount: amount, radius: radius,
+                                                                                  luminanceOnly: filter.boolean(2, default: false) ?? false)))
         case "rotate":
             // thumbor turns counter-clockwise; multiples of 90 only.
             guard let value = filter.integer(0), value % 90 == 0 else { return }
@@ -167,32 +170,32 @@ public enum ThumborPlan {
             options.rotate = (360 - counterClockwise) % 360
             if options.rotate == 90 || options.rotate == 270 { swap(&options.width, &options.height) }
         case "grayscale":
-            options.levels.append(.grayscale)
+            options.steps.append(.levels(.grayscale))
         case "equalize":
-            options.levels.append(.equalize)
+            options.steps.append(.levels(.equalize))
         case "brightness":
-            if let value = filter.integer(0) { options.levels.append(.brightness(percent: value)) }
+            if let value = filter.integer(0) { options.steps.append(.levels(.brightness(percent: value))) }
         case "contrast":
-            if let value = filter.integer(0) { options.levels.append(.contrast(percent: value)) }
+            if let value = filter.integer(0) { options.steps.append(.levels(.contrast(percent: value))) }
         case "rgb":
             if let r = filter.integer(0), let g = filter.integer(1), let b = filter.integer(2) {
-                options.levels.append(.rgb(red: r, green: g, blue: b))
+                options.steps.append(.levels(.rgb(red: r, green: g, blue: b)))
             }
         case "saturation":
-            if let value = filter.decimal(0) { options.levels.append(.saturation(factor: value)) }
+            if let value = filter.decimal(0) { options.steps.append(.levels(.saturation(factor: value))) }
         case "colorize":
             if let r = filter.integer(0, negative: false), let g = filter.integer(1, negative: false), let b = filter.integer(2, negative: false),
                let text = filter.string(3), text.count == 6, let color = ThumborFilter.color(text) {
-                options.levels.append(.colorize(red: r, green: g, blue: b, color: color))
+                options.steps.append(.levels(.colorize(red: r, green: g, blue: b, color: color)))
             }
         case "curve":
-            if filter.arguments.isEmpty == false, let curves = curves(filter.arguments) { options.levels.append(curves) }
+            if filter.arguments.isEmpty == false, let curves = curves(filter.arguments) { options.steps.append(.levels(curves)) }
         case "round_corner":
             guard let radiusText = filter.string(0), let radius = Int(radiusText.split(separator: "|").first ?? ""),
                   let r = filter.integer(1, negative: false), let g = filter.integer(2, negative: false),
                   let b = filter.integer(3, negative: false), let transparent = filter.boolean(4, default: false) else { return }
-            options.roundCorner = Double(min(radius, 100_000))
-            options.roundCornerColor = transparent ? nil : RGBA(red: UInt8(min(255, r)), green: UInt8(min(255, g)), blue: UInt8(min(255, b)))
+            options.steps.append(.roundCorner(radius: Double(min(radius, 100_000)),
+                                              color: transparent ? nil : RGBA(red: UInt8(min(255, r)), green: UInt8(min(255, g)), blue: UInt8(min(255, b)))))
         case "strip_exif":
             options.stripMetadata = true
         case "strip_icc":
@@ -200,7 +203,10 @@ public enum ThumborPlan {
         case "no_upscale":
             options.enlarge = false
         case "upscale":
-            if fitIn { options.enlarge = true }
+            // thumbor enlarges the image as the filters before it left it: after a `fill` that
+            // extended it to the size, there is nothing left to enlarge.
+            let filled = options.steps.contains { if case .fill(_, _, true, _) = $0 { true } else { false } }
+            if fitIn, !filled { options.enlarge = true }
         case "stretch":
             if !fitIn, options.width > 0, options.height > 0 { options.resizingType = .force }
         case "proportion":
@@ -222,11 +228,11 @@ public enum ThumborPlan {
             // thumbor 7.8: with AUTO_PNG_TO_JPG on, any autojpg() turns it off for the URL.
             options.pngToJPEG = autoPNGToJPG ? false : enabled
         case "watermark":
-            if let mark = watermark(filter) { options.urlWatermarks.append(mark) }
+            if let mark = watermark(filter) { options.steps.append(.urlWatermark(mark)) }
         case "noise":
             guard (1...2).contains(filter.arguments.count), let amount = filter.integer(0, negative: false),
                   let seed = filter.arguments.count > 1 ? filter.integer(1, negative: false) : 0 else { return }
-            options.effects.append(.noise(amount: amount, seed: UInt32(seed)))
+            options.steps.append(.effect(.noise(amount: amount, seed: UInt32(seed))))
         case "convolution":
             // convolution(ITEMS,COLUMNS[,NORMALIZE]): items `-?\d+(\.\d*)?` joined by `;`.
             guard (2...3).contains(filter.arguments.count), let columns = filter.integer(1, negative: false), columns > 0,
@@ -239,10 +245,14 @@ public enum ThumborPlan {
                       digits.filter({ $0 == "." }).count <= 1 else { return nil }
                 return Double(item.hasSuffix(".") ? item + "0" : String(item))
             }
-            // A kernel thumbor cannot centre (an even side) is ignored: its C code reads past the kernel there.
-            guard kernel.count == items.count, kernel.count <= 625,
-                  ConvolutionImageProcessor.isValid(kernel: kernel, columns: columns) else { return }
-            options.effects.append(.convolution(kernel: kernel, columns: columns, normalize: normalize))
+            guard kernel.count == items.count, kernel.count <= 625 else { return }
+            // A kernel without a centre (an even side, or not a rectangle): thumbor's C filter
+            // returns no image and no exception, and the request fails with a 500. The URL asks
+            // for what cannot be done: Alcedo answers 400, as for any other bad URL.
+            guard ConvolutionImageProcessor.isValid(kernel: kernel, columns: columns) else {
+                throw .invalidConvolutionKernel(filter.arguments[0] + "," + filter.arguments[1])
+            }
+            options.steps.append(.effect(.convolution(kernel: kernel, columns: columns, normalize: normalize)))
         case "extract_focal":
             // thumbor 7.8 documents the crop of the thumbor URL that the image part is as the
             // focal point, but that point never reaches its crop (checked against it: the result
@@ -250,7 +260,7 @@ public enum ThumborPlan {
             break
         case "frame":
             guard filter.arguments.count == 1, let url = filter.string(0) else { return }
-            options.frameURL = sourceURL(url)
+            options.steps.append(.frame(url: sourceURL(url)))
         default:
             // Unknown filters are ignored, as thumbor ignores them.
             break
