@@ -111,7 +111,7 @@ public struct ImageServerConfiguration: Sendable {
     public var webpEffort = Self.defaultWebPEffort
     /// The WebP effort used when none is set: 2. Measured with libwebp 1.2 on served-size
     /// photographs at quality 79 (`Benchmarks/Codecs/webp-knobs.py`), method 2 encodes in 0.37x
-    /// the time of method 4 for about 5% more bytes and the same SSIM; method 1 saves little
+    /// the time of method 4 for about 5% more bytes and an SSIM within 0.002; method 1 saves little
     /// more time for 15-30% more bytes. In the serve benchmark (`Benchmarks/Serve/run-formats.sh`)
     /// WebP results at 2 come out 0.98x thumbor's bytes and 1.03x those of libvips at effort 4.
     public static let defaultWebPEffort = 2
