@@ -198,7 +198,7 @@ http {{
     fastcgi_temp_path {prefix}/tmp/fastcgi;
     uwsgi_temp_path {prefix}/tmp/uwsgi;
     scgi_temp_path {prefix}/tmp/scgi;
-    types {{ image/jpeg jpg; }}
+    types {{ image/jpeg jpg; image/gif gif; image/webp webp; image/png png; }}
     default_type application/octet-stream;
     server {{
         listen 127.0.0.1:{self.port};

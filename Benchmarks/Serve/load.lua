@@ -1,8 +1,9 @@
--- wrk script of the serve benchmark. Usage: wrk ... -s load.lua URL -- MODE FILE THREADS
+-- wrk script of the serve benchmark. Usage: wrk ... -s load.lua URL -- MODE FILE THREADS [BASE SPAN]
 --   variants: FILE has one path template per source with {W} where the size goes; request n
---             asks source n % sources at W = 200 + (263 * (n / sources)) % 513: 263 and 513
---             are coprime, so the first sources * 513 requests are all different variants (no
---             result cache can help) and every stretch of the run spreads over 200-712.
+--             asks source n % sources at W = BASE + (263 * (n / sources)) % SPAN (default 200
+--             and 513): 263 is prime and SPAN no multiple of it, so the first sources * SPAN
+--             requests are all different variants (no result cache can help) and every stretch
+--             of the run spreads over BASE to BASE + SPAN - 1 (200-712 by default).
 --   repeat:   FILE has one path per line, asked again and again in turn.
 --   revalidate: FILE has "path<TAB>etag" per line; every request carries If-None-Match and
 --             the statuses are counted (a 304 is the expected answer).
@@ -25,6 +26,8 @@ end
 function init(args)
   mode = args[1]
   stride = tonumber(args[3] or "1")
+  base = tonumber(args[4] or "200")
+  span = tonumber(args[5] or "513")
   paths, etags = {}, {}
   for line in io.lines(args[2]) do
     if #line > 0 then
@@ -50,7 +53,7 @@ function request()
   local headers = nil
   local path
   if mode == "variants" then
-    local width = 200 + (263 * math.floor(n / count)) % 513
+    local width = base + (263 * math.floor(n / count)) % span
     path = paths[index + 1]:gsub("{W}", tostring(width))
   else
     path = paths[index + 1]

@@ -1,17 +1,22 @@
 """A small stand-in for imgproxy: the same URL shape (/insecure/rs:fit:W:H/plain/<encoded URL>),
 libvips' thumbnail_buffer (JPEG shrink-on-load, as imgproxy does) and JPEG quality 80 without
-metadata (WebP or PNG when the URL ends in `@webp` or `@png`), run as a WSGI app under gunicorn. Like imgproxy it keeps no result cache, turns off
+metadata (WebP, PNG, AVIF or GIF when the URL ends in `@webp`, `@png`, `@avif` or `@gif`, at
+imgproxy's default qualities and speeds), run as a WSGI app under gunicorn. Animated GIF and
+WebP sources keep every frame (libvips' `n=-1`, as imgproxy does up to its frame limit), and
+the frames' delays with them. Like imgproxy it keeps no result cache, turns off
 libvips' operation cache and runs one libvips thread per request (VIPS_CONCURRENCY=1 is set by
 the harness); sources are fetched once per worker and kept in memory. An If-None-Match equal
 to the ETag of the (source, options) pair gets a 304 without processing.
 Run: gunicorn -w 2 -b 127.0.0.1:PORT vips_proxy:app"""
 import hashlib
+import os
 import urllib.parse
 import urllib.request
 
 import pyvips
 
 pyvips.cache_set_max(0)
+AVIF_QUALITY = int(os.environ.get("VIPS_AVIF_QUALITY", "63"))
 sources = {}
 # Output formats by the URL's `@ext` (JPEG when there is none), imgproxy's default qualities.
 SAVERS = {
@@ -19,7 +24,18 @@ SAVERS = {
     "jpeg": ("image/jpeg", lambda image: image.jpegsave_buffer(Q=80, strip=True)),
     "webp": ("image/webp", lambda image: image.webpsave_buffer(Q=79, strip=True)),
     "png": ("image/png", lambda image: image.pngsave_buffer(strip=True)),
+    # imgproxy: IMGPROXY_AVIF_SPEED 8 is libvips' effort 9 - 8. VIPS_AVIF_QUALITY (default 63, imgproxy's)
+    # lets the benchmark find the quality at which libvips writes as many bytes as another server.
+    "avif": ("image/avif", lambda image: image.heifsave_buffer(Q=AVIF_QUALITY, compression="av1", effort=1, strip=True)),
+    "gif": ("image/gif", lambda image: image.gifsave_buffer(strip=True)),
 }
+
+
+def load_options(data):
+    """libvips' load options for a source: every page of a GIF or WebP (its frames), none else."""
+    if data[:4] == b"GIF8" or (data[:4] == b"RIFF" and data[8:12] == b"WEBP"):
+        return "n=-1"
+    return ""
 
 
 def source(url):
@@ -54,7 +70,7 @@ def app(environ, start_response):
     url = urllib.parse.unquote(url)
     saver = SAVERS.get(extension or "jpg")
     if saver is None:
-        return fail(start_response, "400 Bad Request", f"output format {extension!r}: only jpg, webp and png")
+        return fail(start_response, "400 Bad Request", f"output format {extension!r}: only {', '.join(SAVERS)}")
     etag = '"' + hashlib.sha256(f"{url}\n{parts[2]}\n{extension}".encode()).hexdigest()[:32] + '"'
     headers = [("ETag", etag), ("Cache-Control", "public, max-age=31536000")]
     if environ.get("HTTP_IF_NONE_MATCH") == etag:
@@ -64,7 +80,7 @@ def app(environ, start_response):
         data = source(url)
     except Exception as error:  # the origin failed: imgproxy answers 404/502 the same way
         return fail(start_response, "502 Bad Gateway", f"source: {error}")
-    image = pyvips.Image.thumbnail_buffer(data, width, height=height, size="down")
+    image = pyvips.Image.thumbnail_buffer(data, width, height=height, size="down", option_string=load_options(data))
     content_type, save = saver
     body = save(image)
     start_response("200 OK", headers + [("Content-Type", content_type), ("Content-Length", str(len(body)))])

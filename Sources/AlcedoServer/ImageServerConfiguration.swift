@@ -105,9 +105,16 @@ public struct ImageServerConfiguration: Sendable {
     public var avifSpeed = 8
     /// Write JPEG results progressive (default `false`: baseline), as imgproxy's `IMGPROXY_JPEG_PROGRESSIVE`.
     public var progressiveJPEG = false
-    /// libwebp's effort for WebP results, 1 (fastest) to 6 (smallest files) (default 4, as
-    /// imgproxy's `IMGPROXY_WEBP_EFFORT`).
-    public var webpEffort = 4
+    /// libwebp's effort (its `method`) for WebP results, 1 (fastest) to 6 (smallest files)
+    /// (default ``defaultWebPEffort``, 2; imgproxy's `IMGPROXY_WEBP_EFFORT` defaults to 4).
+    /// A value set explicitly, 4 included, is used as given.
+    public var webpEffort = Self.defaultWebPEffort
+    /// The WebP effort used when none is set: 2. Measured with libwebp 1.2 on served-size
+    /// photographs at quality 79 (`Benchmarks/Codecs/webp-knobs.py`), method 2 encodes in 0.37x
+    /// the time of method 4 for about 5% more bytes and an SSIM within 0.002; method 1 saves little
+    /// more time for 15-30% more bytes. In the serve benchmark (`Benchmarks/Serve/run-formats.sh`)
+    /// WebP results at 2 come out 0.98x thumbor's bytes and 1.03x those of libvips at effort 4.
+    public static let defaultWebPEffort = 2
     /// libwebp's content preset for WebP results (default `.default`, as imgproxy's `IMGPROXY_WEBP_PRESET`).
     public var webpPreset = WebPEncoder.Preset.default
     /// Set in each worker of `alcedo serve --processes N` (default `nil`): where every worker's own

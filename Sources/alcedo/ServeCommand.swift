@@ -114,7 +114,7 @@ struct ServeCommand: AsyncParsableCommand {
     var imgproxyMetrics: Bool?
     @Flag(inversion: .prefixedNo, help: "Write JPEG results progressive (default off: baseline).")
     var jpegProgressive: Bool?
-    @Option(help: ArgumentHelp("libwebp's effort for WebP results, 1 (fastest) to 6 (smallest files) (default 4).", valueName: "1-6"))
+    @Option(help: ArgumentHelp("libwebp's effort for WebP results, 1 (fastest) to 6 (smallest files) (default 2; imgproxy's is 4).", valueName: "1-6"))
     var webpEffort: Int?
     @Option(help: ArgumentHelp("libwebp's content preset for WebP results: default, picture, photo, drawing, icon or text (default: default).",
                                valueName: "preset"))

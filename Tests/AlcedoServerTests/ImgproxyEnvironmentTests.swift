@@ -204,17 +204,21 @@ struct ImgproxyEnvironmentTests {
     }
 
     /// `IMGPROXY_WEBP_EFFORT`: libwebp's method for WebP results; 1 and 6 write different files
-    /// of the same picture, and a value outside 1-6 stops the start naming the variable.
+    /// of the same picture, and a value outside 1-6 stops the start naming the variable. With
+    /// no setting the effort is 2 (``ImageServerConfiguration/defaultWebPEffort``): the same
+    /// file as an explicit 2, and an explicit 4 (imgproxy's default) is honoured, not taken
+    /// for the default.
     @Test func webpEffortFromTheEnvironment() async throws {
         let origin = try await TestHTTPServer.start()
         defer { origin.stop() }
         origin.route("/cat.jpg", .ok(TestImages.jpeg(width: 240, height: 180), contentType: "image/jpeg"))
         let source = origin.url("/cat.jpg").absoluteString
+        #expect(ImageServerConfiguration().webpEffort == 2 && ImageServerConfiguration.defaultWebPEffort == 2)
         var bodies: [Data] = []
-        for effort in ["1", "6"] {
-            let server = try await ChildServe.start(environment: [
-                "IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true", "IMGPROXY_WEBP_EFFORT": effort,
-            ])
+        for effort in ["1", "6", "", "2", "4"] {
+            var environment = ["IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true"]
+            if !effort.isEmpty { environment["IMGPROXY_WEBP_EFFORT"] = effort }
+            let server = try await ChildServe.start(environment: environment)
             defer { server.stop() }
             let reply = try await OneShotClient().get(server.baseURL + "/insecure/w:200/plain/" + source + "@webp")
             #expect(reply.status == 200)
@@ -223,6 +227,8 @@ struct ImgproxyEnvironmentTests {
             bodies.append(reply.body)
         }
         #expect(bodies[0] != bodies[1], "efforts 1 and 6 encode differently")
+        #expect(bodies[2] == bodies[3], "no setting encodes as effort 2")
+        #expect(bodies[3] != bodies[4], "an explicit effort 4 is used as given")
         let (status, _, err) = try ChildServe.runToEnd(["serve", "--print-config"], environment: ["IMGPROXY_WEBP_EFFORT": "7"])
         #expect(status != 0)
         #expect(err.contains("IMGPROXY_WEBP_EFFORT"), "\(err)")

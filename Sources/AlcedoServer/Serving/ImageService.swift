@@ -611,8 +611,12 @@ public final class ImageService: Sendable {
             if format == .png, encoding.pngInterlaced || encoding.pngPaletteColors > 0 {
                 return try encoding.pngEncoder.encode(image, options: options)
             }
+            // The registry's WebP encoder is libwebp's method 4 with the default preset.
             if format == .webp, encoding.webpEffort != 4 || encoding.webpPreset != .default {
-                return try WebPEncoder(method: encoding.webpEffort, preset: encoding.webpPreset).encode(image, options: options)
+                let data = try WebPEncoder(method: encoding.webpEffort, preset: encoding.webpPreset).encode(image, options: options)
+                // The registry's `encode` writes the image's EXIF and XMP; an encoder called alone does not.
+                guard options.writesMetadata, let metadata = image.metadata, !metadata.isEmpty else { return data }
+                return metadata.embedded(in: data, format: .webp, width: image.width, height: image.height, hasAlpha: image.hasAlpha)
             }
             return try ImageCodecRegistry.shared.encode(image, as: format, options: options)
         }

@@ -34,7 +34,7 @@ struct ResponseEncoding: Sendable, Hashable {
     /// Write JPEG results progressive (``ImageServerConfiguration/progressiveJPEG``).
     var progressiveJPEG = false
     /// libwebp's effort for WebP results (``ImageServerConfiguration/webpEffort``).
-    var webpEffort = 4
+    var webpEffort = ImageServerConfiguration.defaultWebPEffort
     /// libwebp's content preset for WebP results (``ImageServerConfiguration/webpPreset``).
     var webpPreset = WebPEncoder.Preset.default
     /// thumbor's `AUTO_PNG_TO_JPG` (or `autojpg()`): a PNG source whose result has no
@@ -125,7 +125,7 @@ struct ResponseEncoding: Sendable, Hashable {
         let speed = requested == .avif || accepted.avif || enforced.avif ? ",s\(avifSpeed)" : ""
         let metadata = !stripMetadata ? ",meta" : keepCopyright ? "" : ",nometa"
         let progressive = progressiveJPEG ? ",prog" : ""
-        let effort = (webpEffort != 4 ? ",e\(webpEffort)" : "") + (webpPreset != .default ? ",wp\(webpPreset)" : "")
+        let effort = (webpEffort != ImageServerConfiguration.defaultWebPEffort ? ",e\(webpEffort)" : "") + (webpPreset != .default ? ",wp\(webpPreset)" : "")
         let png = (maxBytesSchedule == .thumbor ? ",mbt" : "") + (pngInterlaced ? ",pngi" : "") + (pngPaletteColors > 0 ? ",pngq\(pngPaletteColors)" : "")
         return "\(format),\(qualityText),bg\(background),mb\(maxBytes)\(speed)\(metadata)\(progressive)\(effort)\(png)"
     }

@@ -113,6 +113,31 @@ struct WebPEncoderTests {
         #expect(decoded.pixel(x: 0, y: 0) == source.pixel(x: 0, y: 0) && decoded.pixel(x: 0, y: 0).alpha == 0)
     }
 
+    /// PSNR of `method`'s lossy encoding of the photograph at quality 90, and its bytes.
+    static func methodRoundTrip(_ method: Int) throws -> (psnr: Double, data: Data) {
+        let source = try photo()
+        let data = try WebPEncoder(method: method).encode(source, options: EncodingOptions(quality: 90))
+        let decoded = try WebPDecoder().decode(data)
+        return (PixelCompare.psnr(decoded.pixels, source.pixels), data)
+    }
+
+    @Test("every method 0...6 round-trips a photograph above 38 dB; the method is used as given and clamped to 0...6")
+    func methodsRoundTrip() throws {
+        var outputs = Set<Data>()
+        for method in 0...6 {
+            let (psnr, data) = try Self.methodRoundTrip(method)
+            #expect(ImageFormat.webPVariant(of: data) == .lossy)
+            #expect(psnr > 38, "method \(method): \(psnr) dB")
+            outputs.insert(data)
+        }
+        // Methods 0-2 skip the rate-distortion passes that 3-6 make: the files differ.
+        #expect(outputs.count >= 4, "\(outputs.count) distinct files from 7 methods")
+        #expect(try Self.methodRoundTrip(2).data != Self.methodRoundTrip(4).data)
+        #expect(WebPEncoder(method: 9).method == 6)
+        #expect(WebPEncoder(method: -3).method == 0)
+        #expect(WebPEncoder().method == 4)
+    }
+
     @Test("lower quality gives a smaller file")
     func qualityChangesSize() throws {
         let source = try Self.photo()
