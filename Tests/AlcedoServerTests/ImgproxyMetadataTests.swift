@@ -120,6 +120,28 @@ struct ImgproxyMetadataTests {
         }
     }
 
+    @Test("progressive JPEG, interlaced PNG and palette PNG results keep EXIF and XMP too (encoders called outside the registry)",
+          arguments: ["progressive", "interlaced", "quantized"])
+    func directEncoderResults(setting: String) async throws {
+        try await Self.withServer({ Self.configureEncoder(setting, &$0) }) { server, origin in
+            let format: ImageFormat = setting == "progressive" ? .jpeg : .png
+            let reply = try await server.request(server.path(origin.url("/photo.jpg"), "sm:0/w:24", ext: format.preferredFileExtension))
+            #expect(reply.status == 200 && reply.format == format)
+            let metadata = EmbeddedMetadata.read(from: reply.body)
+            #expect(Self.contains(metadata.exif, "AlcedoCam"), "\(setting)")
+            #expect(Self.contains(metadata.xmp, "Lisbon"), "\(setting)")
+        }
+    }
+
+    /// Turns on the encoder setting `setting` names.
+    static func configureEncoder(_ setting: String, _ configuration: inout ImageServerConfiguration) {
+        switch setting {
+        case "progressive": configuration.progressiveJPEG = true
+        case "interlaced": configuration.pngInterlaced = true
+        default: configuration.pngQuantize = true
+        }
+    }
+
     @Test("AVIF results store EXIF and XMP as items")
     func avifResults() async throws {
         try await Self.withServer { server, origin in

@@ -606,19 +606,23 @@ public final class ImageService: Sendable {
         var quality = encoding.quality(for: format)
         func encode(_ quality: Int) throws(AlcedoError) -> Data {
             let options = EncodingOptions(quality: quality, writesMetadata: true)
+            // The AVIF encoder writes the metadata itself.
             if format == .avif { return try AVIFEncoder(speed: encoding.avifSpeed).encode(image, options: options) }
-            if format == .jpeg, encoding.progressiveJPEG { return try JPEGEncoder(progressive: true).encode(image, options: options) }
-            if format == .png, encoding.pngInterlaced || encoding.pngPaletteColors > 0 {
-                return try encoding.pngEncoder.encode(image, options: options)
+            let data: Data
+            if format == .jpeg, encoding.progressiveJPEG {
+                data = try JPEGEncoder(progressive: true).encode(image, options: options)
+            } else if format == .png, encoding.pngInterlaced || encoding.pngPaletteColors > 0 {
+                data = try encoding.pngEncoder.encode(image, options: options)
+            } else if format == .webp, encoding.webpEffort != 4 || encoding.webpPreset != .default {
+                // The registry's WebP encoder is libwebp's method 4 with the default preset.
+                data = try WebPEncoder(method: encoding.webpEffort, preset: encoding.webpPreset).encode(image, options: options)
+            } else {
+                return try ImageCodecRegistry.shared.encode(image, as: format, options: options)
             }
-            // The registry's WebP encoder is libwebp's method 4 with the default preset.
-            if format == .webp, encoding.webpEffort != 4 || encoding.webpPreset != .default {
-                let data = try WebPEncoder(method: encoding.webpEffort, preset: encoding.webpPreset).encode(image, options: options)
-                // The registry's `encode` writes the image's EXIF and XMP; an encoder called alone does not.
-                guard options.writesMetadata, let metadata = image.metadata, !metadata.isEmpty else { return data }
-                return metadata.embedded(in: data, format: .webp, width: image.width, height: image.height, hasAlpha: image.hasAlpha)
-            }
-            return try ImageCodecRegistry.shared.encode(image, as: format, options: options)
+            // The registry's `encode` writes the image's EXIF and XMP into JPEG, PNG and WebP;
+            // an encoder called alone does not.
+            guard options.writesMetadata, let metadata = image.metadata, !metadata.isEmpty else { return data }
+            return metadata.embedded(in: data, format: format, width: image.width, height: image.height, hasAlpha: image.hasAlpha)
         }
         let first = try encode(quality)
         guard encoding.maxBytes > 0, format == .jpeg || format == .webp || format == .avif else { return first }
