@@ -34,7 +34,7 @@ import Testing
             // The stages are child spans of the server span, with their attributes.
             let children = Self.spans(in: spans, childrenOf: server.spanID)
             let names = Set(children.map(\.name))
-            #expect(names.isSuperset(of: ["queue", "download", "decode", "process"]), "\(names)")
+            #expect(names.isSuperset(of: ["queue", "download", "decode", "process:resize", "encode"]), "\(names)")
             #expect(Self.attribute("alcedo.origin_status", ofSpansNamed: "download", in: children) == ["200"])
             #expect(server.attributes["alcedo.request_id"] == requestID)
             #expect(Self.attribute("alcedo.request_id", ofSpansNamed: "decode", in: children) == [requestID])
