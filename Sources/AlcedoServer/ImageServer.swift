@@ -101,7 +101,8 @@ public struct ImageServer: Sendable {
     }
 
     /// Listens until one of `signals` arrives, then stops accepting, lets in-flight requests
-    /// finish for up to ``shutdownGracePeriod`` and returns.
+    /// finish for up to ``shutdownGracePeriod`` and returns. Cancelling the calling task shuts
+    /// the server down the same way (it returns once the grace period at most has passed).
     /// - Parameters:
     ///   - signals: the signals that shut down gracefully (default SIGTERM and SIGINT).
     ///   - onListening: called once with `http://HOST:PORT` (the real port when 0 was asked).
@@ -142,7 +143,17 @@ public struct ImageServer: Sendable {
         }
         // Started first, so they are shut down last: an exporter flushes the server's last spans.
         services = additionalServices + services
-        var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: signals, logger: logger)
+        // A service that ends, or fails, shuts the others down gracefully, never by cancelling
+        // them: a listener cancelled while it holds accepted connections not yet handed to a
+        // handler drops them, and NIO traps on a dropped connection's writer ("Deinited
+        // NIOAsyncWriter without calling finish()"), which would end the process. A graceful
+        // shutdown closes the listener first and serves what it had accepted.
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: services.map {
+                ServiceGroupConfiguration.ServiceConfiguration(service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
+                                                               failureTerminationBehavior: .gracefullyShutdownGroup)
+            },
+            gracefulShutdownSignals: signals, logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = shutdownGracePeriod
         let group = ServiceGroup(configuration: groupConfiguration)
         var returner: Task<Void, Never>?
@@ -154,8 +165,15 @@ public struct ImageServer: Sendable {
             returner = Task { await memoryReturner.run() }
         }
         defer { returner?.cancel() }
+        // The group runs in a task of its own, so that cancelling the caller does not cancel the
+        // listeners (see above): it shuts the group down gracefully instead, and waits for it.
+        let runningGroup = Task { try await group.run() }
         do {
-            try await group.run()
+            try await withTaskCancellationHandler {
+                try await runningGroup.value
+            } onCancel: {
+                Task { await group.triggerGracefulShutdown() }
+            }
         } catch {
             await service.shutdown()
             throw error

@@ -3,7 +3,9 @@ import AlcedoServer
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
+import ServiceLifecycle
 import Testing
 
 /// The example of the "Serving images" article: a Hummingbird app of your own that returns
@@ -54,8 +56,11 @@ struct HummingbirdRouteExampleTests {
         let app = Application(router: Self.makeRouter(manager: manager, proxy: proxy),
                               configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                               onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
-        let running = Task { try await app.runService(gracefulShutdownSignals: []) }
-        defer { running.cancel() }
+        // Stopped by a graceful shutdown, as SIGTERM stops it: a cancelled Hummingbird server
+        // holding an accepted connection not yet handed to a handler traps in NIO.
+        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "example")))
+        Task { try await group.run() }
+        defer { Task { await group.triggerGracefulShutdown() } }
         var ports = stream.makeAsyncIterator()
         let port = try #require(await ports.next())
         let client = HTTPClient.shared
