@@ -135,7 +135,7 @@ struct MultiNodeServeTests {
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for url in urls {
                 group.addTask {
-                    let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
+                    let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(300))
                     _ = try await response.body.collect(upTo: 1 << 20)
                     return Int(response.status.code)
                 }
@@ -154,7 +154,7 @@ struct MultiNodeServeTests {
         let late = try await ServeNode(redis: redis.url)
         for index in 0..<20 {
             let response = try await HTTPClient.shared.execute(
-                HTTPClientRequest(url: late.thumbnailURL(of: origin.url("s\(index).png"))), timeout: .seconds(60))
+                HTTPClientRequest(url: late.thumbnailURL(of: origin.url("s\(index).png"))), timeout: .seconds(300))
             _ = try await response.body.collect(upTo: 1 << 20)
             #expect(response.status.code == 200)
         }

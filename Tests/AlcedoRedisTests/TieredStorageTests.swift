@@ -12,7 +12,7 @@ struct TieredStorageTests {
     @Test func theStoreAnswersWhatRedisLostOrCannotGiveAndRedisIsRefilled() async throws {
         let server = try await RedisTestServer.start()
         defer { server.kill9() }
-        let redis = try testConfiguration([server]) { $0.getTimeout = .milliseconds(200) }
+        let redis = try testConfiguration([server]) { $0.getTimeout = .seconds(5) }
         defer { redis.shutdown() }
         try await redis.start()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-tiered-\(UUID().uuidString)")

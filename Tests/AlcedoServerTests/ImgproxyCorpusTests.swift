@@ -39,7 +39,7 @@ struct ImgproxyCorpusTests {
                 for (header, value) in row.headers { request.headers.add(name: header, value: value) }
                 let outcome: String?
                 do {
-                    let response = try await client.execute(request, timeout: .seconds(60))
+                    let response = try await client.execute(request, timeout: .seconds(300))
                     let body = try await response.body.collect(upTo: 64 << 20)
                     outcome = row.mismatch(status: Int(response.status.code), body: Data(body.readableBytesView))
                 } catch {

@@ -70,7 +70,9 @@ final class ServerHarness: Sendable {
         var request = HTTPClientRequest(url: path.hasPrefix("http") ? path : baseURL + path)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await client.execute(request, timeout: .seconds(60))
+        // A bound that only a hung server reaches: a loaded or briefly stalled machine (a CI
+        // runner losing its CPU for a minute) must not fail a request that would be answered.
+        let response = try await client.execute(request, timeout: .seconds(300))
         var body = Data()
         for try await chunk in response.body { body.append(contentsOf: chunk.readableBytesView) }
         return Reply(status: Int(response.status.code), headers: response.headers, body: body)

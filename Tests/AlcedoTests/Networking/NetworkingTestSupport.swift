@@ -45,6 +45,9 @@ final class Collected<Element: Sendable>: Sendable {
 
     func append(_ element: Element) { storage.withLock { $0.append(element) } }
     var values: [Element] { storage.withLock { $0 } }
+    /// How many were collected (without copying them: a copy held while another thread
+    /// appends makes every append copy the whole array).
+    var count: Int { storage.withLock { $0.count } }
 }
 
 import Synchronization
