@@ -79,12 +79,13 @@ struct ServeCommandTests {
         return (process.terminationStatus, text)
     }
 
-    /// Reads stdout up to the first newline (bounded to 60 s).
+    /// Reads stdout up to the first newline (bounded to 300 s: a bound for a child that never
+    /// says it listens, long enough for a stalled machine).
     static func readLine(_ handle: FileHandle) async throws -> String? {
         try await withThrowingTaskGroup(of: String?.self) { group in
             group.addTask {
                 await withCheckedContinuation { continuation in
-                    DispatchQueue.global().async {
+                    Thread.detachNewThread {
                         var bytes = Data()
                         while true {
                             var byte: UInt8 = 0
@@ -97,7 +98,7 @@ struct ServeCommandTests {
                 }
             }
             group.addTask {
-                try await Task.sleep(for: .seconds(60))
+                try await Task.sleep(for: .seconds(300))
                 return nil
             }
             let first = try await group.next() ?? nil

@@ -154,8 +154,10 @@ struct ServerStatusTests {
 /// busy machine running every suite at once, not a timing claim).
 func eventually(_ condition: @Sendable () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + .seconds(120)
-    while ContinuousClock.now < deadline {
+    // Checked once more after the deadline (a stalled machine must not fail a condition met meanwhile).
+    while true {
         if try await condition() { return }
+        if ContinuousClock.now >= deadline { break }
         try await Task.sleep(for: .milliseconds(10))
     }
     Issue.record("condition not met within 120 s")

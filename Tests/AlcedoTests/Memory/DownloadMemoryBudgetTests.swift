@@ -106,8 +106,10 @@ struct DownloadMemoryBudgetTests {
 
     func waitUntil(_ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(120)
-        while ContinuousClock.now < deadline {
+        // Checked once more after the deadline (a stalled machine must not fail a condition met meanwhile).
+        while true {
             if condition() { return }
+            if ContinuousClock.now >= deadline { break }
             try await Task.sleep(for: .milliseconds(5))
         }
         Issue.record("condition not met within 120 s")

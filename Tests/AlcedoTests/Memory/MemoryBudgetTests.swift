@@ -12,11 +12,13 @@ final class Recorded<Element: Sendable>: Sendable {
 
 @Suite("MemoryBudget: reservations, the queue, refusals, the caches' share")
 struct MemoryBudgetTests {
-    /// Waits until `condition` holds (10 ms steps, failing after 10 s: a bound, not a timing claim).
+    /// Waits until `condition` holds (10 ms steps, failing after 120 s: a bound, not a timing claim).
     func eventually(_ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(120)
-        while ContinuousClock.now < deadline {
+        // Checked once more after the deadline (a stalled machine must not fail a condition met meanwhile).
+        while true {
             if condition() { return }
+            if ContinuousClock.now >= deadline { break }
             try await Task.sleep(for: .milliseconds(10))
         }
         Issue.record("condition not met within 120 s")
