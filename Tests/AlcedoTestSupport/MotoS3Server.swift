@@ -108,7 +108,13 @@ public final class MotoS3Server: Sendable {
         }
         let manifest = folder.appendingPathComponent("manifest.json")
         try JSONSerialization.data(withJSONObject: ["buckets": buckets, "objects": items]).write(to: manifest)
-        let output = try run(python, [fixtureScript.path, "setup", endpoint.absoluteString, manifest.path], environment: environment)
+        // Python and boto3 take a second or more to start: on a thread of its own, not one of
+        // the cooperative pool's (one per core), which every other test needs meanwhile.
+        let script = fixtureScript.path
+        let setupEnvironment = environment
+        let output = try await onOwnThread {
+            try run(python, [script, "setup", endpoint.absoluteString, manifest.path], environment: setupEnvironment)
+        }
         guard let credentials = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String] else {
             kill(process.processIdentifier, SIGKILL)
             throw MotoS3ServerError("the set-up printed no credentials: \(output)")
@@ -156,6 +162,13 @@ public final class MotoS3Server: Sendable {
             throw MotoS3ServerError("botocore printed no signatures: \(output)")
         }
         return results
+    }
+
+    /// Runs `body` on a new thread and waits for it without holding a thread of the pool.
+    static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
     }
 
     /// Runs a program to its end and returns its standard output.
