@@ -133,6 +133,16 @@ struct ThumborDifferentialTests {
         "fit-in/400x400/filters:watermark(ORIGIN/badge.png,10,10,50,30):blur(2):fill(red,1):upscale()/ORIGIN/opaque.png",
         "fit-in/400x400/filters:fill(red):upscale()/ORIGIN/opaque.png",
         "fit-in/400x400/filters:upscale():fill(red)/ORIGIN/opaque.png",
+        // rotate, proportion and upscale act on what the filters before them left.
+        "fit-in/400x200/filters:rotate(90):fill(blue)/ORIGIN/dusk.jpg",
+        "fit-in/300x300/filters:fill(red):rotate(90)/ORIGIN/dusk.jpg",
+        "fit-in/300x300/filters:noise(60,3):proportion(0.5)/ORIGIN/dusk.jpg",
+        "fit-in/300x300/filters:proportion(0.5):fill(green)/ORIGIN/dusk.jpg",
+        "fit-in/600x600/filters:round_corner(30,255,0,0):upscale()/ORIGIN/badge.png",
+        // round_corner paints the cut corners and keeps every pixel's alpha.
+        "fit-in/300x300/filters:round_corner(40,0,0,255)/ORIGIN/badge.png",
+        "fit-in/300x300/filters:round_corner(40,0,0,255,1)/ORIGIN/badge.png",
+        "fit-in/600x600/filters:watermark(ORIGIN/badge.png,0,0,0):upscale():rotate(270)/ORIGIN/badge.png",
         // fill without fill_transparent keeps the image's transparent pixels; with it, they are filled.
         "fit-in/300x300/filters:fill(red)/ORIGIN/badge.png",
         "fit-in/300x300/filters:fill(red,1)/ORIGIN/badge.png",

@@ -70,8 +70,12 @@ struct ThumborURLTests {
         let filtered = try plan("/unsafe/filters:quality(50):format(webp):grayscale():brightness(-10):no_upscale():max_age(60):nope(1)/a.com/b.jpg")
         #expect(filtered.quality == 50 && filtered.format == .webp && filtered.steps == [.levels(.grayscale), .levels(.brightness(percent: -10))])
         #expect(!filtered.enlarge && filtered.maxAge == 60)
+        // rotate, proportion and upscale act on what the steps before them left, in URL order.
         let rotated = try plan("/unsafe/300x200/filters:rotate(90)/a.com/b.jpg")
-        #expect(rotated.rotate == 270 && rotated.width == 200 && rotated.height == 300)
+        #expect(rotated.rotate == 0 && rotated.width == 300 && rotated.height == 200 && rotated.steps == [.rotate(degrees: 270)])
+        let ordered = try plan("/unsafe/fit-in/300x200/filters:noise(5,1):proportion(0.5):rotate(180):upscale():rotate(360)/a.com/b.jpg")
+        #expect(ordered.steps == [.effect(.noise(amount: 5, seed: 1)), .proportion(0.5), .rotate(degrees: 180), .upscale])
+        #expect(ordered.zoomX == 1 && ordered.zoomY == 1 && !ordered.enlarge)
     }
 
     @Test("image parts become the URLs thumbor's HTTP loader fetches")

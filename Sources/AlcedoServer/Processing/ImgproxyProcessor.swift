@@ -316,13 +316,65 @@ public struct ImgproxyProcessor: ImageProcessor {
             let framed = NinePatchFrame.apply(ninePatch, to: image)
             try checkResult(framed.pixelSize)
             return framed
+        case .rotate(let degrees):
+            switch degrees {
+            case 90: return image.oriented(.right)
+            case 180: return image.oriented(.down)
+            case 270: return image.oriented(.left)
+            default: return image
+            }
+        case .proportion(let factor):
+            // thumbor scales each side and rounds down; a side under a pixel leaves the image.
+            let width = Double(image.width) * factor, height = Double(image.height) * factor
+            guard factor > 0, factor <= 1, width >= 1, height >= 1 else { return image }
+            return image.resized(to: PixelSize(width: Int(width), height: Int(height)))
+        case .upscale:
+            return Self.upscaled(image, toFit: PixelSize(width: plan.targetWidth, height: plan.targetHeight))
         }
     }
 
+    /// thumbor's `upscale()`: `image` enlarged to fit `target` when it is smaller on both sides
+    /// (the side that reaches the target first is the target's, the other rounded down).
+    static func upscaled(_ image: AlcedoImage, toFit target: PixelSize) -> AlcedoImage {
+        guard image.width > 0, image.height > 0, image.width < target.width, image.height < target.height else { return image }
+        let size: PixelSize
+        if Double(image.width) / Double(target.width) >= Double(image.height) / Double(target.height) {
+            size = PixelSize(width: target.width, height: max(1, image.height * target.width / image.width))
+        } else {
+            size = PixelSize(width: max(1, image.width * target.height / image.height), height: target.height)
+        }
+        return image.resized(to: size)
+    }
+
     /// Corners rounded by `radius` pixels, the cut corners filled with `color` (transparent when `nil`).
-    private static func roundCorners(_ image: AlcedoImage, radius: Double, color: RGBA?) throws(AlcedoError) -> AlcedoImage {
-        let rounded = try RoundCornerImageProcessor(radius: .point(radius)).process(image)
-        return color.map { rounded.flattened(over: $0) } ?? rounded
+    /// With a colour, as thumbor's `round_corner`: only the cut corners take it (blended over
+    /// the anti-aliased edge), and every pixel keeps its alpha, so the rest of an image with
+    /// transparency stays as it was.
+    static func roundCorners(_ image: AlcedoImage, radius: Double, color: RGBA?) throws(AlcedoError) -> AlcedoImage {
+        guard let color else { return try RoundCornerImageProcessor(radius: .point(radius)).process(image) }
+        // The corners' coverage: the rounding of an opaque image of the same size.
+        let opaque = AlcedoImage(width: image.width, height: image.height,
+                                 pixels: [UInt8](repeating: 255, count: image.width * image.height * 4))
+        let mask = try RoundCornerImageProcessor(radius: .point(radius)).process(opaque).frames[0].pixels
+        let paint = (Int(color.red), Int(color.green), Int(color.blue))
+        let frames = image.frames.map { frame -> AlcedoImage.Frame in
+            var pixels = frame.pixels
+            pixels.withUnsafeMutableBufferPointer { p in
+                var index = 0
+                while index < p.count {
+                    let kept = Int(mask[index + 3])
+                    if kept != 255 {
+                        let cut = 255 - kept
+                        p[index] = UInt8((Int(p[index]) * kept + paint.0 * cut + 127) / 255)
+                        p[index + 1] = UInt8((Int(p[index + 1]) * kept + paint.1 * cut + 127) / 255)
+                        p[index + 2] = UInt8((Int(p[index + 2]) * kept + paint.2 * cut + 127) / 255)
+                    }
+                    index += 4
+                }
+            }
+            return AlcedoImage.Frame(pixels: pixels, duration: frame.duration)
+        }
+        return image.replacingFrames(frames)
     }
 
     /// imgproxy's `extend`: a canvas of `size` (a side of 0 keeps the image's), the image placed

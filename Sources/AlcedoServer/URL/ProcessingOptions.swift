@@ -319,6 +319,15 @@ public struct ProcessingOptions: Sendable, Hashable {
         case urlWatermark(URLWatermark)
         /// A nine-patch image from a URL drawn around the result (thumbor's `frame(url)`).
         case frame(url: String)
+        /// The image turned clockwise by 90, 180 or 270 degrees (thumbor's `rotate`, which
+        /// turns what the steps before it left).
+        case rotate(degrees: Int)
+        /// The image scaled by a factor in (0, 1], each side rounded down, unless a side would
+        /// be under a pixel (thumbor's `proportion`).
+        case proportion(Double)
+        /// The image enlarged to fit the requested size when it is smaller on both sides
+        /// (thumbor's `upscale`).
+        case upscale
 
         /// The canonical segment of the step.
         var segment: String {
@@ -342,6 +351,12 @@ public struct ProcessingOptions: Sendable, Hashable {
                 return "url_watermark:" + mark.placement + ":" + Base64URL.encode(Array(mark.sourceURL.utf8))
             case .frame(let url):
                 return "url_frame:" + Base64URL.encode(Array(url.utf8))
+            case .rotate(let degrees):
+                return "turn:\(degrees)"
+            case .proportion(let factor):
+                return "proportion:" + ProcessingOptions.number(factor)
+            case .upscale:
+                return "upscale"
             }
         }
 
@@ -357,6 +372,9 @@ public struct ProcessingOptions: Sendable, Hashable {
             case .roundCorner: return "round_corner"
             case .urlWatermark: return "watermark"
             case .frame: return "frame"
+            case .rotate: return "rotate"
+            case .proportion: return "proportion"
+            case .upscale: return "upscale"
             }
         }
 

@@ -164,11 +164,12 @@ public enum ThumborPlan {
             options.steps.append(.waveletSharpen(ProcessingOptions.WaveletSharpen(amount: amount, radius: radius,
                                                                                   luminanceOnly: filter.boolean(2, default: false) ?? false)))
         case "rotate":
-            // thumbor turns counter-clockwise; multiples of 90 only.
+            // thumbor turns counter-clockwise, multiples of 90 only, what the filters before
+            // it left (after the resize): a step in URL order.
             guard let value = filter.integer(0), value % 90 == 0 else { return }
             let counterClockwise = ((value % 360) + 360) % 360
-            options.rotate = (360 - counterClockwise) % 360
-            if options.rotate == 90 || options.rotate == 270 { swap(&options.width, &options.height) }
+            let clockwise = (360 - counterClockwise) % 360
+            if clockwise != 0 { options.steps.append(.rotate(degrees: clockwise)) }
         case "grayscale":
             options.steps.append(.levels(.grayscale))
         case "equalize":
@@ -203,17 +204,14 @@ public enum ThumborPlan {
         case "no_upscale":
             options.enlarge = false
         case "upscale":
-            // thumbor enlarges the image as the filters before it left it: after a `fill` that
-            // extended it to the size, there is nothing left to enlarge.
-            let filled = options.steps.contains { if case .fill(_, _, true, _) = $0 { true } else { false } }
-            if fitIn, !filled { options.enlarge = true }
+            // thumbor enlarges the image as the filters before it left it (after a `fill` that
+            // extended it to the size, there is nothing left to enlarge): a step in URL order.
+            options.steps.append(.upscale)
         case "stretch":
             if !fitIn, options.width > 0, options.height > 0 { options.resizingType = .force }
         case "proportion":
-            if let value = filter.decimal(0), value > 0, value <= 1 {
-                options.zoomX = value
-                options.zoomY = value
-            }
+            // thumbor scales what the filters before it left (after the resize): a step.
+            if let value = filter.decimal(0), value > 0, value <= 1 { options.steps.append(.proportion(value)) }
         case "focal":
             guard let text = filter.string(0) else { return }
             let corners = text.split(separator: ":")
