@@ -80,26 +80,39 @@ extension AlcedoImage {
 
     /// Composited over an opaque `background`: every pixel becomes opaque.
     func flattened(over background: RGBA) -> AlcedoImage {
-        let bg = (Int(background.red), Int(background.green), Int(background.blue))
-        let flat = frames.map { frame -> Frame in
+        blended(toward: background, makingOpaque: true) { pixels, index in pixels[index + 3] }
+    }
+
+    /// Each pixel's colour blended toward `color` where `coverage` (an RGBA mask of the same
+    /// size, its alpha read) is not opaque, by how far it is not; every pixel keeps its alpha.
+    func painted(_ color: RGBA, outside coverage: [UInt8]) -> AlcedoImage {
+        blended(toward: color, makingOpaque: false) { _, index in coverage[index + 3] }
+    }
+
+    /// Every frame's colours blended toward `color`, each pixel keeping `kept(pixels, index)`
+    /// of 255 of its own; alpha set to 255 when `makingOpaque`, else kept.
+    private func blended(toward color: RGBA, makingOpaque: Bool,
+                         kept: (UnsafeMutableBufferPointer<UInt8>, Int) -> UInt8) -> AlcedoImage {
+        let paint = (Int(color.red), Int(color.green), Int(color.blue))
+        let blendedFrames = frames.map { frame -> Frame in
             var pixels = frame.pixels
             pixels.withUnsafeMutableBufferPointer { p in
                 var index = 0
                 while index < p.count {
-                    let alpha = Int(p[index + 3])
-                    if alpha != 255 {
-                        let inverse = 255 - alpha
-                        p[index] = UInt8((Int(p[index]) * alpha + bg.0 * inverse + 127) / 255)
-                        p[index + 1] = UInt8((Int(p[index + 1]) * alpha + bg.1 * inverse + 127) / 255)
-                        p[index + 2] = UInt8((Int(p[index + 2]) * alpha + bg.2 * inverse + 127) / 255)
-                        p[index + 3] = 255
+                    let own = Int(kept(p, index))
+                    if own != 255 {
+                        let inverse = 255 - own
+                        p[index] = UInt8((Int(p[index]) * own + paint.0 * inverse + 127) / 255)
+                        p[index + 1] = UInt8((Int(p[index + 1]) * own + paint.1 * inverse + 127) / 255)
+                        p[index + 2] = UInt8((Int(p[index + 2]) * own + paint.2 * inverse + 127) / 255)
+                        if makingOpaque { p[index + 3] = 255 }
                     }
                     index += 4
                 }
             }
             return Frame(pixels: pixels, duration: frame.duration)
         }
-        return replacingFrames(flat)
+        return replacingFrames(blendedFrames)
     }
 
     /// An unsharp mask: each colour channel moved away from its Gaussian blur of `sigma`

@@ -356,25 +356,7 @@ public struct ImgproxyProcessor: ImageProcessor {
         let opaque = AlcedoImage(width: image.width, height: image.height,
                                  pixels: [UInt8](repeating: 255, count: image.width * image.height * 4))
         let mask = try RoundCornerImageProcessor(radius: .point(radius)).process(opaque).frames[0].pixels
-        let paint = (Int(color.red), Int(color.green), Int(color.blue))
-        let frames = image.frames.map { frame -> AlcedoImage.Frame in
-            var pixels = frame.pixels
-            pixels.withUnsafeMutableBufferPointer { p in
-                var index = 0
-                while index < p.count {
-                    let kept = Int(mask[index + 3])
-                    if kept != 255 {
-                        let cut = 255 - kept
-                        p[index] = UInt8((Int(p[index]) * kept + paint.0 * cut + 127) / 255)
-                        p[index + 1] = UInt8((Int(p[index + 1]) * kept + paint.1 * cut + 127) / 255)
-                        p[index + 2] = UInt8((Int(p[index + 2]) * kept + paint.2 * cut + 127) / 255)
-                    }
-                    index += 4
-                }
-            }
-            return AlcedoImage.Frame(pixels: pixels, duration: frame.duration)
-        }
-        return image.replacingFrames(frames)
+        return image.painted(color, outside: mask)
     }
 
     /// imgproxy's `extend`: a canvas of `size` (a side of 0 keeps the image's), the image placed
