@@ -139,6 +139,12 @@ struct ThumborDifferentialTests {
         "fit-in/300x300/filters:noise(60,3):proportion(0.5)/ORIGIN/dusk.jpg",
         "fit-in/300x300/filters:proportion(0.5):fill(green)/ORIGIN/dusk.jpg",
         "fit-in/600x600/filters:round_corner(30,255,0,0):upscale()/ORIGIN/badge.png",
+        // no_upscale() lowers the requested size to the source's: a fill canvas and upscale() follow it.
+        "fit-in/600x600/filters:no_upscale():fill(red)/ORIGIN/badge.png",
+        "fit-in/600x600/filters:fill(red):no_upscale()/ORIGIN/badge.png",
+        "fit-in/600x600/filters:no_upscale():upscale()/ORIGIN/badge.png",
+        "600x600/filters:no_upscale():fill(red)/ORIGIN/badge.png",
+        "600x0/filters:no_upscale()/ORIGIN/badge.png",
         // round_corner paints the cut corners and keeps every pixel's alpha.
         "fit-in/300x300/filters:round_corner(40,0,0,255)/ORIGIN/badge.png",
         "fit-in/300x300/filters:round_corner(40,0,0,255,1)/ORIGIN/badge.png",

@@ -115,6 +115,17 @@ public struct ImgproxyProcessor: ImageProcessor {
         return tooMany ? Int.max : bytes
     }
 
+    /// The options with the requested size lowered to `loaded` when
+    /// ``ProcessingOptions/sizeWithinSource`` asks for it (a side of 0 stays 0), as thumbor's
+    /// `no_upscale()` lowers its request's.
+    private func requested(within loaded: PixelSize) -> ProcessingOptions {
+        guard options.sizeWithinSource else { return options }
+        var clamped = options
+        if clamped.width > 0 { clamped.width = min(clamped.width, loaded.width) }
+        if clamped.height > 0 { clamped.height = min(clamped.height, loaded.height) }
+        return clamped
+    }
+
     /// ``outputSize(for:)`` of an image already turned by `rotate`.
     private func resultSize(for unclipped: PixelSize) -> PixelSize {
         var source = unclipped
@@ -123,7 +134,7 @@ public struct ImgproxyProcessor: ImageProcessor {
             let height = max(0, min(region.bottom, source.height)) - max(0, min(region.top, source.height))
             if width > 0, height > 0 { source = PixelSize(width: width, height: height) }
         }
-        let plan = ImgproxyGeometry(source: source, options: options, maxResultDimension: effectiveResultDimension)
+        let plan = ImgproxyGeometry(source: source, options: requested(within: unclipped), maxResultDimension: effectiveResultDimension)
         // The crop before the resize, the resize to the scaled size, the crop to the result.
         let scaledWidth = max(1, plan.scaledWidth), scaledHeight = max(1, plan.scaledHeight)
         var size = PixelSize(width: ImgproxyGeometry.minNonZero(plan.resultCropWidth, scaledWidth),
@@ -172,6 +183,8 @@ public struct ImgproxyProcessor: ImageProcessor {
             image = image.oriented(Self.inverse(image.orientation))
             clock.lap("orient")
         }
+        // The size ``ProcessingOptions/sizeWithinSource`` holds the request to: before trims and crops.
+        let loaded = image.pixelSize
         if let trim = options.trim, !image.isAnimated {
             image = try TrimImageProcessor(threshold: trim.threshold, color: trim.color, equalHorizontal: trim.equalHorizontal,
                                            equalVertical: trim.equalVertical).process(image)
@@ -212,7 +225,7 @@ public struct ImgproxyProcessor: ImageProcessor {
             image = try FlipImageProcessor(horizontal: options.flipHorizontal, vertical: options.flipVertical).process(image)
         }
         if options.rotate != 0 || options.flipHorizontal || options.flipVertical { clock.lap("rotate") }
-        let plan = ImgproxyGeometry(source: image.pixelSize, options: options, maxResultDimension: effectiveResultDimension)
+        let plan = ImgproxyGeometry(source: image.pixelSize, options: requested(within: loaded), maxResultDimension: effectiveResultDimension)
 
         // The crop before the resize (its offsets are source pixels: no dpr).
         image = Self.crop(image, width: plan.cropWidth, height: plan.cropHeight, gravity: options.crop?.gravity ?? gravity,

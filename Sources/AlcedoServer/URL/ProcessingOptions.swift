@@ -284,6 +284,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// distance (thumbor's `trim`; ``CornerTrimImageProcessor``), in place of ``trim`` (default
     /// none), `corner_trim:CORNER:TOLERANCE`. ``region`` is read in the untrimmed image's pixels.
     public var cornerTrim: CornerTrim?
+    /// Alcedo: the requested width and height are lowered to the source's (before any crop or
+    /// trim), so that nothing, a `fill` canvas or an `upscale` step included, is larger than the
+    /// source (thumbor's `no_upscale()`; default `false`), `within_source:1`.
+    public var sizeWithinSource = false
     /// Alcedo: answer a PNG source whose result has no transparent pixel as JPEG when the URL
     /// names no format (thumbor's `autojpg()`; default `nil`: the server's `AUTO_PNG_TO_JPG`).
     public var pngToJPEG: Bool?
@@ -643,6 +647,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         if let focusPixel { segments.append("focus_pixel:\(Self.number(focusPixel.x)):\(Self.number(focusPixel.y))") }
         if let maxAge { segments.append("max_age:\(maxAge)") }
         if let cornerTrim { segments.append("corner_trim:\(cornerTrim.corner.rawValue):\(cornerTrim.tolerance)") }
+        if sizeWithinSource { segments.append("within_source:1") }
         if let pngToJPEG { segments.append("png_to_jpeg:\(pngToJPEG ? 1 : 0)") }
         segments += steps.map(\.segment)
         return segments

@@ -202,7 +202,10 @@ public enum ThumborPlan {
         case "strip_icc":
             options.stripColorProfile = true
         case "no_upscale":
+            // thumbor lowers the requested size to the source's, which a `fill` canvas and
+            // `upscale()` then follow.
             options.enlarge = false
+            options.sizeWithinSource = true
         case "upscale":
             // thumbor enlarges the image as the filters before it left it (after a `fill` that
             // extended it to the size, there is nothing left to enlarge): a step in URL order.
