@@ -148,6 +148,11 @@ struct ThumborDifferentialTests {
         // round_corner paints the cut corners and keeps every pixel's alpha.
         "fit-in/300x300/filters:round_corner(40,0,0,255)/ORIGIN/badge.png",
         "fit-in/300x300/filters:round_corner(40,0,0,255,1)/ORIGIN/badge.png",
+        // docs/round_corner.rst: elliptical corners (a|b) and transparent ones.
+        "300x200/filters:round_corner(20|40,0,0,0)/ORIGIN/dusk.jpg",
+        "300x200/filters:round_corner(60|10,255,255,255)/ORIGIN/dusk.jpg",
+        "300x200/filters:format(png):round_corner(30,0,0,0,1)/ORIGIN/dusk.jpg",
+        "300x200/filters:round_corner(20,255,255,255)/ORIGIN/dusk.jpg",
         "fit-in/600x600/filters:watermark(ORIGIN/badge.png,0,0,0):upscale():rotate(270)/ORIGIN/badge.png",
         // fill without fill_transparent keeps the image's transparent pixels; with it, they are filled.
         "fit-in/300x300/filters:fill(red)/ORIGIN/badge.png",

@@ -83,10 +83,24 @@ extension AlcedoImage {
         blended(toward: background, makingOpaque: true) { pixels, index in pixels[index + 3] }
     }
 
-    /// Each pixel's colour blended toward `color` where `coverage` (an RGBA mask of the same
-    /// size, its alpha read) is not opaque, by how far it is not; every pixel keeps its alpha.
+    /// Each pixel's colour blended toward `color` by how much of it `coverage` (a byte a pixel,
+    /// 255: all of it) leaves out; every pixel keeps its alpha.
     func painted(_ color: RGBA, outside coverage: [UInt8]) -> AlcedoImage {
-        blended(toward: color, makingOpaque: false) { _, index in coverage[index + 3] }
+        blended(toward: color, makingOpaque: false) { _, index in coverage[index >> 2] }
+    }
+
+    /// Each pixel's alpha scaled by `coverage` (a byte a pixel, 255: kept whole).
+    func masked(by coverage: [UInt8]) -> AlcedoImage {
+        let maskedFrames = frames.map { frame -> Frame in
+            var pixels = frame.pixels
+            pixels.withUnsafeMutableBufferPointer { p in
+                for (pixel, kept) in coverage.enumerated() where kept != 255 {
+                    p[pixel * 4 + 3] = UInt8((Int(p[pixel * 4 + 3]) * Int(kept) + 127) / 255)
+                }
+            }
+            return Frame(pixels: pixels, duration: frame.duration)
+        }
+        return replacingFrames(maskedFrames)
     }
 
     /// Every frame's colours blended toward `color`, each pixel keeping `kept(pixels, index)`

@@ -278,7 +278,9 @@ public struct ImgproxyProcessor: ImageProcessor {
             clock.lap("watermark")
         }
         if options.roundCorner > 0 {
-            image = try Self.roundCorners(image, radius: options.roundCorner, color: options.roundCornerColor)
+            // Kingfisher's RoundCornerImageProcessor: the colour is the whole background.
+            let rounded = try RoundCornerImageProcessor(radius: .point(options.roundCorner)).process(image)
+            image = options.roundCornerColor.map { rounded.flattened(over: $0) } ?? rounded
             clock.lap("round_corner")
         }
         if let border = options.border {
@@ -319,8 +321,8 @@ public struct ImgproxyProcessor: ImageProcessor {
             return result.flattened(over: color)
         case .background(let color):
             return image.flattened(over: color)
-        case .roundCorner(let radius, let color):
-            return try Self.roundCorners(image, radius: radius, color: color)
+        case .roundCorner(let radius, let verticalRadius, let color):
+            return Self.roundCorners(image, radius: radius, verticalRadius: verticalRadius ?? radius, color: color)
         case .urlWatermark(let mark):
             guard let overlay = urlImages[mark.sourceURL] else { return image }
             return URLWatermarkPlacement.apply(mark, image: overlay, over: image)
@@ -359,17 +361,44 @@ public struct ImgproxyProcessor: ImageProcessor {
         return image.resized(to: size)
     }
 
-    /// Corners rounded by `radius` pixels, the cut corners filled with `color` (transparent when `nil`).
-    /// With a colour, as thumbor's `round_corner`: only the cut corners take it (blended over
-    /// the anti-aliased edge), and every pixel keeps its alpha, so the rest of an image with
-    /// transparency stays as it was.
-    static func roundCorners(_ image: AlcedoImage, radius: Double, color: RGBA?) throws(AlcedoError) -> AlcedoImage {
-        guard let color else { return try RoundCornerImageProcessor(radius: .point(radius)).process(image) }
-        // The corners' coverage: the rounding of an opaque image of the same size.
-        let opaque = AlcedoImage(width: image.width, height: image.height,
-                                 pixels: [UInt8](repeating: 255, count: image.width * image.height * 4))
-        let mask = try RoundCornerImageProcessor(radius: .point(radius)).process(opaque).frames[0].pixels
-        return image.painted(color, outside: mask)
+    /// Corners rounded as quarter ellipses of `radius` pixels across and `verticalRadius` down
+    /// (each at most half the side, as thumbor's `round_corner`), the cut corners painted with
+    /// `color`, or made transparent when it is `nil`. Painted, every pixel keeps its alpha, so
+    /// the rest of an image with transparency stays as it was; the edge is anti-aliased.
+    static func roundCorners(_ image: AlcedoImage, radius: Double, verticalRadius: Double, color: RGBA?) -> AlcedoImage {
+        let coverage = Self.roundedCoverage(width: image.width, height: image.height,
+                                            radius: min(radius, Double(image.width / 2)),
+                                            verticalRadius: min(verticalRadius, Double(image.height / 2)))
+        guard let coverage else { return image }
+        if let color { return image.painted(color, outside: coverage) }
+        return image.masked(by: coverage)
+    }
+
+    /// How much of each pixel (0...255, a byte a pixel) lies inside a `width` x `height`
+    /// rectangle whose corners are quarter ellipses of radii `radius` (across) and
+    /// `verticalRadius` (down), from 4 x 4 samples a pixel; `nil` when no corner is cut.
+    static func roundedCoverage(width: Int, height: Int, radius a: Double, verticalRadius b: Double) -> [UInt8]? {
+        guard a >= 1, b >= 1, width > 0, height > 0 else { return nil }
+        var coverage = [UInt8](repeating: 255, count: width * height)
+        let cornerWidth = min(width, Int(a.rounded(.up))), cornerHeight = min(height, Int(b.rounded(.up)))
+        for y in 0..<cornerHeight {
+            for x in 0..<cornerWidth {
+                // The top-left corner's pixel; the other three corners mirror it.
+                var inside = 0
+                for j in 0..<4 {
+                    let dy = (Double(y) + (Double(j) + 0.5) / 4 - b) / b
+                    for i in 0..<4 {
+                        let dx = (Double(x) + (Double(i) + 0.5) / 4 - a) / a
+                        if dx >= 0 || dy >= 0 || dx * dx + dy * dy <= 1 { inside += 1 }
+                    }
+                }
+                let value = UInt8(inside * 255 / 16)
+                for (cx, cy) in [(x, y), (width - 1 - x, y), (x, height - 1 - y), (width - 1 - x, height - 1 - y)] {
+                    coverage[cy * width + cx] = min(coverage[cy * width + cx], value)
+                }
+            }
+        }
+        return coverage
     }
 
     /// imgproxy's `extend`: a canvas of `size` (a side of 0 keeps the image's), the image placed

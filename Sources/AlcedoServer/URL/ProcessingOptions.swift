@@ -316,9 +316,10 @@ public struct ProcessingOptions: Sendable, Hashable {
         case fill(ExtendFill, color: RGBA?, extend: Bool, merge: Bool = true)
         /// The image flattened over a colour (thumbor's `background_color`).
         case background(RGBA)
-        /// Corners rounded by this radius in pixels, cut corners filled with `color` (transparent
-        /// when `nil`), as ``ProcessingOptions/roundCorner`` (thumbor's `round_corner`).
-        case roundCorner(radius: Double, color: RGBA?)
+        /// Corners rounded by this radius in pixels (quarter ellipses when `verticalRadius`, the
+        /// radius down the sides, differs), cut corners painted with `color` (made transparent
+        /// when `nil`), as thumbor's `round_corner(a|b,…)`.
+        case roundCorner(radius: Double, verticalRadius: Double? = nil, color: RGBA?)
         /// An image from a URL drawn over the result (thumbor's `watermark(url,…)`).
         case urlWatermark(URLWatermark)
         /// A nine-patch image from a URL drawn around the result (thumbor's `frame(url)`).
@@ -349,8 +350,9 @@ public struct ProcessingOptions: Sendable, Hashable {
                 return "fill:\(fill.rawValue):" + (color.map(ProcessingOptions.hex) ?? "") + ":\(extend ? 1 : 0):\(merge ? 1 : 0)"
             case .background(let color):
                 return "flatten:" + ProcessingOptions.hex(color)
-            case .roundCorner(let radius, let color):
-                return "corner:" + ProcessingOptions.number(radius) + ":" + (color.map(ProcessingOptions.hex) ?? "")
+            case .roundCorner(let radius, let verticalRadius, let color):
+                return "corner:" + ProcessingOptions.number(radius) + (verticalRadius.map { "|" + ProcessingOptions.number($0) } ?? "")
+                    + ":" + (color.map(ProcessingOptions.hex) ?? "")
             case .urlWatermark(let mark):
                 return "url_watermark:" + mark.placement + ":" + Base64URL.encode(Array(mark.sourceURL.utf8))
             case .frame(let url):

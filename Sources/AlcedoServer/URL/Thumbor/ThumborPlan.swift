@@ -192,10 +192,15 @@ public enum ThumborPlan {
         case "curve":
             if filter.arguments.isEmpty == false, let curves = curves(filter.arguments) { options.steps.append(.levels(curves)) }
         case "round_corner":
-            guard let radiusText = filter.string(0), let radius = Int(radiusText.split(separator: "|").first ?? ""),
+            // `a|b`: a horizontal and a vertical radius (quarter ellipses).
+            guard let radiusText = filter.string(0), let radii = Optional(radiusText.split(separator: "|", omittingEmptySubsequences: false)),
+                  (1...2).contains(radii.count), let radius = Int(radii[0]),
                   let r = filter.integer(1, negative: false), let g = filter.integer(2, negative: false),
                   let b = filter.integer(3, negative: false), let transparent = filter.boolean(4, default: false) else { return }
+            let vertical = radii.count == 2 ? Int(radii[1]) : radius
+            guard let vertical else { return }
             options.steps.append(.roundCorner(radius: Double(min(radius, 100_000)),
+                                              verticalRadius: vertical == radius ? nil : Double(min(vertical, 100_000)),
                                               color: transparent ? nil : RGBA(red: UInt8(min(255, r)), green: UInt8(min(255, g)), blue: UInt8(min(255, b)))))
         case "strip_exif":
             options.stripMetadata = true
