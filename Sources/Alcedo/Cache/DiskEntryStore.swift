@@ -13,12 +13,71 @@ import Darwin
 #endif
 
 extension DiskStorage {
-    /// A folder of cached entries; see ``DiskStorage`` for the file format and the policies.
+    /// A disk cache of bytes: one file per entry in a folder, written atomically, with its metadata in a
+    /// small header, a hard size limit enforced least-recently-used first, and expiration.
+    /// ``Config`` holds its settings.
     ///
-    /// Thread-safe, and safe to share a folder with other backends and other processes.
+    /// ## Files
+    /// An entry's file is named by the SHA-256 of its key in hex (swift-crypto), plus
+    /// ``Config/pathExtension`` when set: no key can name a path outside the folder. Files are
+    /// written to a temporary file in the same folder (`.alcedo-tmp-…`) and renamed over the entry, so
+    /// a crash or a kill during a write never leaves a partial entry under the entry's name, and
+    /// two processes writing the same folder each replace whole files. Temporary files left by a
+    /// killed writer are removed by the next clean-up once older than
+    /// ``Config/temporaryFileLifetime``. Writes are not `fsync`ed: after a power loss an entry may
+    /// be missing or truncated, and a truncated file fails the header check and is removed
+    /// instead of served.
+    ///
+    /// ## A folder shared with other programs
+    /// The folder may hold files Alcedo did not write; they are never read as entries, written or
+    /// removed. An entry is a regular file named like one whose first bytes are the entry magic
+    /// (`ALCEDOC1`); a temporary file is a regular file whose name starts with `.alcedo-tmp-`.
+    /// Anything else (another program's file named with 64 hex digits, a symbolic link, a FIFO, a
+    /// folder, a device) is *foreign*: a lookup of its name is a miss, scans and
+    /// ``removeAll()`` skip it. Entries are opened with `O_NOFOLLOW | O_NONBLOCK` and
+    /// checked with `fstat` to be regular files, so a link or a FIFO planted under an entry's name
+    /// neither redirects nor blocks a reader, and the access time is written through the
+    /// descriptor that was read and verified, never by reopening the name.
+    ///
+    /// ## Metadata: a header in the file
+    /// Each file starts with a header that holds the expiration date, the last access time, the
+    /// original byte size, the key, the creation date and the entry's ``HTTPCacheInfo``
+    /// (ETag, Last-Modified, max-age / Expires, Content-Type) — the layout is in
+    /// `DiskEntryHeader.swift`. The alternatives were rejected:
+    /// - *file dates* (Kingfisher keeps the last access in the creation date, which Linux
+    ///   filesystems do not let a program set) cannot hold validators at all;
+    /// - *extended attributes* are missing or limited on tmpfs before Linux 6.6, some overlay and
+    ///   network filesystems, and are dropped by many copy and backup tools;
+    /// - *an index file* is a second file that must be kept consistent with the entries across
+    ///   crashes and between processes, which needs locking or a journal.
+    ///
+    /// A header is written with the data in the same atomic rename, so data and metadata can never
+    /// disagree; it survives restarts, copies and every filesystem. The last access and the
+    /// expiration sit at fixed offsets and are updated in place by one small `pwrite`, at most once
+    /// per ``Config/accessTimeGranularity`` (a minute) per entry, as `relatime` does for atime: the
+    /// least-recently-used order is kept on disk, shared by every process and restart, exact to the
+    /// minute (and exact in the memory of the process that made the accesses).
+    /// The key and HTTP metadata sit in two checksummed slots: an update (a `304 Not Modified`
+    /// refreshing freshness, through ``updateMetadata(forKey:httpCacheInfo:expiration:)``)
+    /// writes the slot not in use, under an advisory `flock`, and never rewrites the data; a torn
+    /// update leaves the previous slot valid. Only an update that outgrows the slot rewrites the
+    /// file, atomically.
+    ///
+    /// ## Limits
+    /// After any store that takes the folder over ``Config/sizeLimit``, the least recently
+    /// accessed entries are removed until the total is at most ``Config/lowWaterMarkRatio`` of
+    /// the limit (the entry just stored is kept). The total counts whole files, header included.
+    /// No app life-cycle event is needed: the limit holds when `store` returns.
+    ///
+    /// ## Lookups
+    /// The storage keeps an index of its entries in memory, loaded by one scan of the folder on
+    /// first use: a miss is answered without any filesystem call. Every clean-up and every trim
+    /// rescans the folder, so entries written by other processes are counted and found from then on.
+    ///
+    /// Thread-safe, and safe to share a folder with other stores and other processes.
     /// Every method is synchronous and blocking: call it from a thread of your own, never from
     /// the cooperative thread pool (``ImageCache`` runs them on its I/O queue).
-    public final class Backend: Sendable {
+    public final class EntryStore: Sendable {
         /// The folder holding the entries.
         public let directoryURL: URL
 
