@@ -4,12 +4,17 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Alcedo's disk cache.
+/// Alcedo's disk caches: two stores of one file per entry in a folder.
 ///
-/// ``EntryStore`` is the image cache's disk tier (``ImageCache/diskStorage``) and the
-/// server's: bytes with their metadata (expiration, last access, key, HTTP validators) in a
-/// header of each file, written atomically, with a hard size limit that holds after every
-/// store. Its settings are ``EntryStore/Config``.
+/// - ``EntryStore`` is the image cache's disk tier (``ImageCache/diskStorage``) and the
+///   server's: bytes with their metadata (expiration, last access, key, HTTP validators) in a
+///   header of each file, written atomically, with a hard size limit that holds after every
+///   store. Its settings are ``EntryStore/Config``.
+/// - ``Backend`` is Kingfisher's generic storage, `DiskStorage.Backend<T: DataTransformable>`,
+///   with its ``Config`` and ``FileMeta``: the file holds the value's bytes alone, the last
+///   access and the expiration are the file's access and modification times, and the size
+///   limit (payload bytes) is applied by a clean-up, ``Backend/removeSizeExceededValues()``,
+///   as in Kingfisher.
 public enum DiskStorage {
     /// The folder that holds the caches of this user: `$XDG_CACHE_HOME/alcedo` when
     /// `XDG_CACHE_HOME` is set to an absolute path, else `~/.cache/alcedo` (the temporary

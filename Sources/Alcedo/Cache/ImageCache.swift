@@ -27,7 +27,9 @@ public final class ImageCache: Sendable {
     public let name: String
     /// The memory storage of decoded images.
     public let memoryStorage: MemoryStorage.Backend<AlcedoImage>
-    /// The disk storage of serialized images.
+    /// The disk storage of serialized images: an ``DiskStorage/EntryStore``, whose size limit
+    /// holds after every store and whose files keep each entry's HTTP validators (Kingfisher's
+    /// is a `DiskStorage.Backend<Data>`; the members Kingfisher's code uses are the same).
     public let diskStorage: DiskStorage.EntryStore
     /// The codecs disk hits are decoded with (by the default serializer).
     public let codecs: ImageCodecRegistry
