@@ -46,7 +46,7 @@ public struct ImageServerPipeline: Sendable {
             loader: loader)
         cache = ImageCache(
             memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config(totalCostLimit: configuration.memoryCacheBytes)),
-            diskStorage: DiskStorage.Backend(config: DiskStorage.Config(name: "alcedo-serve", directory: configuration.cacheDirectory)),
+            diskStorage: DiskStorage.EntryStore(config: DiskStorage.EntryStore.Config(name: "alcedo-serve", directory: configuration.cacheDirectory)),
             // A full or read-only cache disk is logged where the server logs, once per change.
             logger: configuration.logger,
             sharedTier: Self.sharedTier(configuration))

@@ -34,14 +34,14 @@ struct CacheFolderOptions: ParsableArguments {
     var json = false
 
     /// The disk storage of the chosen folder.
-    func storage() -> DiskStorage.Backend {
-        let config: DiskStorage.Config
+    func storage() -> DiskStorage.EntryStore {
+        let config: DiskStorage.EntryStore.Config
         if let cacheDirectory {
-            config = DiskStorage.Config(folderURL: URL(fileURLWithPath: cacheDirectory, isDirectory: true), sizeLimit: sizeLimit)
+            config = DiskStorage.EntryStore.Config(folderURL: URL(fileURLWithPath: cacheDirectory, isDirectory: true), sizeLimit: sizeLimit)
         } else {
-            config = DiskStorage.Config(name: "default", sizeLimit: sizeLimit)
+            config = DiskStorage.EntryStore.Config(name: "default", sizeLimit: sizeLimit)
         }
-        return DiskStorage.Backend(config: config)
+        return DiskStorage.EntryStore(config: config)
     }
 
     /// Prints `value` as one line of sorted JSON.

@@ -44,7 +44,7 @@ extension CacheCommand {
             }
             let cache = ImageCache(
                 memoryStorage: MemoryStorage.Backend(config: .init(totalCostLimit: 64 << 20)),
-                diskStorage: DiskStorage.Backend(config: .init(folderURL: URL(fileURLWithPath: cacheDirectory, isDirectory: true))))
+                diskStorage: DiskStorage.EntryStore(config: .init(folderURL: URL(fileURLWithPath: cacheDirectory, isDirectory: true))))
             if pauseMidWrite {
                 cache.diskStorage.setMidWriteHook { path in
                     print("PAUSED \(path)")

@@ -67,6 +67,6 @@ struct ServerDiskFullTests {
         // Nothing half-written was left behind by the failed writes.
         let names = FileManager.default.enumerator(at: cache, includingPropertiesForKeys: nil)?
             .compactMap { ($0 as? URL)?.lastPathComponent } ?? []
-        #expect(!names.contains { $0.hasPrefix(DiskStorage.Backend.temporaryPrefix) }, "\(names)")
+        #expect(!names.contains { $0.hasPrefix(DiskStorage.EntryStore.temporaryPrefix) }, "\(names)")
     }
 }

@@ -70,9 +70,9 @@ struct ServerShutdownUnderLoadTests {
         let files = FileManager.default.enumerator(at: server.cache, includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL } ?? []
         #expect(!files.isEmpty, "the results and sources were cached")
-        #expect(!files.contains { $0.lastPathComponent.hasPrefix(DiskStorage.Backend.temporaryPrefix) },
+        #expect(!files.contains { $0.lastPathComponent.hasPrefix(DiskStorage.EntryStore.temporaryPrefix) },
                 "\(files.map(\.lastPathComponent))")
-        let disk = DiskStorage.Backend(config: DiskStorage.Config(name: "alcedo-serve", directory: server.cache))
+        let disk = DiskStorage.EntryStore(config: DiskStorage.EntryStore.Config(name: "alcedo-serve", directory: server.cache))
         let report = try disk.cleanUp()
         #expect(report.corrupt.isEmpty && report.temporaryFiles == 0, "\(report)")
         let statistics = try disk.statistics()

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// What ``DiskStorage/Backend`` knows about its folder without touching it: for every entry,
+/// What ``DiskStorage/EntryStore`` knows about its folder without touching it: for every entry,
 /// its file size, last access and expiration, and the total size.
 ///
 /// It is the `maybeCached` set of Kingfisher made exact: a key the index does not hold is a

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -13,729 +14,534 @@ import Darwin
 #endif
 
 extension DiskStorage {
-    /// A folder of cached entries; see ``DiskStorage`` for the file format and the policies.
+    /// Kingfisher's disk storage: values of one type, each in a file of its bytes alone, in a
+    /// folder (Kingfisher's `DiskStorage.Backend<T: DataTransformable>`, with its API and
+    /// behaviour).
     ///
-    /// Thread-safe, and safe to share a folder with other backends and other processes.
-    /// Every method is synchronous and blocking: call it from a thread of your own, never from
-    /// the cooperative thread pool (``ImageCache`` runs them on its I/O queue).
-    public final class Backend: Sendable {
-        /// The folder holding the entries.
-        public let directoryURL: URL
-
-        let directoryPath: String
-        /// `"." + pathExtension`, or empty.
-        private var fileSuffix: String { settings.withLock { $0.pathExtension.map { "." + $0 } ?? "" } }
+    /// A value's file holds ``DataTransformable/toData()``'s bytes; its last access is the
+    /// file's access time and its estimated expiration the file's modification time (see
+    /// ``FileMeta``). A file is written to a hidden temporary file in the folder, given its
+    /// dates, then renamed over the value's name, so no reader sees a partial file or a file
+    /// without its dates.
+    ///
+    /// ``Config/sizeLimit`` counts the values' bytes and is applied only by
+    /// ``removeSizeExceededValues()``, as in Kingfisher: between clean-ups the folder can grow
+    /// past it. ``ImageCache`` keeps its disk tier in an ``EntryStore`` instead, whose limit holds
+    /// after every store and whose files keep HTTP validators.
+    ///
+    /// When created, the backend lists its folder once in the background; until then every
+    /// lookup reads the file's dates, after it a key whose file was not listed and not stored
+    /// since is a miss without any file-system call. Files that other processes write after the
+    /// listing are therefore not found by this backend (as in Kingfisher).
+    ///
+    /// Thread-safe. Every method is synchronous and blocking: call it from a thread of your
+    /// own, not from the cooperative thread pool.
+    public final class Backend<T: DataTransformable>: Sendable where T: Sendable {
         private let settings: Mutex<Config>
-        let index = DiskIndex()
-        private let stripes: [Stripe] = (0..<64).map { _ in Stripe() }
-        private let broadcast = RemovalBroadcast()
-        private let temporaryCounter = Atomic<Int>(0)
-        private let processID = getpid()
-        private let hooks = Mutex<Hooks>(Hooks())
 
-        /// A lock for the keys whose hashes fall on it: a file operation and the index update
-        /// that goes with it happen together.
-        private final class Stripe: Sendable {
-            let lock = Mutex(())
-        }
-
-        private struct Hooks {
-            var midWrite: (@Sendable (String) -> Void)?
-            var beforeAccessWrite: (@Sendable (String) -> Void)?
-        }
-
-        /// Creates a backend on `config.folderURL`. Touches nothing on disk: the folder is
-        /// scanned on first use and created on first write.
-        public init(config: Config) {
-            directoryURL = config.folderURL
-            directoryPath = config.folderURL.path
-            settings = Mutex(config)
-        }
-
-        /// The settings. Changes to ``Config/folderURL`` are ignored: it is fixed when the
-        /// backend is created. A new ``Config/pathExtension`` names the files from then on. A lower size limit applies from
-        /// the next store or clean-up.
+        /// The settings. The folder is fixed when the backend is created; the other settings
+        /// apply from the next call.
         public var config: Config {
             get { settings.withLock { $0 } }
             set { settings.withLock { $0 = newValue } }
         }
 
-        // MARK: Names
+        /// The storage's folder: ``Config/cachePathBlock`` applied to ``Config/directory`` and
+        /// the cache's folder name.
+        public let directoryURL: URL
 
-        /// The SHA-256 of `key` in hex: the name of its file without the extension.
-        public func hash(forKey key: String) -> String { CacheKeyHash(key: key).hex }
+        /// The queue that extends expirations after reads.
+        let metaChangingQueue: DispatchQueue
 
-        /// The URL of `key`'s file (whether or not it exists). Always inside ``directoryURL``.
-        public func cacheFileURL(forKey key: String) -> URL {
-            URL(fileURLWithPath: path(for: CacheKeyHash(key: key)))
+        /// The queue on which the initial listing of the folder is applied to ``maybeCached``.
+        let maybeCachedCheckingQueue = DispatchQueue(label: "Alcedo.DiskStorage.Backend.maybeCachedChecking")
+
+        private struct ScanState {
+            /// The file names listed at start plus those stored since; `nil` when the listing failed.
+            var maybeCached: Set<String>?
+            var setupCompleted = false
+            /// Files stored while the listing ran, added to it when it is applied.
+            var storedDuringSetup = Set<String>()
+        }
+        private let scanState = Mutex(ScanState())
+
+        /// The names of the files that may be in the folder (false positives allowed): the
+        /// initial listing plus every file stored since. `nil` when the listing failed: every
+        /// lookup then reads the file's dates.
+        var maybeCached: Set<String>? {
+            get { scanState.withLock { $0.maybeCached } }
+            set { scanState.withLock { $0.maybeCached = newValue } }
         }
 
-        func path(for id: CacheKeyHash) -> String { directoryPath + "/" + id.hex + fileSuffix }
+        /// Whether the initial listing has been applied to ``maybeCached``.
+        var maybeCachedSetupCompleted: Bool {
+            get { scanState.withLock { $0.setupCompleted } }
+            set { scanState.withLock { $0.setupCompleted = newValue } }
+        }
 
-        private func stripe(_ id: CacheKeyHash) -> Stripe { stripes[id.stripe(of: stripes.count)] }
+        /// `false` when the folder could not be created: every lookup and store then fails with
+        /// `.diskStorageIsNotReady`.
+        private let storageReady = Atomic<Bool>(true)
+        private let temporaryCounter = Atomic<Int>(0)
+
+        /// Creates a disk storage with `config`, creating its folder now; the folder is then
+        /// listed in the background.
+        /// - Throws: `.cacheError(.cannotCreateDirectory)` when the folder cannot be created.
+        public convenience init(config: Config) throws(AlcedoError) {
+            self.init(noThrowConfig: config, creatingDirectory: false)
+            try prepareDirectory()
+            setupCacheChecking()
+        }
+
+        /// Creates a disk storage; with `creatingDirectory`, creates the folder (a failure marks
+        /// the storage not ready instead of throwing) and starts the listing. Without it, the
+        /// caller does both.
+        init(noThrowConfig config: Config, creatingDirectory: Bool) {
+            var config = config
+            directoryURL = config.folderURL
+            // The block is used once; dropping it releases what it captured.
+            config.cachePathBlock = nil
+            settings = Mutex(config)
+            metaChangingQueue = DispatchQueue(label: config.cacheName)
+            if creatingDirectory {
+                try? prepareDirectory()
+                setupCacheChecking()
+            }
+        }
+
+        /// Lists the folder in the background and applies the names to ``maybeCached``, with
+        /// the files stored meanwhile.
+        private func setupCacheChecking() {
+            DispatchQueue.global(qos: .default).async {
+                let listed = try? self.config.fileManager.contentsOfDirectory(atPath: self.directoryURL.path)
+                self.maybeCachedCheckingQueue.async {
+                    self.scanState.withLock { state in
+                        // A failed listing disables the shortcut: lookups read the file's dates.
+                        state.maybeCached = listed.map { Set($0).union(state.storedDuringSetup) }
+                        state.storedDuringSetup.removeAll()
+                        state.setupCompleted = true
+                    }
+                }
+            }
+        }
+
+        /// Creates the folder when it does not exist; a failure marks the storage not ready.
+        private func prepareDirectory() throws(AlcedoError) {
+            let fileManager = config.fileManager
+            let path = directoryURL.path
+            guard !fileManager.fileExists(atPath: path) else { return }
+            do {
+                try fileManager.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: nil)
+            } catch {
+                storageReady.store(false, ordering: .sequentiallyConsistent)
+                throw .cacheError(reason: .cannotCreateDirectory(path: path, errno: Self.errnoCode(of: error)))
+            }
+        }
+
+        private func checkReady() throws(AlcedoError) {
+            guard storageReady.load(ordering: .sequentiallyConsistent) else {
+                throw .cacheError(reason: .diskStorageIsNotReady(cacheURL: directoryURL))
+            }
+        }
 
         // MARK: Store
 
-        /// Stores `data` under `key`, replacing any entry there, atomically.
-        ///
-        /// When the store takes the folder over ``Config/sizeLimit``, least recently used
-        /// entries are removed before it returns. Nothing is stored (and an entry already under
-        /// `key` is removed) when the expiration is already past or the file would be larger
-        /// than the size limit by itself.
+        /// Stores `value` under `key`, replacing the value there, atomically.
         /// - Parameters:
-        ///   - data: the bytes to store.
-        ///   - key: the entry's key; any string (its SHA-256 names the file).
-        ///   - expiration: this entry's expiration; `nil` (default) uses ``Config/expiration``.
-        ///   - httpCacheInfo: the HTTP validators and freshness to keep with the entry.
-        /// - Throws: `.cacheError` with `.diskFull`, `.readOnly`, `.cannotCreateDirectory` or
-        ///   `.writeFailed`; nothing is left under `key`'s name by a failed write.
-        public func store(value data: Data, forKey key: String, expiration: StorageExpiration? = nil,
-                          httpCacheInfo: HTTPCacheInfo? = nil) throws(AlcedoError) {
-            let config = self.config
-            let now = config.now()
-            let nowMs = DiskTime.milliseconds(now)
+        ///   - value: the value.
+        ///   - key: its key.
+        ///   - expiration: its expiration; `nil` (default) uses ``Config/expiration``. An
+        ///     expiration already past stores nothing.
+        ///   - writeOptions: `.withoutOverwriting` fails when a file is under the name already;
+        ///     the other options are Apple's file protection and are not used (default `[]`).
+        ///     The write is always atomic.
+        ///   - forcedExtension: an extension for this file name instead of the configured one
+        ///     (default `nil`).
+        /// - Throws: `.cacheError` with `.diskStorageIsNotReady`, `.cannotConvertToData` (the value
+        ///   gave no bytes), `.cannotCreateCacheFile` (writing failed: disk full, read-only folder…)
+        ///   or `.cannotSetCacheFileAttribute` (the file's dates could not be set).
+        public func store(value: T, forKey key: String, expiration: StorageExpiration? = nil,
+                          writeOptions: Data.WritingOptions = [], forcedExtension: String? = nil) throws(AlcedoError) {
+            try checkReady()
+            let now = Date()
             let expiration = expiration ?? config.expiration
-            let id = CacheKeyHash(key: key)
-            try ensureLoaded()
-            let record = DiskEntryRecord(key: key, creation: nowMs, httpCacheInfo: httpCacheInfo).encoded()
-            try Self.checkRecordSize(record, key: key)
-            let header = DiskEntryHeader(
-                slotCapacity: DiskEntryHeader.capacity(forPayload: record.count), dataLength: data.count,
-                lastAccess: nowMs, expiration: DiskTime.milliseconds(expiration.estimatedExpiration(since: now)),
-                cacheTime: expiration.extensibleDuration.map { Int64($0 * 1000) } ?? -1)
-            guard header.expiration > nowMs, config.sizeLimit <= 0 || header.fileSize <= config.sizeLimit else {
-                try remove(id)
-                return
+            guard !expiration.isExpired(at: now) else { return }
+            let data: Data
+            do {
+                data = try value.toData()
+            } catch {
+                throw .cacheError(reason: .cannotConvertToData(object: value, error: error))
             }
-            try write(header: header, record: record, data: data, id: id)
-            if config.sizeLimit > 0, index.totalSize > config.sizeLimit {
-                try trim(protecting: id)
+            let fileURL = cacheFileURL(forKey: key, forcedExtension: forcedExtension)
+            let expirationDate = expiration.estimatedExpiration(since: now)
+            let overwrite = !writeOptions.contains(.withoutOverwriting)
+            var failure = write(data, to: fileURL.path, accessed: now, expires: expirationDate, overwrite: overwrite)
+            if case .folder(let error)? = failure, error.code == ENOENT {
+                // The folder was removed underneath: make it again, then write again.
+                try prepareDirectory()
+                failure = write(data, to: fileURL.path, accessed: now, expires: expirationDate, overwrite: overwrite)
             }
-        }
-
-        /// Throws `.metadataTooLarge` when a record would not fit the largest slot a reader accepts.
-        private static func checkRecordSize(_ record: [UInt8], key: String) throws(AlcedoError) {
-            let limit = DiskEntryHeader.maxSlotCapacity - DiskEntryHeader.slotSlack - 63
-            guard record.count <= limit else {
-                throw .cacheError(reason: .metadataTooLarge(key: key, size: record.count, limit: limit))
+            switch failure {
+            case nil:
+                break
+            case .folder(let error), .file(let error):
+                let reason = CacheErrorReason.writeError(path: fileURL.path, errno: error.code)
+                throw .cacheError(reason: .cannotCreateCacheFile(
+                    fileURL: fileURL, key: key, data: data,
+                    error: reason.storageFailure ?? .writeFailed(path: fileURL.path, errno: error.code)))
+            case .dates(let error):
+                throw .cacheError(reason: .cannotSetCacheFileAttribute(
+                    filePath: fileURL.path, attributes: [.modificationDate: expirationDate],
+                    error: .writeFailed(path: fileURL.path, errno: error.code)))
             }
-        }
-
-        /// The start of every temporary file's name: a name no other program uses, so a clean-up
-        /// removes only the temporary files Alcedo left.
-        static let temporaryPrefix = ".alcedo-tmp-"
-
-        /// Writes a temporary file and renames it over `id`'s file, then records it in the index.
-        private func write(header: DiskEntryHeader, record: [UInt8], data: Data, id: CacheKeyHash) throws(AlcedoError) {
-            let headerBytes = header.encoded(record: record)
-            let finalPath = path(for: id)
-            let temporaryPath = directoryPath + "/" + Self.temporaryPrefix + String(id.hex.prefix(16))
-                + "-\(processID)-\(temporaryCounter.add(1, ordering: .relaxed).newValue)"
-            let fd = try createTemporaryFile(temporaryPath, for: finalPath)
-            let midWrite = hooks.withLock { $0.midWrite }
-            var failure: POSIXFile.Errno? = headerBytes.withUnsafeBytes { head in
-                data.withUnsafeBytes { body in
-                    guard let midWrite, body.count >= 2 else { return POSIXFile.write(fd, head, body) }
-                    let half = body.count / 2
-                    if let error = POSIXFile.write(fd, head, UnsafeRawBufferPointer(rebasing: body[..<half])) {
-                        return error
-                    }
-                    midWrite(temporaryPath)
-                    return POSIXFile.write(fd, UnsafeRawBufferPointer(start: nil, count: 0),
-                                           UnsafeRawBufferPointer(rebasing: body[half...]))
-                }
-            }
-            let stamp = failure == nil ? POSIXFile.stamp(fd) : nil
-            if close(fd) != 0, failure == nil, errno != EINTR { failure = POSIXFile.Errno(errno) }
-            if let failure {
-                _ = POSIXFile.unlink(temporaryPath)
-                throw .cacheError(reason: .writeError(path: finalPath, errno: failure.code))
-            }
-            let entry = DiskIndex.Entry(fileSize: header.fileSize, lastAccess: header.lastAccess,
-                                        expiration: header.expiration, stamp: stamp)
-            let renameFailure: POSIXFile.Errno? = stripe(id).lock.withLock { _ in
-                if let error = POSIXFile.rename(temporaryPath, finalPath) { return error }
-                index.set(id, entry)
-                return nil
-            }
-            if let renameFailure {
-                _ = POSIXFile.unlink(temporaryPath)
-                throw .cacheError(reason: .writeError(path: finalPath, errno: renameFailure.code))
+            let name = fileURL.lastPathComponent
+            scanState.withLock { state in
+                if !state.setupCompleted { state.storedDuringSetup.insert(name) }
+                state.maybeCached?.insert(name)
             }
         }
 
-        /// Opens a new temporary file, creating the folder when it is missing (it may have been
-        /// deleted underneath: then the index is emptied, since every entry went with it).
-        private func createTemporaryFile(_ temporaryPath: String, for finalPath: String) throws(AlcedoError) -> Int32 {
-            let flags = O_WRONLY | O_CREAT | O_EXCL
-            switch POSIXFile.open(temporaryPath, flags) {
-            case .success(let fd):
-                return fd
-            case .failure(let error) where error.code == ENOENT:
-                if let error = POSIXFile.makeDirectory(directoryPath) {
-                    let reason = CacheErrorReason.writeError(path: directoryPath, errno: error.code)
-                    if case .writeFailed? = reason.storageFailure {
-                        throw .cacheError(reason: .cannotCreateDirectory(path: directoryPath, errno: error.code))
-                    }
-                    throw .cacheError(reason: reason)
-                }
-                index.reset()
-                switch POSIXFile.open(temporaryPath, flags) {
-                case .success(let fd): return fd
-                case .failure(let error): throw .cacheError(reason: .writeError(path: finalPath, errno: error.code))
-                }
-            case .failure(let error):
-                throw .cacheError(reason: .writeError(path: finalPath, errno: error.code))
+        private enum WriteFailure: Error {
+            /// The temporary file could not be created.
+            case folder(POSIXFile.Errno)
+            /// Writing or renaming failed.
+            case file(POSIXFile.Errno)
+            /// The dates could not be set.
+            case dates(POSIXFile.Errno)
+        }
+
+        /// The start of every temporary file's name (a hidden file: listings skip it).
+        static var temporaryPrefix: String { DiskStorage.EntryStore.temporaryPrefix }
+
+        /// Writes `data` to a temporary file with its dates, then renames it to `path` (or, without
+        /// `overwrite`, links it there, failing with `EEXIST` when a file is there).
+        private func write(_ data: Data, to path: String, accessed: Date, expires: Date, overwrite: Bool) -> WriteFailure? {
+            let temporaryPath = directoryURL.path + "/" + Self.temporaryPrefix
+                + "\(getpid())-\(temporaryCounter.add(1, ordering: .relaxed).newValue)"
+            let fd: Int32
+            switch POSIXFile.open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL) {
+            case .success(let descriptor): fd = descriptor
+            case .failure(let error): return .folder(error)
             }
+            var failure: WriteFailure? = data.withUnsafeBytes { bytes in
+                POSIXFile.write(fd, bytes, UnsafeRawBufferPointer(start: nil, count: 0)).map { .file($0) }
+            }
+            if failure == nil, let error = FileTime.set(descriptor: fd, accessed: accessed, modified: expires) {
+                failure = .dates(error)
+            }
+            if close(fd) != 0, failure == nil, errno != EINTR { failure = .file(POSIXFile.Errno(errno)) }
+            if failure == nil {
+                if overwrite {
+                    failure = POSIXFile.rename(temporaryPath, path).map { .file($0) }
+                } else if link(temporaryPath, path) != 0 {
+                    failure = .file(POSIXFile.Errno(errno))
+                }
+            }
+            if failure != nil || !overwrite { _ = POSIXFile.unlink(temporaryPath) }
+            return failure
         }
 
         // MARK: Read
 
-        /// The data stored under `key`, or `nil` when there is none, it has expired (it is then
-        /// removed) or its file is not a valid entry (it is then removed too).
-        ///
-        /// A hit records the access in the file, so the least-recently-used order survives
-        /// restarts; on a read-only folder the hit is still returned, without that record.
-        /// A key the index does not hold is a miss without any filesystem call.
+        /// The value under `key`, or `nil` when there is none or it has expired. A hit extends the
+        /// expiration as `extendingExpiration` says, shortly after, on another queue.
         /// - Parameters:
-        ///   - key: the entry's key.
-        ///   - extendingExpiration: what the access does to the expiration (default `.cacheTime`).
-        /// - Throws: `.cacheError(.readFailed)` when the file exists but cannot be read.
-        public func value(forKey key: String, extendingExpiration: ExpirationExtending = .cacheTime) throws(AlcedoError) -> Data? {
-            try read(key: key, extending: extendingExpiration, wantsData: true, wantsMetadata: false)?.data
+        ///   - key: the value's key.
+        ///   - forcedExtension: the extension the value was stored with, if it was given one
+        ///     (default `nil`).
+        ///   - extendingExpiration: what the read does to the expiration (default `.cacheTime`:
+        ///     the value's original duration again, counted from now).
+        /// - Throws: `.cacheError` with `.diskStorageIsNotReady`, `.invalidURLResource` (the file
+        ///   exists but its dates cannot be read) or `.cannotLoadDataFromDisk` (the file cannot be
+        ///   read, or ``DataTransformable/fromData(_:)`` failed).
+        public func value(forKey key: String, forcedExtension: String? = nil,
+                          extendingExpiration: ExpirationExtending = .cacheTime) throws(AlcedoError) -> T? {
+            try value(forKey: key, referenceDate: Date(), actuallyLoad: true, extendingExpiration: extendingExpiration,
+                      forcedExtension: forcedExtension)
         }
 
-        /// The data and the metadata stored under `key` (for revalidation with the HTTP
-        /// validators), or `nil` as for ``value(forKey:extendingExpiration:)``. Counts as an access.
-        public func entry(forKey key: String, extendingExpiration: ExpirationExtending = .cacheTime)
-            throws(AlcedoError) -> (data: Data, metadata: DiskEntryMetadata)? {
-            guard let result = try read(key: key, extending: extendingExpiration, wantsData: true),
-                  let data = result.data, let metadata = result.metadata else { return nil }
-            return (data, metadata)
+        /// The value under `key` if it has not expired at `referenceDate`; with `actuallyLoad`
+        /// `false`, ``DataTransformable/empty`` instead of the value, without reading the file.
+        func value(forKey key: String, referenceDate: Date, actuallyLoad: Bool, extendingExpiration: ExpirationExtending,
+                   forcedExtension: String?) throws(AlcedoError) -> T? {
+            try checkReady()
+            let fileURL = cacheFileURL(forKey: key, forcedExtension: forcedExtension)
+            let name = fileURL.lastPathComponent
+            let maybeCached = scanState.withLock { !$0.setupCompleted || ($0.maybeCached?.contains(name) ?? true) }
+            guard maybeCached else { return nil }
+
+            let meta: FileMeta
+            do {
+                meta = try FileMeta(fileURL: fileURL)
+            } catch {
+                // A missing file is a miss; so is a file that cannot be confirmed on disk. A file
+                // that exists but whose dates cannot be read is an error.
+                if error.code == ENOENT || error.code == ENOTDIR { return nil }
+                guard config.fileManager.fileExists(atPath: fileURL.path) else { return nil }
+                throw .cacheError(reason: .invalidURLResource(
+                    error: CacheErrorReason.StorageFailure.readFailed(path: fileURL.path, errno: error.code),
+                    key: key, url: fileURL))
+            }
+            if meta.expired(referenceDate: referenceDate) { return nil }
+            if !actuallyLoad { return T.empty }
+
+            let data: Data
+            switch Self.readFile(fileURL.path) {
+            case .success(let bytes): data = bytes
+            case .failure(let error):
+                throw .cacheError(reason: .cannotLoadDataFromDisk(
+                    url: fileURL, error: .readFailed(path: fileURL.path, errno: error.code)))
+            }
+            let object: T
+            do {
+                object = try T.fromData(data)
+            } catch {
+                throw .cacheError(reason: .cannotLoadDataFromDisk(
+                    url: fileURL, error: .corruptEntry(path: fileURL.path, reason: "\(error)")))
+            }
+            metaChangingQueue.async {
+                meta.extendExpiration(extendingExpiration: extendingExpiration)
+            }
+            return object
         }
 
-        /// The metadata of `key`'s entry, or `nil` when there is no valid, unexpired entry.
-        /// Does not count as an access.
-        public func metadata(forKey key: String) throws(AlcedoError) -> DiskEntryMetadata? {
-            try read(key: key, extending: nil, wantsData: false)?.metadata
-        }
-
-        /// `true` when an unexpired entry is stored under `key`. A miss costs no filesystem
-        /// call; a hit costs one `stat`. Does not count as an access.
-        public func isCached(forKey key: String) -> Bool {
-            let id = CacheKeyHash(key: key)
-            guard (try? ensureLoaded()) != nil, let entry = index.entry(id),
-                  entry.expiration > DiskTime.milliseconds(config.now()) else { return false }
-            return POSIXFile.isRegularFile(path(for: id))
-        }
-
-        private struct ReadResult {
-            var data: Data?
-            var metadata: DiskEntryMetadata?
-        }
-
-        /// Opens, validates and reads `key`'s entry; with `extending` set, records the access.
-        private func read(key: String, extending: ExpirationExtending?, wantsData: Bool,
-                          wantsMetadata: Bool = true) throws(AlcedoError) -> ReadResult? {
-            let id = CacheKeyHash(key: key)
-            try ensureLoaded()
-            guard index.entry(id) != nil else { return nil }
-            let config = self.config
-            let nowMs = DiskTime.milliseconds(config.now())
-            let path = path(for: id)
-
-            // A read that records the access opens the file for writing too: the access is
-            // written through this descriptor, the one verified, never by the name again.
-            var writable = extending != nil
-            var opened = DiskEntryOpening.open(path, access: writable ? O_RDWR : O_RDONLY)
-            if writable, case .failed(let error) = opened, [EACCES, EROFS, EPERM, ETXTBSY].contains(error.code) {
-                writable = false
-                opened = DiskEntryOpening.open(path, access: O_RDONLY)
+        /// The bytes of the regular file at `path`, read without following a symbolic link and,
+        /// where the system lets the owner, without changing its access time (the last access is
+        /// the backend's to set).
+        static func readFile(_ path: String) -> Result<Data, POSIXFile.Errno> {
+            var opened = POSIXFile.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | POSIXFile.noAccessTime)
+            if case .failure(let error) = opened, error.code == EPERM, POSIXFile.noAccessTime != 0 {
+                opened = POSIXFile.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
             }
             let fd: Int32
             switch opened {
-            case .opened(let descriptor): fd = descriptor
-            case .missing:
-                forgetIfMissing(id)
-                return nil
-            case .foreign:
-                forget(id)
-                return nil
-            case .failed(let error):
-                throw .cacheError(reason: .readFailed(path: path, errno: error.code))
+            case .success(let descriptor): fd = descriptor
+            case .failure(let error): return .failure(error)
             }
             defer { POSIXFile.close(fd) }
-
-            let file: DiskEntryFile
-            switch DiskEntryFile.read(fd, includingData: wantsData) {
-            case .success(let value): file = value
-            case .failure(let error): throw .cacheError(reason: .readFailed(path: path, errno: error.code))
+            switch FileKind(descriptor: fd) {
+            case .regular: break
+            case .directory: return .failure(POSIXFile.Errno(EISDIR))
+            case .other: return .failure(POSIXFile.Errno(EINVAL))
+            case .unreadable(let code): return .failure(POSIXFile.Errno(code))
             }
-            guard file.hasMagic else {
-                // Not written by Alcedo: another program's file under an entry's name. A miss, left alone.
-                forget(id)
-                return nil
+            let size: Int
+            switch POSIXFile.size(fd) {
+            case .success(let count): size = count
+            case .failure(let error): return .failure(error)
             }
-            guard let header = file.header, let record = file.record,
-                  DiskEntryRecord.payload(record.payload, hasKey: key) else {
-                discard(id, path: path, fd: fd, reason: .corrupt)
-                return nil
+            var data = Data(count: size)
+            let read: Result<Int, POSIXFile.Errno> = data.withUnsafeMutableBytes { buffer in
+                guard let base = buffer.baseAddress else { return .success(0) }
+                return POSIXFile.read(fd, into: base, count: size, at: 0)
             }
-            guard header.expiration > nowMs else {
-                discard(id, path: path, fd: fd, reason: .expired)
-                return nil
-            }
-
-            var data: Data?
-            if wantsData {
-                switch file.data(fd) {
-                case .success(let bytes): data = bytes
-                case .failure(let error): throw .cacheError(reason: .readFailed(path: path, errno: error.code))
-                }
-            }
-
-            var updated = header
-            if let extending {
-                if let hook = hooks.withLock({ $0.beforeAccessWrite }) { hook(path) }
-                updated = recordAccess(id, fd: writable ? fd : nil, header: header, extending: extending, nowMs: nowMs,
-                                       granularity: config.accessTimeGranularity)
-            }
-            guard wantsMetadata else { return ReadResult(data: data, metadata: nil) }
-            let parsed = DiskEntryRecord(payload: record.payload)
-            let metadata = DiskEntryMetadata(
-                key: key, hash: id.hex, dataSize: header.dataLength, fileSize: header.fileSize,
-                creationDate: DiskTime.date(parsed?.creation ?? 0), lastAccessDate: DiskTime.date(updated.lastAccess),
-                expirationDate: DiskTime.date(updated.expiration), httpCacheInfo: parsed?.httpCacheInfo)
-            return ReadResult(data: data, metadata: metadata)
-        }
-
-        /// Records an access in the index and, unless the file already says nearly as much, in
-        /// the file's header. The file is written at most once per `granularity` per entry (a
-        /// tenth of the entry's cache time when that is shorter), as `relatime` does for atime:
-        /// the in-memory order stays exact, the order on disk is exact to that granularity.
-        /// Returns the header as updated.
-        /// `fd` is the entry's descriptor, open for writing (`nil` when the file could only be
-        /// opened read-only): the header is written through it, never through the file's name.
-        private func recordAccess(_ id: CacheKeyHash, fd: Int32?, header: DiskEntryHeader, extending: ExpirationExtending,
-                                  nowMs: Int64, granularity: TimeInterval) -> DiskEntryHeader {
-            var updated = header
-            updated.lastAccess = max(header.lastAccess, nowMs)
-            switch extending {
-            case .none: break
-            case .cacheTime:
-                if header.cacheTime >= 0 { updated.expiration = nowMs.addingClamped(header.cacheTime) }
-            case .expirationTime(let expiration):
-                updated.expiration = DiskTime.milliseconds(expiration.estimatedExpiration(since: DiskTime.date(nowMs)))
-                updated.cacheTime = expiration.extensibleDuration.map { Int64($0 * 1000) } ?? -1
-            }
-            index.touch(id, lastAccess: updated.lastAccess, expiration: updated.expiration)
-
-            var threshold = Int64(max(0, granularity) * 1000)
-            if header.cacheTime >= 0 { threshold = min(threshold, header.cacheTime / 10) }
-            let expirationMoved = updated.expiration != header.expiration
-                && (updated.expiration == DiskEntryHeader.never || header.expiration == DiskEntryHeader.never
-                    || abs(updated.expiration.subtractingClamped(header.expiration)) >= threshold)
-            guard updated.lastAccess.subtractingClamped(header.lastAccess) >= threshold || expirationMoved
-                    || updated.cacheTime != header.cacheTime else { return updated }
-            // A read-only folder is still read: the access is then only in the index.
-            guard let fd else { return updated }
-            let bytes = updated.mutableBytes(includingExpiration: updated.expiration != header.expiration
-                                                || updated.cacheTime != header.cacheTime)
-            _ = bytes.withUnsafeBytes { POSIXFile.write(fd, $0, at: Int(DiskEntryHeader.mutableOffset)) }
-            return updated
-        }
-
-        /// Removes `id`'s file, found invalid or expired through the open `fd`, unless the name
-        /// now points to another file (a newer store replaced it meanwhile).
-        private func discard(_ id: CacheKeyHash, path: String, fd: Int32, reason: DiskStorage.Removal.Reason) {
-            let removed: Bool = stripe(id).lock.withLock { _ in
-                guard POSIXFile.sameFile(fd, path) else { return false }
-                _ = POSIXFile.unlink(path)
-                index.remove(id)
-                return true
-            }
-            if removed { broadcast.send(reason, [id.hex]) }
-        }
-
-        /// Drops `id` from the index: its name holds something Alcedo did not write (left alone).
-        private func forget(_ id: CacheKeyHash) {
-            stripe(id).lock.withLock { _ in index.remove(id) }
-        }
-
-        /// Drops `id` from the index when its file is gone (removed by another process).
-        private func forgetIfMissing(_ id: CacheKeyHash) {
-            stripe(id).lock.withLock { _ in
-                if !POSIXFile.exists(path(for: id)) { index.remove(id) }
+            switch read {
+            case .success(let count):
+                if count < size { data.removeSubrange(count...) }
+                return .success(data)
+            case .failure(let error):
+                return .failure(error)
             }
         }
 
-        // MARK: Metadata update
-
-        /// Replaces the HTTP metadata of `key`'s entry without rewriting its data (the
-        /// pipeline calls this after a `304 Not Modified`), and records an access.
-        ///
-        /// The new record goes to the header slot not in use, under an exclusive `flock`, so a
-        /// reader or a crash sees either the old or the new record, whole. Only when the new
-        /// record does not fit the slot is the file rewritten, atomically.
+        /// Whether an unexpired value is stored under `key`, without reading it (one `lstat`;
+        /// none for a key the initial listing did not find and that was not stored since).
         /// - Parameters:
-        ///   - key: the entry's key.
-        ///   - httpCacheInfo: the new metadata (`nil` removes it).
-        ///   - expiration: a new expiration counted from now; `nil` (default) keeps the current one.
-        /// - Returns: `false` when there is no valid, unexpired entry under `key`.
-        /// - Throws: `.cacheError` with `.readOnly` and the like when the file cannot be written.
-        @discardableResult
-        public func updateMetadata(forKey key: String, httpCacheInfo: HTTPCacheInfo?,
-                                   expiration: StorageExpiration? = nil) throws(AlcedoError) -> Bool {
-            let id = CacheKeyHash(key: key)
-            try ensureLoaded()
-            guard index.entry(id) != nil else { return false }
-            let now = config.now()
-            let nowMs = DiskTime.milliseconds(now)
-            let path = path(for: id)
-            let fd: Int32
-            switch DiskEntryOpening.open(path, access: O_RDWR) {
-            case .opened(let descriptor): fd = descriptor
-            case .missing:
-                forgetIfMissing(id)
-                return false
-            case .foreign:
-                forget(id)
-                return false
-            case .failed(let error):
-                throw .cacheError(reason: .writeError(path: path, errno: error.code))
-            }
-            defer { POSIXFile.close(fd) }
-            while flock(fd, LOCK_EX) != 0, errno == EINTR {}
+        ///   - key: the value's key.
+        ///   - forcedExtension: the extension the value was stored with, if any (default `nil`).
+        public func isCached(forKey key: String, forcedExtension: String? = nil) -> Bool {
+            isCached(forKey: key, referenceDate: Date(), forcedExtension: forcedExtension)
+        }
 
-            let file: DiskEntryFile
-            switch DiskEntryFile.read(fd, includingData: false) {
-            case .success(let value): file = value
-            case .failure(let error): throw .cacheError(reason: .readFailed(path: path, errno: error.code))
-            }
-            guard file.hasMagic else {
-                forget(id)
-                return false
-            }
-            guard let header = file.header, let current = file.record,
-                  DiskEntryRecord.payload(current.payload, hasKey: key),
-                  let old = DiskEntryRecord(payload: current.payload) else {
-                discard(id, path: path, fd: fd, reason: .corrupt)
-                return false
-            }
-            guard header.expiration > nowMs else {
-                discard(id, path: path, fd: fd, reason: .expired)
-                return false
-            }
-            var updated = header
-            updated.lastAccess = max(header.lastAccess, nowMs)
-            if let expiration {
-                updated.expiration = DiskTime.milliseconds(expiration.estimatedExpiration(since: now))
-                updated.cacheTime = expiration.extensibleDuration.map { Int64($0 * 1000) } ?? -1
-            }
-            let payload = DiskEntryRecord(key: key, creation: old.creation, httpCacheInfo: httpCacheInfo).encoded()
-
-            if payload.count <= header.slotCapacity {
-                let slot = DiskEntryHeader.encodedSlot(sequence: current.sequence &+ 1, payload: payload)
-                let offset = DiskEntryHeader.slotOffset(1 - current.slot, capacity: header.slotCapacity)
-                let failure = slot.withUnsafeBytes { POSIXFile.write(fd, $0, at: offset) }
-                    ?? updated.mutableBytes(includingExpiration: true).withUnsafeBytes {
-                        POSIXFile.write(fd, $0, at: Int(DiskEntryHeader.mutableOffset))
-                    }
-                if let failure { throw .cacheError(reason: .writeError(path: path, errno: failure.code)) }
-                index.touch(id, lastAccess: updated.lastAccess, expiration: updated.expiration)
-                return true
-            }
-
-            let data: Data
-            switch file.data(fd) {
-            case .success(let bytes): data = bytes
-            case .failure(let error): throw .cacheError(reason: .readFailed(path: path, errno: error.code))
-            }
-            try Self.checkRecordSize(payload, key: key)
-            updated.slotCapacity = DiskEntryHeader.capacity(forPayload: payload.count)
-            try write(header: updated, record: payload, data: data, id: id)
-            return true
+        /// Whether a value is stored under `key` that has not expired at `referenceDate` (pass a
+        /// future date to ask whether it will still be cached then).
+        /// - Parameters:
+        ///   - key: the value's key.
+        ///   - referenceDate: the moment the expiration is compared with.
+        ///   - forcedExtension: the extension the value was stored with, if any (default `nil`).
+        public func isCached(forKey key: String, referenceDate: Date, forcedExtension: String? = nil) -> Bool {
+            let result = try? value(forKey: key, referenceDate: referenceDate, actuallyLoad: false,
+                                    extendingExpiration: .none, forcedExtension: forcedExtension)
+            return result != nil
         }
 
         // MARK: Remove
 
-        /// Removes the entry under `key`, if any.
-        /// - Throws: `.cacheError(.removeFailed)` when the file exists but cannot be removed.
-        public func remove(forKey key: String) throws(AlcedoError) {
-            try remove(CacheKeyHash(key: key))
+        /// Removes the value under `key`. A key with no value is not an error.
+        /// - Parameters:
+        ///   - key: the value's key.
+        ///   - forcedExtension: the extension the value was stored with, if any (default `nil`).
+        /// - Throws: `.cacheError(.cannotSetCacheFileAttribute)` with `.removeFailed` when the
+        ///   file exists but cannot be removed.
+        public func remove(forKey key: String, forcedExtension: String? = nil) throws(AlcedoError) {
+            try removeFile(at: cacheFileURL(forKey: key, forcedExtension: forcedExtension))
         }
 
-        private func remove(_ id: CacheKeyHash) throws(AlcedoError) {
-            let path = path(for: id)
-            let failure: POSIXFile.Errno? = stripe(id).lock.withLock { _ in
-                // Only a file Alcedo wrote is removed; anything else under the name stays.
-                if case .opened(let fd) = DiskEntryOpening.open(path, access: O_RDONLY) {
-                    defer { POSIXFile.close(fd) }
-                    if DiskEntryOpening.hasEntryMagic(fd), POSIXFile.sameFile(fd, path), let error = POSIXFile.unlink(path) {
-                        return error
-                    }
-                }
-                index.remove(id)
-                return nil
+        func removeFile(at url: URL) throws(AlcedoError) {
+            if let error = POSIXFile.unlink(url.path) {
+                throw .cacheError(reason: .removeFailed(path: url.path, errno: error.code))
             }
-            if let failure { throw .cacheError(reason: .removeFailed(path: path, errno: failure.code)) }
         }
 
-        /// Removes every entry and every stale temporary file. Files that are not cache entries
-        /// are left alone, and so is the folder.
-        /// - Throws: `.cacheError(.cannotListDirectory)` or `.cacheError(.removeFailed)`.
+        /// Removes the folder with every value in it, and makes it again, empty.
+        /// - Throws: `.cacheError` with `.removeFailed` or `.cannotCreateDirectory`.
         public func removeAll() throws(AlcedoError) {
-            try index.scanGate.withLock { _ throws(AlcedoError) in
-                index.beginScan()
-                do throws(AlcedoError) {
-                    _ = try scanFolder(removeAll: true)
-                } catch {
-                    index.abortScan()
-                    throw error
+            try removeAll(skipCreatingDirectory: false)
+        }
+
+        /// Removes the folder with every value in it; unless `skipCreatingDirectory`, makes it
+        /// again, empty. A folder that is not there is not an error.
+        /// - Throws: `.cacheError` with `.removeFailed` or `.cannotCreateDirectory`.
+        public func removeAll(skipCreatingDirectory: Bool) throws(AlcedoError) {
+            let fileManager = config.fileManager
+            let path = directoryURL.path
+            do {
+                try fileManager.removeItem(atPath: path)
+            } catch {
+                let code = Self.errnoCode(of: error)
+                if code != ENOENT {
+                    throw .cacheError(reason: .removeFailed(path: path, errno: code))
                 }
-                index.finishScan([:])
             }
+            if !skipCreatingDirectory { try prepareDirectory() }
+        }
+
+        // MARK: Names
+
+        /// The URL where the value of `key` is stored (whether or not it is). `key` is the
+        /// computed key: for an image, the source's cache key with the processor's identifier.
+        /// - Parameters:
+        ///   - key: the value's key.
+        ///   - forcedExtension: an extension instead of the configured one (default `nil`).
+        public func cacheFileURL(forKey key: String, forcedExtension: String? = nil) -> URL {
+            directoryURL.appendingPathComponent(cacheFileName(forKey: key, forcedExtension: forcedExtension),
+                                                isDirectory: false)
+        }
+
+        /// The file name of `key`: its SHA-256 in hex (or, with ``Config/usesHashedFileName``
+        /// `false`, the key itself when it is a plain file name), then `.` and the extension, if any.
+        func cacheFileName(forKey key: String, forcedExtension: String? = nil) -> String {
+            let config = self.config
+            let baseName = config.usesHashedFileName || !Self.isPlainFileName(key) ? key.kf.sha256 : key
+            if let ext = fileExtension(key: key, forcedExtension: forcedExtension, config: config) {
+                return "\(baseName).\(ext)"
+            }
+            return baseName
+        }
+
+        /// The extension of `key`'s file: `forcedExtension`, else ``Config/pathExtension``, else
+        /// the key's own with hashed names and ``Config/autoExtAfterHashedFileName``.
+        func fileExtension(key: String, forcedExtension: String?, config: Config) -> String? {
+            if let ext = forcedExtension ?? config.pathExtension {
+                return ext.isEmpty || ext.contains("/") || ext.contains("\0") ? nil : ext
+            }
+            if config.usesHashedFileName && config.autoExtAfterHashedFileName {
+                return key.kf.ext
+            }
+            return nil
+        }
+
+        /// Whether `key` can name a file in the folder as it is: one visible path component.
+        private static func isPlainFileName(_ key: String) -> Bool {
+            !key.isEmpty && !key.hasPrefix(".") && key.utf8.count <= 255
+                && !key.contains("/") && !key.contains("\0")
         }
 
         // MARK: Clean-up
 
-        /// Removes the expired entries and returns their hashes.
-        public func removeExpiredValues() throws(AlcedoError) -> [String] {
-            try cleanUp(expired: true, sizeExceeded: false).expired
-        }
-
-        /// When the folder is over ``Config/sizeLimit``, removes the least recently used
-        /// entries down to the low-water mark and returns their hashes.
-        public func removeSizeExceededValues() throws(AlcedoError) -> [String] {
-            try cleanUp(expired: false, sizeExceeded: true).sizeLimit
-        }
-
-        /// Rescans the folder, then removes expired entries, entries over the size limit (least
-        /// recently used first), invalid files and stale temporary files, and reports them.
-        /// The same removals are sent to the streams of ``removals()``.
-        @discardableResult
-        public func cleanUp() throws(AlcedoError) -> CleanUpReport {
-            try cleanUp(expired: true, sizeExceeded: true)
-        }
-
-        private func cleanUp(expired: Bool, sizeExceeded: Bool) throws(AlcedoError) -> CleanUpReport {
-            try index.scanGate.withLock { _ throws(AlcedoError) -> CleanUpReport in
-                var report = try rescan()
-                if expired {
-                    let victims = index.expired(at: DiskTime.milliseconds(config.now()))
-                    report.expired = removeVictims(victims)
-                    broadcast.send(.expired, report.expired)
-                }
-                if sizeExceeded {
-                    report.sizeLimit = evictLeastRecentlyUsed(protecting: nil)
-                }
-                return report
-            }
-        }
-
-        /// Brings the folder under the size limit after a store: rescans (to count what other
-        /// processes wrote), then removes the least recently used entries, never `protected`.
-        private func trim(protecting protected: CacheKeyHash) throws(AlcedoError) {
-            try index.scanGate.withLock { _ throws(AlcedoError) in
-                let limit = config.sizeLimit
-                guard limit > 0, index.totalSize > limit else { return }
-                _ = try rescan()
-                _ = evictLeastRecentlyUsed(protecting: protected)
-            }
-        }
-
-        /// With the scan gate held: removes least recently used entries down to the low-water
-        /// mark when the total is over the limit.
-        private func evictLeastRecentlyUsed(protecting protected: CacheKeyHash?) -> [String] {
-            let config = self.config
-            guard config.sizeLimit > 0, index.totalSize > config.sizeLimit else { return [] }
-            let removed = removeVictims(index.leastRecentlyUsed(downTo: config.lowWaterMark, protecting: protected))
-            broadcast.send(.sizeLimit, removed)
-            return removed
-        }
-
-        /// Removes each victim whose index entry has not changed since it was chosen (an entry
-        /// stored or read meanwhile is spared), and returns the hashes removed.
-        private func removeVictims(_ victims: [(CacheKeyHash, DiskIndex.Entry)]) -> [String] {
-            var removed: [String] = []
-            for (id, entry) in victims {
-                let done: Bool = stripe(id).lock.withLock { _ in
-                    guard index.entry(id) == entry else { return false }
-                    guard POSIXFile.unlink(path(for: id)) == nil else { return false }
-                    index.remove(id)
-                    return true
-                }
-                if done { removed.append(id.hex) }
-            }
-            return removed
-        }
-
-        // MARK: Size and statistics
-
-        /// The bytes the entries take (headers included), as the index knows them: exact for
-        /// this process's writes, refreshed from the folder by every clean-up.
-        public func totalSize() throws(AlcedoError) -> Int {
-            try ensureLoaded()
-            return index.totalSize
-        }
-
-        /// Rescans the folder and reports its entries, size and limits.
-        public func statistics() throws(AlcedoError) -> Statistics {
-            try index.scanGate.withLock { _ throws(AlcedoError) -> Statistics in
-                _ = try rescan()
-                let config = self.config
-                return Statistics(
-                    path: directoryPath, entryCount: index.count, totalSize: index.totalSize,
-                    expiredCount: index.expired(at: DiskTime.milliseconds(config.now())).count,
-                    sizeLimit: max(0, config.sizeLimit), lowWaterMark: max(0, config.sizeLimit) > 0 ? config.lowWaterMark : 0,
-                    expiration: config.expiration.description)
-            }
-        }
-
-        /// A stream of the removals the storage makes on its own (expired, over the size limit,
-        /// corrupt). Each call makes a new stream; the newest 1,024 undelivered removals are kept.
-        public func removals() -> AsyncStream<Removal> { broadcast.makeStream() }
-
-        // MARK: Scanning
-
-        /// Loads the index with one scan of the folder, on first use.
-        private func ensureLoaded() throws(AlcedoError) {
-            if index.isLoaded { return }
-            try index.scanGate.withLock { _ throws(AlcedoError) in
-                if index.isLoaded { return }
-                _ = try rescan()
-            }
-        }
-
-        /// With the scan gate held: rebuilds the index from the folder.
-        private func rescan() throws(AlcedoError) -> CleanUpReport {
-            index.beginScan()
-            let result: (entries: [CacheKeyHash: DiskIndex.Entry], report: CleanUpReport)
+        /// The metadata of the files in the folder, hidden files left out; none when the folder
+        /// is not there.
+        private func allFileMetas() throws(AlcedoError) -> [FileMeta] {
+            let path = directoryURL.path
+            let names: [String]
             do {
-                result = try scanFolder(removeAll: false)
+                names = try config.fileManager.contentsOfDirectory(atPath: path)
             } catch {
-                index.abortScan()
-                throw error
+                let code = Self.errnoCode(of: error)
+                if code == ENOENT || code == ENOTDIR { return [] }
+                throw .cacheError(reason: .cannotListDirectory(path: path, errno: code))
             }
-            index.finishScan(result.entries)
-            broadcast.send(.corrupt, result.report.corrupt)
-            return result.report
+            return names.filter { !$0.hasPrefix(".") }.compactMap { name in
+                try? FileMeta(fileURL: directoryURL.appendingPathComponent(name, isDirectory: false))
+            }
         }
 
-        /// Lists the folder and reads the fixed header of every entry it does not know: one
-        /// `openat`, `fstat`, `pread` and `close` per file; an entry whose file has the same
-        /// inode, time and size as when this backend last read or wrote it costs one `fstatat`.
-        ///
-        /// Only Alcedo's own files are ever removed: entries (regular files named like an entry
-        /// that start with the entry magic) that are invalid or named with another extension, and
-        /// stale temporary files (regular files named ``temporaryPrefix``…); with `removeAll`,
-        /// every entry too. Anything else (another program's file named with 64 hex digits,
-        /// symbolic links, FIFOs, folders) is skipped without being opened for long or removed.
-        private func scanFolder(removeAll: Bool) throws(AlcedoError) -> (entries: [CacheKeyHash: DiskIndex.Entry], report: CleanUpReport) {
-            guard let directory = opendir(directoryPath) else {
-                // No folder (or a file where a parent folder should be): no entries yet.
-                if errno == ENOENT || errno == ENOTDIR { return ([:], CleanUpReport()) }
-                throw .cacheError(reason: .cannotListDirectory(path: directoryPath, errno: errno))
-            }
-            defer { closedir(directory) }
-            let directoryFD = dirfd(directory)
-            let config = self.config
-            let expectedSuffix = Array(fileSuffix.utf8)
-            let temporaryCutoff = config.now().timeIntervalSince1970 - config.temporaryFileLifetime
-            let temporaryPrefix: [UInt8] = Array(Self.temporaryPrefix.utf8)
-            let known = index.snapshot
-            var entries: [CacheKeyHash: DiskIndex.Entry] = [:]
-            entries.reserveCapacity(known.count)
-            var report = CleanUpReport()
-            var noAccessTime = POSIXFile.noAccessTime
-            var fixed = [UInt8](repeating: 0, count: DiskEntryHeader.fixedSize)
-            var removeFailure: (String, Int32)?
+        /// Removes the values that have expired and returns their files' URLs. Temporary files
+        /// left by writes that were interrupted more than ten minutes ago are removed too (not
+        /// listed).
+        /// - Throws: `.cacheError` with `.cannotListDirectory` (as `.cannotLoadDataFromDisk`) or
+        ///   `.removeFailed`.
+        public func removeExpiredValues() throws(AlcedoError) -> [URL] {
+            try removeExpiredValues(referenceDate: Date())
+        }
 
-            while let item = readdir(directory) {
-                withUnsafePointer(to: &item.pointee.d_name) { rawName in
-                    rawName.withMemoryRebound(to: CChar.self, capacity: 256) { cName in
-                        let name = UnsafeBufferPointer(start: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self),
-                                                       count: strlen(cName))
-                        if name.starts(with: temporaryPrefix) {
-                            var info = stat()
-                            guard fstatat(directoryFD, cName, &info, AT_SYMLINK_NOFOLLOW) == 0,
-                                  (info.st_mode & S_IFMT) == S_IFREG else { return }
-                            if POSIXFile.modificationTime(info) < temporaryCutoff, unlinkat(directoryFD, cName, 0) == 0 {
-                                report.temporaryFiles += 1
-                            }
-                            return
-                        }
-                        guard let id = CacheKeyHash(hexBytes: name), name.count == 64 || name[64] == UInt8(ascii: ".")
-                        else { return }
-                        let ours = !removeAll && name[64...].elementsEqual(expectedSuffix)
-                        if ours, let old = known[id], let stamp = old.stamp,
-                           POSIXFile.stamp(at: directoryFD, cName) == stamp {
-                            // Unchanged since this process last read or wrote it: one `fstatat`.
-                            entries[id] = old
-                            return
-                        }
-                        guard case .opened(let fd) = DiskEntryOpening.open(at: directoryFD, cName, noAccessTime: &noAccessTime)
-                        else { return }
-                        defer { POSIXFile.close(fd) }
-                        let stamp = POSIXFile.stamp(fd)
-                        let bytes: (count: Int, header: DiskEntryHeader?)? = fixed.withUnsafeMutableBytes { buffer in
-                            guard let base = buffer.baseAddress, let stamp,
-                                  case .success(let count) = POSIXFile.read(fd, into: base, count: buffer.count, at: 0)
-                            else { return nil }
-                            let head = UnsafeRawBufferPointer(rebasing: buffer[..<count])
-                            return (count, DiskEntryHeader(fixedBytes: head, fileSize: stamp.size))
-                        }
-                        // Not written by Alcedo (no magic), or unreadable: not ours to index or remove.
-                        guard let bytes, let stamp, bytes.count >= DiskEntryHeader.magic.count,
-                              fixed.starts(with: DiskEntryHeader.magic) else { return }
-                        if ours, let header = bytes.header {
-                            entries[id] = DiskIndex.Entry(fileSize: header.fileSize, lastAccess: header.lastAccess,
-                                                          expiration: header.expiration, stamp: stamp)
-                            return
-                        }
-                        // Alcedo's file, to be removed: unless the name meanwhile holds another file.
-                        guard POSIXFile.stamp(at: directoryFD, cName)?.inode == stamp.inode else { return }
-                        if unlinkat(directoryFD, cName, 0) == 0 || errno == ENOENT {
-                            if !removeAll { report.corrupt.append(id.hex) }
-                        } else if removeFailure == nil {
-                            removeFailure = (String(decoding: name, as: UTF8.self), errno)
-                        }
-                    }
+        func removeExpiredValues(referenceDate: Date) throws(AlcedoError) -> [URL] {
+            removeStaleTemporaryFiles(before: referenceDate.addingTimeInterval(-600))
+            let expired = try allFileMetas().filter { !$0.isDirectory && $0.expired(referenceDate: referenceDate) }
+            for meta in expired { try removeFile(at: meta.url) }
+            return expired.map(\.url)
+        }
+
+        /// Removes the temporary files of this folder last changed before `cutoff`.
+        private func removeStaleTemporaryFiles(before cutoff: Date) {
+            let names = (try? config.fileManager.contentsOfDirectory(atPath: directoryURL.path)) ?? []
+            for name in names where name.hasPrefix(Self.temporaryPrefix) {
+                let path = directoryURL.path + "/" + name
+                // The status change time: the modification time of a temporary file already holds
+                // the expiration its entry was to get.
+                var info = stat()
+                guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+                #if canImport(Darwin)
+                let changed = FileTime.date(info.st_ctimespec)
+                #else
+                let changed = FileTime.date(info.st_ctim)
+                #endif
+                if changed < cutoff { _ = POSIXFile.unlink(path) }
+            }
+        }
+
+        /// When the values take ``Config/sizeLimit`` or more, removes the least recently used
+        /// ones until they take at most half of it, and returns their files' URLs. Nothing with
+        /// a limit of 0.
+        /// - Throws: `.cacheError` with `.cannotListDirectory` (as `.cannotLoadDataFromDisk`) or
+        ///   `.removeFailed`.
+        public func removeSizeExceededValues() throws(AlcedoError) -> [URL] {
+            let sizeLimit = config.sizeLimit
+            guard sizeLimit > 0 else { return [] }
+            var size = try totalSize()
+            guard size >= sizeLimit else { return [] }
+            // Most recently used first: the least recently used are taken from the end.
+            var pending = try allFileMetas().filter { !$0.isDirectory }.sorted(by: FileMeta.lastAccessDate)
+            var removed: [URL] = []
+            let target = sizeLimit / 2
+            while size > target, let meta = pending.popLast() {
+                size -= min(size, UInt(meta.fileSize))
+                try removeFile(at: meta.url)
+                removed.append(meta.url)
+            }
+            return removed
+        }
+
+        /// The bytes the files in the folder take (the values' bytes), hidden files left out.
+        /// - Throws: `.cacheError(.cannotLoadDataFromDisk)` with `.cannotListDirectory`.
+        public func totalSize() throws(AlcedoError) -> UInt {
+            try allFileMetas().reduce(0) { $1.isDirectory ? $0 : $0 + UInt($1.fileSize) }
+        }
+
+        /// The `errno` behind a file manager's error (`EIO` when it has none).
+        static func errnoCode(of error: any Error) -> Int32 {
+            if let posix = error as? POSIXError { return posix.code.rawValue }
+            if let cocoa = error as? CocoaError {
+                if let posix = cocoa.underlying as? POSIXError { return posix.code.rawValue }
+                switch cocoa.code {
+                case .fileNoSuchFile, .fileReadNoSuchFile: return ENOENT
+                case .fileWriteNoPermission, .fileReadNoPermission: return EACCES
+                case .fileWriteOutOfSpace: return ENOSPC
+                case .fileWriteVolumeReadOnly: return EROFS
+                default: break
                 }
             }
-            if removeAll, let (name, code) = removeFailure {
-                throw .cacheError(reason: .removeFailed(path: directoryPath + "/" + name, errno: code))
-            }
-            return (entries, report)
+            return EIO
         }
-
-        // MARK: Testing
-
-        /// Makes the next writes call `hook` with the temporary file's path after writing the
-        /// header and half of the data (the crash tests kill the process there).
-        @_spi(Testing)
-        public func setMidWriteHook(_ hook: (@Sendable (String) -> Void)?) {
-            hooks.withLock { $0.midWrite = hook }
-        }
-
-        /// Makes the next reads that record an access call `hook` with the entry's path after
-        /// reading and verifying the file, before writing the access (the tests replace the
-        /// name there).
-        @_spi(Testing)
-        public func setBeforeAccessWriteHook(_ hook: (@Sendable (String) -> Void)?) {
-            hooks.withLock { $0.beforeAccessWrite = hook }
-        }
-    }
-}
-
-private extension Int64 {
-    func addingClamped(_ other: Int64) -> Int64 {
-        let (sum, overflow) = addingReportingOverflow(other)
-        return overflow ? (other > 0 ? .max : .min) : sum
-    }
-
-    func subtractingClamped(_ other: Int64) -> Int64 {
-        let (difference, overflow) = subtractingReportingOverflow(other)
-        return overflow ? (other < 0 ? .max : .min) : difference
     }
 }

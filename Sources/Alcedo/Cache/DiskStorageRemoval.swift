@@ -35,7 +35,7 @@ extension DiskStorage {
     }
 }
 
-/// Sends every ``DiskStorage/Removal`` to all streams made by ``DiskStorage/Backend/removals()``.
+/// Sends every ``DiskStorage/Removal`` to all streams made by ``DiskStorage/EntryStore/removals()``.
 final class RemovalBroadcast: Sendable {
     private let state = Mutex<(next: Int, continuations: [Int: AsyncStream<DiskStorage.Removal>.Continuation])>(
         (0, [:]))

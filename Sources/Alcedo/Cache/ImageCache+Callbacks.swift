@@ -181,7 +181,7 @@ extension ImageCache {
     }
 }
 
-extension DiskStorage.Backend {
+extension DiskStorage.EntryStore {
     /// `true` when the disk index lists an unexpired entry for `key` whose file exists (one
     /// `stat`, on a hit only); before the index is loaded, `true` when the entry's file exists.
     /// Never loads the index.

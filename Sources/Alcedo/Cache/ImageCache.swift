@@ -27,8 +27,10 @@ public final class ImageCache: Sendable {
     public let name: String
     /// The memory storage of decoded images.
     public let memoryStorage: MemoryStorage.Backend<AlcedoImage>
-    /// The disk storage of serialized images.
-    public let diskStorage: DiskStorage.Backend
+    /// The disk storage of serialized images: an ``DiskStorage/EntryStore``, whose size limit
+    /// holds after every store and whose files keep each entry's HTTP validators (Kingfisher's
+    /// is a `DiskStorage.Backend<Data>`; the members Kingfisher's code uses are the same).
+    public let diskStorage: DiskStorage.EntryStore
     /// The codecs disk hits are decoded with (by the default serializer).
     public let codecs: ImageCodecRegistry
     /// The serializer used when a call names none. Default: a ``DefaultCacheSerializer`` on ``codecs``.
@@ -56,7 +58,7 @@ public final class ImageCache: Sendable {
     public convenience init(name: String, cacheDirectoryURL: URL? = nil, codecs: ImageCodecRegistry = .shared,
                             sharedTier: SharedCacheTier? = nil) {
         self.init(memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config()),
-                  diskStorage: DiskStorage.Backend(config: DiskStorage.Config(name: name, directory: cacheDirectoryURL)),
+                  diskStorage: DiskStorage.EntryStore(config: DiskStorage.EntryStore.Config(name: name, directory: cacheDirectoryURL)),
                   codecs: codecs, sharedTier: sharedTier)
     }
 
@@ -69,7 +71,7 @@ public final class ImageCache: Sendable {
     ///     ``DefaultCacheSerializer`` on `codecs`.
     ///   - logger: where the disk tier's failures and recovery are reported, one line per change (default `Logger(label: "alcedo.cache")`).
     ///   - sharedTier: a tier shared with other processes, after the disk; `nil` (default) for none.
-    public init(memoryStorage: MemoryStorage.Backend<AlcedoImage>, diskStorage: DiskStorage.Backend,
+    public init(memoryStorage: MemoryStorage.Backend<AlcedoImage>, diskStorage: DiskStorage.EntryStore,
                 codecs: ImageCodecRegistry = .shared, cacheSerializer: (any CacheSerializer)? = nil,
                 logger: Logger = Logger(label: "alcedo.cache"), sharedTier: SharedCacheTier? = nil) {
         self.logger = logger
@@ -288,7 +290,7 @@ public final class ImageCache: Sendable {
     }
 
     /// Replaces the HTTP metadata of the disk entry without rewriting its bytes (after a
-    /// `304 Not Modified`); see ``DiskStorage/Backend/updateMetadata(forKey:httpCacheInfo:expiration:)``.
+    /// `304 Not Modified`); see ``DiskStorage/EntryStore/updateMetadata(forKey:httpCacheInfo:expiration:)``.
     /// - Returns: `false` when the entry is not on disk.
     @discardableResult
     public func updateDiskMetadata(forKey key: String, processorIdentifier: String = "", httpCacheInfo: HTTPCacheInfo?,

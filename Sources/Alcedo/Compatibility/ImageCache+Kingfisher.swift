@@ -113,7 +113,7 @@ enum TimeConstants {
     static let secondsInOneDay = 86_400
 }
 
-extension DiskStorage.Backend {
+extension DiskStorage.EntryStore {
     /// Removes every entry (Kingfisher's `removeAll(skipCreatingDirectory:)`). Alcedo keeps the
     /// cache folder either way: the next write creates it again when it is gone.
     public func removeAll(skipCreatingDirectory: Bool) throws(AlcedoError) {

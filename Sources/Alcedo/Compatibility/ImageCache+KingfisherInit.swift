@@ -33,7 +33,7 @@ extension ImageCache {
         let cacheName = "com.onevcat.Kingfisher.ImageCache.\(name)"
         let folderURL = diskCachePathClosure?(directory, cacheName)
             ?? directory.appendingPathComponent(cacheName, isDirectory: true)
-        let diskStorage = DiskStorage.Backend(config: DiskStorage.Config(folderURL: folderURL, name: name))
+        let diskStorage = DiskStorage.EntryStore(config: DiskStorage.EntryStore.Config(folderURL: folderURL, name: name))
         try diskStorage.prepareFolder()
         self.init(memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config()), diskStorage: diskStorage)
     }

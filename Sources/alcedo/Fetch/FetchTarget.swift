@@ -62,7 +62,7 @@ enum FetchTarget: Sendable {
     }
 
     /// Used only for its SHA-256 of a key; touches nothing on disk.
-    private static let keyHasher = DiskStorage.Backend(config: DiskStorage.Config(
+    private static let keyHasher = DiskStorage.EntryStore(config: DiskStorage.EntryStore.Config(
         folderURL: FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-unused", isDirectory: true)))
 
     /// The body limit of a default ``ImageDownloader`` (32 MiB).

@@ -98,18 +98,18 @@ struct ImageRetriever: Sendable {
     static func makeCache(cacheDirectory: URL?, memoryOnly: Bool,
                           memoryLimit: Int = defaultMemoryLimit) -> (cache: ImageCache, diskUsable: Bool) {
         let memory = MemoryStorage.Backend<AlcedoImage>(config: MemoryStorage.Config(totalCostLimit: memoryLimit))
-        let diskConfig: DiskStorage.Config
+        let diskConfig: DiskStorage.EntryStore.Config
         if memoryOnly {
             // A folder that is never made: nothing is written, so every disk lookup misses.
             let unused = FileManager.default.temporaryDirectory
                 .appendingPathComponent("alcedo-memory-only-\(getpid())-\(UUID().uuidString)", isDirectory: true)
-            diskConfig = DiskStorage.Config(folderURL: unused)
+            diskConfig = DiskStorage.EntryStore.Config(folderURL: unused)
         } else if let cacheDirectory {
-            diskConfig = DiskStorage.Config(folderURL: cacheDirectory)
+            diskConfig = DiskStorage.EntryStore.Config(folderURL: cacheDirectory)
         } else {
-            diskConfig = DiskStorage.Config(name: "default")
+            diskConfig = DiskStorage.EntryStore.Config(name: "default")
         }
-        let disk = DiskStorage.Backend(config: diskConfig)
+        let disk = DiskStorage.EntryStore(config: diskConfig)
         var diskUsable = !memoryOnly
         if !memoryOnly {
             do {
@@ -131,7 +131,7 @@ struct ImageRetriever: Sendable {
     /// The same disk cache behind a new, empty memory cache.
     func withEmptyMemoryCache() -> ImageRetriever {
         let cache = ImageCache(memoryStorage: MemoryStorage.Backend(config: manager.cache.memoryStorage.config),
-                               diskStorage: DiskStorage.Backend(config: manager.cache.diskStorage.config),
+                               diskStorage: DiskStorage.EntryStore(config: manager.cache.diskStorage.config),
                                logger: manager.cache.logger)
         return ImageRetriever(manager: ImageManager(downloader: manager.downloader, cache: cache), baseOptions: baseOptions)
     }

@@ -19,12 +19,12 @@ struct DiskStorageEdgeCaseTests {
 
     private var cacheURL: URL { folder.url.appendingPathComponent("cache", isDirectory: true) }
 
-    private func makeStorage(at url: URL? = nil) -> DiskStorage.Backend {
-        DiskStorage.Backend(config: .init(folderURL: url ?? cacheURL, expiration: .seconds(100), now: clock.function))
+    private func makeStorage(at url: URL? = nil) -> DiskStorage.EntryStore {
+        DiskStorage.EntryStore(config: .init(folderURL: url ?? cacheURL, expiration: .seconds(100), now: clock.function))
     }
 
     private func temporaryFiles() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: cacheURL.path).filter { $0.hasPrefix(DiskStorage.Backend.temporaryPrefix) }
+        try FileManager.default.contentsOfDirectory(atPath: cacheURL.path).filter { $0.hasPrefix(DiskStorage.EntryStore.temporaryPrefix) }
     }
 
     // MARK: Entries over 1 MiB

@@ -25,11 +25,11 @@ struct DiskStorageProcessTests {
     }
 
     private func temporaryFiles() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: cacheURL.path).filter { $0.hasPrefix(DiskStorage.Backend.temporaryPrefix) }
+        try FileManager.default.contentsOfDirectory(atPath: cacheURL.path).filter { $0.hasPrefix(DiskStorage.EntryStore.temporaryPrefix) }
     }
 
     @Test func writerKilledMidWriteLeavesThePreviousEntryWhole() async throws {
-        let storage = DiskStorage.Backend(config: .init(folderURL: cacheURL))
+        let storage = DiskStorage.EntryStore(config: .init(folderURL: cacheURL))
         let previous = childBytes(key: "photo", writer: 0, size: 50_000)
         try storage.store(value: previous, forKey: "photo")
 
@@ -45,12 +45,12 @@ struct DiskStorageProcessTests {
         }
 
         // A new backend (as after a restart) sees the old entry, whole, and no trace of the new ones.
-        let reopened = DiskStorage.Backend(config: .init(folderURL: cacheURL))
+        let reopened = DiskStorage.EntryStore(config: .init(folderURL: cacheURL))
         #expect(try reopened.value(forKey: "photo") == previous)
         #expect(try reopened.value(forKey: "fresh") == nil)
         #expect(try temporaryFiles().count == 2)
         // The leftovers go once they are older than the temporary file lifetime.
-        let later = DiskStorage.Backend(config: .init(folderURL: cacheURL, temporaryFileLifetime: 0,
+        let later = DiskStorage.EntryStore(config: .init(folderURL: cacheURL, temporaryFileLifetime: 0,
                                                       now: { Date().addingTimeInterval(1) }))
         #expect(try later.cleanUp().temporaryFiles == 2)
         #expect(try temporaryFiles().isEmpty)
@@ -67,7 +67,7 @@ struct DiskStorageProcessTests {
         // Once both children are writing, this process writes the same keys too, as writer 0.
         var firstLines: [String] = []
         for child in children { firstLines.append(try #require(await child.nextLine())) }
-        let storage = DiskStorage.Backend(config: .init(folderURL: cacheURL))
+        let storage = DiskStorage.EntryStore(config: .init(folderURL: cacheURL))
         for index in 0..<count {
             let key = "shared-\(index)"
             try storage.store(value: childBytes(key: key, writer: 0, size: size), forKey: key)
@@ -80,7 +80,7 @@ struct DiskStorageProcessTests {
             #expect(records.count == count)
             #expect(records.allSatisfy { $0["stored"] == "true" })
         }
-        let reopened = DiskStorage.Backend(config: .init(folderURL: cacheURL))
+        let reopened = DiskStorage.EntryStore(config: .init(folderURL: cacheURL))
         var writers: Set<Int> = []
         for index in 0..<count {
             let key = "shared-\(index)"
@@ -108,7 +108,7 @@ struct DiskStorageProcessTests {
 
     @Test(.enabled(if: temporaryDirectoryIsTraversable, "the temporary directory is closed to other users"))
     func readOnlyFolderGivesATypedErrorAndMemoryKeepsWorking() async throws {
-        let storage = DiskStorage.Backend(config: .init(folderURL: cacheURL))
+        let storage = DiskStorage.EntryStore(config: .init(folderURL: cacheURL))
         let existing = childBytes(key: "existing", writer: 0, size: 5_000)
         try storage.store(value: existing, forKey: "existing")
         #expect(chmod(cacheURL.path, 0o555) == 0)
@@ -133,7 +133,7 @@ struct DiskStorageProcessTests {
     }
 
     @Test func fullDiskGivesATypedErrorAndLeavesNothingBehind() async throws {
-        let storage = DiskStorage.Backend(config: .init(folderURL: cacheURL))
+        let storage = DiskStorage.EntryStore(config: .init(folderURL: cacheURL))
         try storage.store(value: childBytes(key: "big", writer: 0, size: 500), forKey: "big")
         // The child may not write files over 4,000 bytes: the write fails as on a full disk.
         let child = try ChildProcess(["cache", "debug-write", "--cache-dir", cacheURL.path, "--file-size-limit", "4000",
@@ -149,7 +149,7 @@ struct DiskStorageProcessTests {
             #expect(record["inMemory"] == "true")
         }
         #expect(try temporaryFiles().isEmpty, "the partial temporary file is removed")
-        let reopened = DiskStorage.Backend(config: .init(folderURL: cacheURL))
+        let reopened = DiskStorage.EntryStore(config: .init(folderURL: cacheURL))
         #expect(try reopened.value(forKey: "big") == childBytes(key: "big", writer: 0, size: 500), "the old entry is intact")
         #expect(try reopened.value(forKey: "small") == nil)
     }
@@ -157,7 +157,7 @@ struct DiskStorageProcessTests {
     @Test func cacheCommandReportsAndCleans() async throws {
         // Stored "10 s ago": k0, with a life of 1 s, has expired for the child.
         let clock = TestClock(Date().addingTimeInterval(-10))
-        let storage = DiskStorage.Backend(config: .init(folderURL: cacheURL, now: clock.function))
+        let storage = DiskStorage.EntryStore(config: .init(folderURL: cacheURL, now: clock.function))
         for index in 0..<4 {
             try storage.store(value: Data(count: 1_000), forKey: "k\(index)", expiration: index == 0 ? .seconds(1) : .never)
         }

@@ -17,8 +17,8 @@ struct DiskStorageTests {
     private var cacheURL: URL { folder.url.appendingPathComponent("cache", isDirectory: true) }
 
     private func makeStorage(sizeLimit: Int = 0, expiration: StorageExpiration = .days(7),
-                             pathExtension: String? = nil, lowWaterMarkRatio: Double = 0.5) -> DiskStorage.Backend {
-        DiskStorage.Backend(config: .init(folderURL: cacheURL, sizeLimit: sizeLimit, lowWaterMarkRatio: lowWaterMarkRatio,
+                             pathExtension: String? = nil, lowWaterMarkRatio: Double = 0.5) -> DiskStorage.EntryStore {
+        DiskStorage.EntryStore(config: .init(folderURL: cacheURL, sizeLimit: sizeLimit, lowWaterMarkRatio: lowWaterMarkRatio,
                                           expiration: expiration, pathExtension: pathExtension, now: clock.function))
     }
 
@@ -61,11 +61,11 @@ struct DiskStorageTests {
     }
 
     @Test func pathExtensionIsSanitised() {
-        #expect(DiskStorage.Config(folderURL: cacheURL, pathExtension: "../../x/y").pathExtension == "xy")
-        #expect(DiskStorage.Config(folderURL: cacheURL, pathExtension: "/").pathExtension == nil)
-        #expect(DiskStorage.Config(name: "../..", directory: folder.url).folderURL.deletingLastPathComponent().path
+        #expect(DiskStorage.EntryStore.Config(folderURL: cacheURL, pathExtension: "../../x/y").pathExtension == "xy")
+        #expect(DiskStorage.EntryStore.Config(folderURL: cacheURL, pathExtension: "/").pathExtension == nil)
+        #expect(DiskStorage.EntryStore.Config(name: "../..", directory: folder.url).folderURL.deletingLastPathComponent().path
                 == folder.url.standardizedFileURL.path)
-        #expect(DiskStorage.Config(name: "a/b", directory: folder.url).folderURL.lastPathComponent == "a_b")
+        #expect(DiskStorage.EntryStore.Config(name: "a/b", directory: folder.url).folderURL.lastPathComponent == "a_b")
     }
 
     @Test func hostileKeysStayInsideTheFolder() throws {
@@ -201,7 +201,7 @@ struct DiskStorageTests {
         #expect(try storage.value(forKey: "days") == nil)
         clock.advance(100 * 365 * 86_400)
         #expect(try storage.value(forKey: "never") == Data("c".utf8))
-        #expect(DiskStorage.Config(folderURL: cacheURL).expiration == .days(7))
+        #expect(DiskStorage.EntryStore.Config(folderURL: cacheURL).expiration == .days(7))
     }
 
     @Test func storingWithAPastExpirationRemovesTheOldEntry() throws {
@@ -410,7 +410,7 @@ struct DiskStorageTests {
     @Test func folderCannotBeCreatedUnderAFile() throws {
         let blocker = folder.url.appendingPathComponent("file")
         try Data("x".utf8).write(to: blocker)
-        let storage = DiskStorage.Backend(config: .init(folderURL: blocker.appendingPathComponent("cache")))
+        let storage = DiskStorage.EntryStore(config: .init(folderURL: blocker.appendingPathComponent("cache")))
         #expect(throws: AlcedoError.self) { try storage.store(value: Data("a".utf8), forKey: "a") }
         #expect(try storage.value(forKey: "a") == nil)
     }
@@ -452,7 +452,7 @@ struct DiskStorageTests {
     @Test func staleTemporaryFilesAreRemovedByCleanUp() throws {
         let storage = makeStorage()
         try storage.store(value: Data("a".utf8), forKey: "a")
-        let leftover = cacheURL.appendingPathComponent(DiskStorage.Backend.temporaryPrefix + "0123456789abcdef-99999-1")
+        let leftover = cacheURL.appendingPathComponent(DiskStorage.EntryStore.temporaryPrefix + "0123456789abcdef-99999-1")
         try Data(count: 100).write(to: leftover)
         #expect(try storage.cleanUp().temporaryFiles == 0, "a fresh temporary file may be a write in progress")
         clock.advance(Date().timeIntervalSince(clock.now) + 601)

@@ -39,7 +39,7 @@ struct ImageCacheDiskFailureTests {
         }
         let store = CapturingLogHandler.Store()
         let cache = ImageCache(memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config()),
-                               diskStorage: DiskStorage.Backend(config: .init(folderURL: cacheURL)),
+                               diskStorage: DiskStorage.EntryStore(config: .init(folderURL: cacheURL)),
                                logger: Logger(label: "test", factory: { _ in CapturingLogHandler(store: store) }))
         #expect(throws: AlcedoError.self) { try cache.diskStorage.prepareFolder() }
         let image = AlcedoImage(width: 2, height: 2, pixels: [UInt8](repeating: 9, count: 16))
@@ -58,12 +58,12 @@ struct ImageCacheDiskFailureTests {
     func prepareFolder() throws {
         let folder = try TemporaryDirectory()
         let nested = folder.url.appendingPathComponent("a/b/c")
-        try DiskStorage.Backend(config: .init(folderURL: nested)).prepareFolder()
+        try DiskStorage.EntryStore(config: .init(folderURL: nested)).prepareFolder()
         var isDirectory: ObjCBool = false
         #expect(FileManager.default.fileExists(atPath: nested.path, isDirectory: &isDirectory) && isDirectory.boolValue)
         let file = folder.url.appendingPathComponent("file")
         try Data().write(to: file)
-        let error = #expect(throws: AlcedoError.self) { try DiskStorage.Backend(config: .init(folderURL: file)).prepareFolder() }
+        let error = #expect(throws: AlcedoError.self) { try DiskStorage.EntryStore(config: .init(folderURL: file)).prepareFolder() }
         guard case .cacheError(.cannotCreateDirectory(let path, _)) = error else {
             Issue.record("unexpected \(String(describing: error))")
             return

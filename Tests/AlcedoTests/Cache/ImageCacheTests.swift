@@ -15,7 +15,7 @@ struct ImageCacheTests {
                            codecs: ImageCodecRegistry = BMPTestCodec.registry()) -> ImageCache {
         ImageCache(
             memoryStorage: MemoryStorage.Backend(config: .init(totalCostLimit: 10_000_000, now: clock.function)),
-            diskStorage: DiskStorage.Backend(config: .init(name: name, directory: folder.url, sizeLimit: diskSizeLimit,
+            diskStorage: DiskStorage.EntryStore(config: .init(name: name, directory: folder.url, sizeLimit: diskSizeLimit,
                                                            now: clock.function)),
             codecs: codecs)
     }

@@ -13,7 +13,7 @@ struct SharedCacheTierTests {
 
     private func makeCache(_ name: String, tier: SharedCacheTier?) -> ImageCache {
         ImageCache(memoryStorage: MemoryStorage.Backend(config: .init(totalCostLimit: 10_000_000)),
-                   diskStorage: DiskStorage.Backend(config: .init(name: name, directory: folder.url)),
+                   diskStorage: DiskStorage.EntryStore(config: .init(name: name, directory: folder.url)),
                    codecs: BMPTestCodec.registry(), sharedTier: tier)
     }
 

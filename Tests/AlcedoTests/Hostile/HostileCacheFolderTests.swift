@@ -19,8 +19,8 @@ struct HostileCacheFolderTests {
     private var cacheURL: URL { folder.url.appendingPathComponent("cache", isDirectory: true) }
 
     private func makeStorage(granularity: TimeInterval = 60, temporaryFileLifetime: TimeInterval = 600,
-                             pathExtension: String? = nil) -> DiskStorage.Backend {
-        DiskStorage.Backend(config: .init(folderURL: cacheURL, pathExtension: pathExtension,
+                             pathExtension: String? = nil) -> DiskStorage.EntryStore {
+        DiskStorage.EntryStore(config: .init(folderURL: cacheURL, pathExtension: pathExtension,
                                           accessTimeGranularity: granularity,
                                           temporaryFileLifetime: temporaryFileLifetime))
     }
@@ -105,8 +105,8 @@ struct HostileCacheFolderTests {
         try storage.store(value: Data("a".utf8), forKey: "a")
         let foreign = try plantOldFile(named: ".tmp-0123456789abcdef-99999-1")
         let otherTool = try plantOldFile(named: ".tmp-upload")
-        let ours = try plantOldFile(named: DiskStorage.Backend.temporaryPrefix + "0123456789abcdef-99999-1")
-        let fresh = try plantOldFile(named: DiskStorage.Backend.temporaryPrefix + "fedcba9876543210-99999-2")
+        let ours = try plantOldFile(named: DiskStorage.EntryStore.temporaryPrefix + "0123456789abcdef-99999-1")
+        let fresh = try plantOldFile(named: DiskStorage.EntryStore.temporaryPrefix + "fedcba9876543210-99999-2")
         try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: fresh.path)
         #expect(try storage.cleanUp().temporaryFiles == 1)
         try storage.removeAll()
@@ -120,7 +120,7 @@ struct HostileCacheFolderTests {
         try FileManager.default.createDirectory(at: cacheURL, withIntermediateDirectories: true)
         let target = folder.url.appendingPathComponent("precious")
         try Data("keep".utf8).write(to: target)
-        let link = cacheURL.appendingPathComponent(DiskStorage.Backend.temporaryPrefix + "0123456789abcdef-1-1")
+        let link = cacheURL.appendingPathComponent(DiskStorage.EntryStore.temporaryPrefix + "0123456789abcdef-1-1")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
         let storage = makeStorage(temporaryFileLifetime: -1_000)
         #expect(try storage.cleanUp().temporaryFiles == 0)
@@ -191,7 +191,7 @@ struct HostileCacheFolderTests {
     @Test("the access time is written through the descriptor that was read: a name swapped for a link meanwhile is not written through")
     func accessTimeGoesThroughTheVerifiedDescriptor() throws {
         let clock = TestClock()
-        let storage = DiskStorage.Backend(config: .init(folderURL: cacheURL, accessTimeGranularity: 0, now: clock.function))
+        let storage = DiskStorage.EntryStore(config: .init(folderURL: cacheURL, accessTimeGranularity: 0, now: clock.function))
         try storage.store(value: Data("inside".utf8), forKey: "k")
         try storage.store(value: Data("other".utf8), forKey: "other")
         let entryURL = storage.cacheFileURL(forKey: "k")
@@ -212,7 +212,7 @@ struct HostileCacheFolderTests {
         // The access went into the file that was read.
         try FileManager.default.removeItem(at: entryURL)
         try FileManager.default.moveItem(at: moved, to: entryURL)
-        let reread = try #require(try DiskStorage.Backend(config: .init(folderURL: cacheURL, now: clock.function)).metadata(forKey: "k"))
+        let reread = try #require(try DiskStorage.EntryStore(config: .init(folderURL: cacheURL, now: clock.function)).metadata(forKey: "k"))
         #expect(abs(reread.lastAccessDate.timeIntervalSince(clock.now)) < 0.01)
     }
 

@@ -280,7 +280,7 @@ struct ImageManagerOptionsTests {
             let url = h.server.url("/me.jpg")
             let clock = TestClock()
             let cache = ImageCache(memoryStorage: MemoryStorage.Backend(config: .init(now: clock.function)),
-                                   diskStorage: DiskStorage.Backend(config: .init(name: "me", directory: h.folder.url)))
+                                   diskStorage: DiskStorage.EntryStore(config: .init(name: "me", directory: h.folder.url)))
             let options: AlcedoOptionsInfo = [.targetCache(cache), .memoryCacheExpiration(.seconds(100)), .waitForCache]
             _ = try await h.manager.retrieveImage(with: url, options: options)
 
@@ -302,7 +302,7 @@ struct ImageManagerOptionsTests {
             let url = h.server.url("/de.jpg")
             let clock = TestClock()
             let cache = ImageCache(memoryStorage: MemoryStorage.Backend(config: .init()),
-                                   diskStorage: DiskStorage.Backend(config: .init(name: "de", directory: h.folder.url, now: clock.function)))
+                                   diskStorage: DiskStorage.EntryStore(config: .init(name: "de", directory: h.folder.url, now: clock.function)))
             let options: AlcedoOptionsInfo = [.targetCache(cache), .diskCacheExpiration(.seconds(100)), .waitForCache]
             _ = try await h.manager.retrieveImage(with: url, options: options)
             cache.clearMemoryCache()

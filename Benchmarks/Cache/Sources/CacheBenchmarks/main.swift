@@ -164,7 +164,7 @@ func diskBenchmarks() throws {
     let plainPaths = try folder("plain").path
     let atomicPaths = try folder("atomic").path
     let foundationFolder = try folder("foundation")
-    let storage = DiskStorage.Backend(config: .init(folderURL: work.appendingPathComponent("alcedo", isDirectory: true)))
+    let storage = DiskStorage.EntryStore(config: .init(folderURL: work.appendingPathComponent("alcedo", isDirectory: true)))
 
     // Each side writes its own new files, in a hundred interleaved batches so that the page cache,
     // writeback and the other users of the machine weigh on every side alike. Foundation's
@@ -227,7 +227,7 @@ func diskBenchmarks() throws {
 
     // The same reads when every one also writes the access to the file, as the first read of an
     // entry in a minute does (accessTimeGranularity 0 makes every read do it).
-    let writingAccess = DiskStorage.Backend(config: .init(folderURL: storage.directoryURL, accessTimeGranularity: 0))
+    let writingAccess = DiskStorage.EntryStore(config: .init(folderURL: storage.directoryURL, accessTimeGranularity: 0))
     var readWriting = Double.infinity
     var readPlainAgain = Double.infinity
     for _ in 0..<3 {
@@ -287,7 +287,7 @@ func cleanUpOurs(count: Int) throws -> CleanUpFigures {
     let folder = work.appendingPathComponent("alcedo-clean-\(count)", isDirectory: true)
     let clock = ManualClock()
     let start = clock.now
-    let writer = DiskStorage.Backend(config: .init(folderURL: folder, expiration: .never, now: { clock.now }))
+    let writer = DiskStorage.EntryStore(config: .init(folderURL: folder, expiration: .never, now: { clock.now }))
     let payload = Data(count: 200)
     for index in 0..<count {
         clock.set(start.addingTimeInterval(Double(index)))
@@ -299,14 +299,14 @@ func cleanUpOurs(count: Int) throws -> CleanUpFigures {
     clock.set(start.addingTimeInterval(Double(count) + 7_200))
     var statistics: DiskStorage.Statistics?
     figures.freshScan = try timed {
-        statistics = try DiskStorage.Backend(config: .init(folderURL: folder, now: { clock.now })).statistics()
+        statistics = try DiskStorage.EntryStore(config: .init(folderURL: folder, now: { clock.now })).statistics()
     }
     precondition(statistics?.entryCount == count)
     figures.knownScan = try timed { statistics = try writer.statistics() }
     figures.expired = try timed { figures.expiredRemoved = try writer.cleanUp().all.count }
     let left = try writer.totalSize()
-    let config = DiskStorage.Config(folderURL: folder, sizeLimit: left * 8 / 10, expiration: .never, now: { clock.now })
-    figures.trim = try timed { figures.trimRemoved = try DiskStorage.Backend(config: config).cleanUp().all.count }
+    let config = DiskStorage.EntryStore.Config(folderURL: folder, sizeLimit: left * 8 / 10, expiration: .never, now: { clock.now })
+    figures.trim = try timed { figures.trimRemoved = try DiskStorage.EntryStore(config: config).cleanUp().all.count }
     try? fileManager.removeItem(at: folder)
     return figures
 }

@@ -97,7 +97,7 @@ struct LocalFolderImageDataLoaderTests {
             defer { try? FileManager.default.removeItem(at: folder) }
             let downloader = ImageDownloader(name: "local", loader: CompositeImageDataLoader([HTTPImageLoader(), loader]))
             let cache = ImageCache(memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config(totalCostLimit: 1 << 20)),
-                                   diskStorage: DiskStorage.Backend(config: DiskStorage.Config(folderURL: folder)))
+                                   diskStorage: DiskStorage.EntryStore(config: DiskStorage.EntryStore.Config(folderURL: folder)))
             let manager = ImageManager(downloader: downloader, cache: cache, defaultOptions: [.waitForCache, .respectHTTPFreshness])
             let url = try #require(URL(string: "local:///dir/b%20b%20%C3%A9.png"))
             let first = try await manager.retrieveImage(with: url)

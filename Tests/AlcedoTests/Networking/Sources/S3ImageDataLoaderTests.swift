@@ -36,7 +36,7 @@ struct S3ImageDataLoaderTests {
         let downloader = ImageDownloader(name: "s3-test", configuration: settings, loader: CompositeImageDataLoader([loader]))
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("alcedo-s3-test-\(UUID().uuidString)")
         let cache = ImageCache(memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config(totalCostLimit: 64 << 20)),
-                               diskStorage: DiskStorage.Backend(config: DiskStorage.Config(folderURL: folder)))
+                               diskStorage: DiskStorage.EntryStore(config: DiskStorage.EntryStore.Config(folderURL: folder)))
         let manager = ImageManager(downloader: downloader, cache: cache, defaultOptions: [.waitForCache])
         defer { try? FileManager.default.removeItem(at: folder) }
         do {

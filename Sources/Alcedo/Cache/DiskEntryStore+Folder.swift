@@ -11,7 +11,7 @@ import Musl
 import Darwin
 #endif
 
-extension DiskStorage.Backend {
+extension DiskStorage.EntryStore {
     /// Makes sure the folder can hold entries, creating it (and its parents) when missing, so a
     /// caller can say at start-up that the disk tier will not work instead of finding out from
     /// every store. Nothing else is touched. Blocking: call it off the cooperative thread pool.
