@@ -32,6 +32,9 @@ static inline int alcedo_webp_anim_encoder_options_init(WebPAnimEncoderOptions *
 static inline WebPAnimEncoder *alcedo_webp_anim_encoder_new(int width, int height, const WebPAnimEncoderOptions *options) {
     return WebPAnimEncoderNew(width, height, options);
 }
+static inline WebPMux *alcedo_webp_mux_new(void) {
+    return WebPMuxNew();
+}
 static inline WebPDemuxer *alcedo_webp_demux(const WebPData *data) {
     return WebPDemux(data);
 }

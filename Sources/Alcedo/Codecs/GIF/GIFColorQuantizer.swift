@@ -6,7 +6,8 @@
 /// built by median cut over a 5-bit-per-channel histogram (the box with the largest squared
 /// error is split at the weighted median of its widest channel), each entry being the mean of
 /// the pixels in its box, refined by two rounds of k-means; pixels are mapped to the nearest
-/// entry (looked up per 6-bit-per-channel cell). No dithering.
+/// entry (looked up per 6-bit-per-channel cell), with Floyd-Steinberg error diffusion when a
+/// dithering level above 0 is asked for (``quantize(_:width:maxColors:dithering:)``).
 struct GIFColorQuantizer {
     /// A quantised frame.
     struct Result: Equatable {
@@ -68,7 +69,13 @@ struct GIFColorQuantizer {
     }
 
     /// Quantises one frame to at most `maxColors` entries (2...256), exactly when it can.
-    static func quantize(_ rgba: [UInt8], maxColors: Int = 256) -> Result {
+    /// - Parameters:
+    ///   - rgba: the frame's pixels, `width` to a row.
+    ///   - width: the frame's width, needed for dithering (`nil`: no dithering).
+    ///   - dithering: the share of each pixel's quantisation error spread to its neighbours
+    ///     (Floyd-Steinberg), 0 (none, the default) to 1 (all of it). Transparent pixels take
+    ///     and give no error; an exact palette is never dithered.
+    static func quantize(_ rgba: [UInt8], width: Int? = nil, maxColors: Int = 256, dithering: Double = 0) -> Result {
         if let found = exactColors(of: [rgba], limit: maxColors) {
             return exact(rgba, colors: found.colors, hasTransparency: found.hasTransparency)
         }
@@ -78,16 +85,76 @@ struct GIFColorQuantizer {
         refine(&palette, cells: histogram.cells, rounds: 2)
         var mapper = NearestColor(palette: palette)
         let transparent = histogram.hasTransparency ? palette.count : nil
-        let indices = rgba.withUnsafeBufferPointer { p in
-            (0..<(p.count / 4)).map { pixel -> UInt8 in
-                let i = pixel * 4
-                if p[i + 3] < 128 { return UInt8(transparent ?? 0) }
-                return mapper.index(red: p[i], green: p[i + 1], blue: p[i + 2])
+        var rgb = palette.flatMap { [UInt8($0.red.rounded()), UInt8($0.green.rounded()), UInt8($0.blue.rounded())] }
+        let indices: [UInt8]
+        if let width, width > 0, dithering > 0, rgba.count % (width * 4) == 0 {
+            indices = diffused(rgba, width: width, palette: rgb, mapper: &mapper, transparentIndex: transparent,
+                               level: Float(min(1, dithering)))
+        } else {
+            indices = rgba.withUnsafeBufferPointer { p in
+                (0..<(p.count / 4)).map { pixel -> UInt8 in
+                    let i = pixel * 4
+                    if p[i + 3] < 128 { return UInt8(transparent ?? 0) }
+                    return mapper.index(red: p[i], green: p[i + 1], blue: p[i + 2])
+                }
             }
         }
-        var rgb = palette.flatMap { [UInt8($0.red.rounded()), UInt8($0.green.rounded()), UInt8($0.blue.rounded())] }
         if transparent != nil { rgb += [0, 0, 0] }
         return Result(palette: rgb, indices: indices, transparentIndex: transparent)
+    }
+
+    /// The indices of `rgba` with Floyd-Steinberg error diffusion: each opaque pixel, plus the
+    /// error carried to it, is mapped to its nearest entry of `palette` (RGB triples as written),
+    /// and `level` times the difference goes on to the pixels right (7/16), below left (3/16),
+    /// below (5/16) and below right (1/16). Carried colours are clamped to 0...255, so that an
+    /// error never builds up past what a palette entry can pay back.
+    static func diffused(_ rgba: [UInt8], width: Int, palette: [UInt8], mapper: inout NearestColor,
+                         transparentIndex: Int?, level: Float) -> [UInt8] {
+        let height = rgba.count / 4 / width
+        // Two rows of carried error (RGB floats), one pixel of margin on each side.
+        let rowFloats = (width + 2) * 3
+        var errors = [Float](repeating: 0, count: rowFloats * 2)
+        var indices = [UInt8](repeating: UInt8(transparentIndex ?? 0), count: width * height)
+        rgba.withUnsafeBufferPointer { p in
+            palette.withUnsafeBufferPointer { colors in
+                errors.withUnsafeMutableBufferPointer { carried in
+                    indices.withUnsafeMutableBufferPointer { out in
+                        var current = carried.baseAddress!, next = carried.baseAddress! + rowFloats
+                        for y in 0..<height {
+                            next.update(repeating: 0, count: rowFloats)
+                            for x in 0..<width {
+                                let i = (y * width + x) * 4
+                                guard p[i + 3] >= 128 else { continue }
+                                let e = (x + 1) * 3
+                                let r = min(255, max(0, Float(p[i]) + current[e]))
+                                let g = min(255, max(0, Float(p[i + 1]) + current[e + 1]))
+                                let b = min(255, max(0, Float(p[i + 2]) + current[e + 2]))
+                                let index = mapper.index(red: UInt8(r.rounded()), green: UInt8(g.rounded()), blue: UInt8(b.rounded()))
+                                out[y * width + x] = index
+                                let entry = Int(index) * 3
+                                let errorR = (r - Float(colors[entry])) * level
+                                let errorG = (g - Float(colors[entry + 1])) * level
+                                let errorB = (b - Float(colors[entry + 2])) * level
+                                current[e + 3] += errorR * (7 / 16)
+                                current[e + 4] += errorG * (7 / 16)
+                                current[e + 5] += errorB * (7 / 16)
+                                next[e - 3] += errorR * (3 / 16)
+                                next[e - 2] += errorG * (3 / 16)
+                                next[e - 1] += errorB * (3 / 16)
+                                next[e] += errorR * (5 / 16)
+                                next[e + 1] += errorG * (5 / 16)
+                                next[e + 2] += errorB * (5 / 16)
+                                next[e + 3] += errorR * (1 / 16)
+                                next[e + 4] += errorG * (1 / 16)
+                                next[e + 5] += errorB * (1 / 16)
+                            }
+                            swap(&current, &next)
+                        }
+                    }
+                }
+            }
+        }
+        return indices
     }
 
     /// A colour with fractional channels (0...255).

@@ -12,7 +12,11 @@ import Foundation
 /// transparent black); other pixels are written opaque. When all frames together use at most
 /// 256 colours (255 with transparency), one exact global palette is written and decoding gives
 /// back the same pixels (transparent pixels as `(0, 0, 0, 0)`). Otherwise each frame gets its
-/// own local palette from `GIFColorQuantizer` (median cut, no dithering).
+/// own local palette from `GIFColorQuantizer` (median cut), and the pixels are mapped to it
+/// with Floyd-Steinberg error diffusion at ``dithering`` (default 0: none). Dithering keeps a
+/// smooth gradient's local averages (no bands) but adds pixel noise: measured with SSIM on
+/// luma, it scores lower than the plain mapping on photographs and on gradients alike, and the
+/// files grow, so it is off unless asked for. An exact palette is never dithered.
 ///
 /// ## Animation
 /// Every frame is written whole, with its duration rounded to centiseconds (0 to 655.35 s;
@@ -27,8 +31,16 @@ public struct GIFEncoder: ImageEncoding {
     /// `.gif`.
     public var format: ImageFormat { .gif }
 
+    /// How much of each pixel's quantisation error is spread to its neighbours when a frame
+    /// needs a reduced palette: 0 (no dithering, the default) to 1 (all of it, plain
+    /// Floyd-Steinberg); values outside 0...1 are clamped when encoding.
+    public var dithering: Double
+
     /// Creates a GIF encoder.
-    public init() {}
+    /// - Parameter dithering: the error diffusion level, 0...1 (default 0: none).
+    public init(dithering: Double = 0) {
+        self.dithering = dithering
+    }
 
     /// Encodes every frame of `image`.
     /// - Throws: `.encodingError(.imageNotEncodable)` when a side is over 65,535 pixels,
@@ -44,7 +56,8 @@ public struct GIFEncoder: ImageEncoding {
             frames = pixels.map { GIFColorQuantizer.exact($0, colors: exact.colors, hasTransparency: exact.hasTransparency) }
             global = frames.first
         } else {
-            frames = pixels.map { GIFColorQuantizer.quantize($0) }
+            let level = dithering.isFinite ? min(1, max(0, dithering)) : 0
+            frames = pixels.map { GIFColorQuantizer.quantize($0, width: image.width, dithering: level) }
             global = nil
         }
         let hasTransparency = frames.map { frame in frame.transparentIndex.map { t in frame.indices.contains(UInt8(t)) } ?? false }

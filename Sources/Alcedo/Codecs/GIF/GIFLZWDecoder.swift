@@ -48,6 +48,8 @@ struct GIFLZWDecoder {
     /// stack a string is unwound onto, freed with the decoder.
     private final class Tables {
         let prefix = UnsafeMutablePointer<UInt16>.allocate(capacity: GIFLZWDecoder.maxCodes)
+        /// The length of each code's string (1 for a literal).
+        let length = UnsafeMutablePointer<UInt16>.allocate(capacity: GIFLZWDecoder.maxCodes)
         let suffix = UnsafeMutablePointer<UInt8>.allocate(capacity: GIFLZWDecoder.maxCodes)
         let firstOf = UnsafeMutablePointer<UInt8>.allocate(capacity: GIFLZWDecoder.maxCodes)
         /// A string is at most ``maxCodes`` bytes, plus the first byte of a code being defined.
@@ -55,6 +57,7 @@ struct GIFLZWDecoder {
 
         init() {
             prefix.initialize(repeating: 0, count: GIFLZWDecoder.maxCodes)
+            length.initialize(repeating: 1, count: GIFLZWDecoder.maxCodes)
             suffix.initialize(repeating: 0, count: GIFLZWDecoder.maxCodes)
             firstOf.initialize(repeating: 0, count: GIFLZWDecoder.maxCodes)
             stack.initialize(repeating: 0, count: GIFLZWDecoder.maxCodes + 1)
@@ -62,6 +65,7 @@ struct GIFLZWDecoder {
 
         deinit {
             prefix.deallocate()
+            length.deallocate()
             suffix.deallocate()
             firstOf.deallocate()
             stack.deallocate()
@@ -69,7 +73,7 @@ struct GIFLZWDecoder {
     }
 
     /// The working memory of one decoder (dictionary and string stack), in bytes.
-    static let workingMemory = maxCodes * (2 + 1 + 1 + 1)
+    static let workingMemory = maxCodes * (2 + 2 + 1 + 1 + 1)
 
     /// Starts decoding the sub-blocks at `offset` (just after the minimum code size byte).
     /// - Throws: `.corrupt` for a minimum code size over ``largestMinimumCodeSize``.
@@ -106,7 +110,7 @@ struct GIFLZWDecoder {
                 continue
             }
             if finished { return false }
-            try decodeNextCode()
+            filled += try decodeNextCode(into: row + filled, room: count - filled)
         }
         return true
     }
@@ -144,11 +148,20 @@ struct GIFLZWDecoder {
         return byte
     }
 
-    /// Reads one code and pushes the bytes it stands for onto the stack.
-    private mutating func decodeNextCode() throws(AlcedoError) {
+    /// Reads one code and writes the bytes it stands for at `output` when they fit in `room`
+    /// bytes (most strings do), else pushes them onto the stack.
+    /// - Returns: the number of bytes written at `output` (0 when they went onto the stack).
+    private mutating func decodeNextCode(into output: UnsafeMutablePointer<UInt8>, room: Int) throws(AlcedoError) -> Int {
         while bitCount < codeSize {
-            guard let byte = try nextByte() else { finished = true; return }
-            bitBuffer |= Int(byte) << bitCount
+            if blockRemaining > 0 && offset < bytes.count {
+                // Inside a sub-block: no length byte to read.
+                bitBuffer |= Int(bytes[offset]) << bitCount
+                offset += 1
+                blockRemaining -= 1
+            } else {
+                guard let byte = try nextByte() else { finished = true; return 0 }
+                bitBuffer |= Int(byte) << bitCount
+            }
             bitCount += 8
         }
         let code = bitBuffer & ((1 << codeSize) - 1)
@@ -159,48 +172,82 @@ struct GIFLZWDecoder {
             codeSize = minimumCodeSize + 1
             nextCode = clearCode + 2
             previous = -1
-            return
+            return 0
         }
         if code == clearCode + 1 {
             finished = true
-            return
+            return 0
         }
-        let prefix = tables.prefix, suffix = tables.suffix, firstOf = tables.firstOf, stack = tables.stack
+        let prefix = tables.prefix, length = tables.length, suffix = tables.suffix, firstOf = tables.firstOf
         var string: Int
+        // The string's length, and whether it ends with the first byte of the previous string
+        // (the code being defined: the previous string plus its own first byte).
+        let count: Int
+        let definesItself: Bool
         if previous == -1 {
             guard code < clearCode else { throw invalid(code) }
-            stack[stackCount] = suffix[code]
-            stackCount += 1
             firstByte = suffix[code]
             previous = code
-            return
+            if room > 0 {
+                output[0] = suffix[code]
+                return 1
+            }
+            tables.stack[stackCount] = suffix[code]
+            stackCount += 1
+            return 0
         } else if code < nextCode {
             string = code
+            count = Int(length[code])
+            definesItself = false
         } else if code == nextCode && nextCode < GIFLZWDecoder.maxCodes {
-            // The code being defined: the previous string plus its own first byte.
-            stack[stackCount] = firstOf[previous]
-            stackCount += 1
             string = previous
+            count = Int(length[previous]) + 1
+            definesItself = true
         } else {
             throw invalid(code)
         }
         let first = firstOf[string]
-        while string >= clearCode {
+        let written: Int
+        if count <= room {
+            // Written back to front, straight into the row.
+            var position = count - 1
+            if definesItself {
+                output[position] = firstOf[previous]
+                position -= 1
+            }
+            while string >= clearCode {
+                output[position] = suffix[string]
+                position -= 1
+                string = Int(prefix[string])
+            }
+            output[position] = suffix[string]
+            written = count
+        } else {
+            let stack = tables.stack
+            if definesItself {
+                stack[stackCount] = firstOf[previous]
+                stackCount += 1
+            }
+            while string >= clearCode {
+                stack[stackCount] = suffix[string]
+                stackCount += 1
+                string = Int(prefix[string])
+            }
             stack[stackCount] = suffix[string]
             stackCount += 1
-            string = Int(prefix[string])
+            written = 0
         }
-        stack[stackCount] = suffix[string]
-        stackCount += 1
         firstByte = first
         if nextCode < GIFLZWDecoder.maxCodes {
             prefix[nextCode] = UInt16(previous)
+            length[nextCode] = length[previous] &+ 1
             suffix[nextCode] = first
             firstOf[nextCode] = firstOf[previous]
             nextCode += 1
             if nextCode >= 1 << codeSize && codeSize < 12 { codeSize += 1 }
         }
         previous = code
+        return written
     }
 
     private func invalid(_ code: Int) -> AlcedoError {

@@ -1,4 +1,5 @@
 import CWebP
+import Dispatch
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,10 +9,14 @@ import Foundation
 /// Encodes images as WebP with libwebp: lossy or lossless, alpha kept, animations with every
 /// frame's duration and the loop count.
 ///
-/// - A still image (one frame) goes through `WebPEncode`; an animated one through libwebp's
-///   animation encoder, which stores each frame as the smallest rectangle that changed.
-///   Consecutive identical frames are merged into one with the durations added, as libwebp
-///   does; what is shown does not change.
+/// - A still image (one frame) goes through `WebPEncode`. A lossy animation stores each frame
+///   as the smallest rectangle that changed since the frame before (`WebPFrameRectangles`),
+///   encoded on its own with `WebPEncode` straight from RGBA to YUV (no alpha plane where the
+///   rectangle is opaque), the frames side by side on as many cores as
+///   ``Resampler/maximumConcurrency`` lets one operation use, and assembled with libwebpmux.
+///   A lossless animation goes through libwebp's animation encoder (its blending candidates
+///   save bytes there). Either way, consecutive identical frames are merged into one with the
+///   durations added; what is shown does not change.
 /// - ``EncodingOptions/quality`` (1...100) drives lossy compression; it is validated even when
 ///   ``EncodingOptions/lossless`` is set, where it is ignored.
 /// - Lossless output keeps every pixel exactly, including the colour of fully transparent
@@ -60,11 +65,12 @@ public struct WebPEncoder: ImageEncoding {
     /// (default 256 MiB, as ``DecodingLimits/maxWorkingMemory``): the lossless coder, which
     /// codes a lossy picture's transparency and all of a lossless one, needs about 6.5 bytes a
     /// pixel for an alpha plane and 14 for a lossless picture (hash chains, transform buffers).
-    /// An animation adds its encoder's canvases and candidate frames, 16 to 24 bytes a pixel
-    /// of the canvas. A picture that would need more is refused with `.imageNotEncodable`
-    /// before libwebp allocates anything: by default a lossy picture with transparency over
-    /// about 41 MP, a lossless one over about 19 MP, an animation over about 11 to 16 MP of
-    /// canvas. Opaque lossy still pictures have no such bound.
+    /// A lossless animation adds its encoder's canvases and candidate frames, 16 to 24 bytes a
+    /// pixel of the canvas; a lossy one needs, per frame encoded at a time, 4 to 17.5 bytes a
+    /// pixel (11 to 24 with transparency). A picture that would need more is refused with
+    /// `.imageNotEncodable` before libwebp allocates anything: by default a lossy picture with
+    /// transparency over about 41 MP, a lossless one over about 19 MP, a lossless animation over
+    /// about 11 to 16 MP of canvas. Opaque lossy still pictures have no such bound.
     public var maxWorkingMemory: Int
 
     /// Creates a WebP encoder.
@@ -86,6 +92,25 @@ public struct WebPEncoder: ImageEncoding {
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         guard !overflow, pixels < Int.max / 32 else { return .max }
         return pixels * (method <= 2 ? 16 : 24)
+    }
+
+    /// The working memory of a lossy animation of `width` x `height` frames encoded by `workers`
+    /// at a time: per worker, one frame's YUV(A) picture (2.5 bytes a pixel) and libwebp's lossy
+    /// coder (about 1.5 bytes a pixel in one pass at methods 0 to 2, up to 15 with the token
+    /// buffer of methods 3 to 6) and, with transparency, the alpha plane's lossless coder (6.5).
+    static func lossyAnimationWorkingMemory(width: Int, height: Int, method: Int, hasAlpha: Bool, workers: Int) -> Int {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard !overflow, pixels < Int.max / 64 / max(1, workers) else { return .max }
+        let tenthsPerPixel = 25 + (method <= 2 ? 15 : 150) + (hasAlpha ? 65 : 0)
+        return pixels * tenthsPerPixel / 10 * max(1, workers)
+    }
+
+    /// How many frames of a lossy animation are encoded at a time: one per core that
+    /// ``Resampler/maximumConcurrency`` lets one operation use, at most one per frame.
+    static func frameWorkers(frameCount: Int) -> Int {
+        let all = ProcessInfo.processInfo.activeProcessorCount
+        let limit = Resampler.maximumConcurrency
+        return max(1, min(frameCount, limit > 0 ? min(limit, all) : all))
     }
 
     /// The lossless coder's working memory for a `width` x `height` picture (see
@@ -116,9 +141,13 @@ public struct WebPEncoder: ImageEncoding {
         let animated = image.frames.count > 1
         var needed = Self.losslessWorkingMemory(width: image.width, height: image.height, lossless: options.lossless,
                                                 hasAlpha: image.hasAlpha)
-        if animated {
+        let workers = animated && !options.lossless ? Self.frameWorkers(frameCount: image.frames.count) : 1
+        if animated && options.lossless {
             let canvas = Self.animationWorkingMemory(width: image.width, height: image.height, method: Int(config.method))
             needed = needed > Int.max - canvas ? .max : needed + canvas
+        } else if animated {
+            needed = Self.lossyAnimationWorkingMemory(width: image.width, height: image.height, method: Int(config.method),
+                                                      hasAlpha: image.hasAlpha, workers: workers)
         }
         guard needed <= maxWorkingMemory else {
             let what = animated ? "animation" : options.lossless ? "lossless" : "lossy with transparency"
@@ -126,8 +155,9 @@ public struct WebPEncoder: ImageEncoding {
                 format: .webp, message: "a \(image.width)x\(image.height) \(what) needs about \(needed >> 20) MiB of libwebp "
                     + "working memory, over the \(maxWorkingMemory >> 20) MiB limit"))
         }
-        let encoded = image.frames.count == 1 ? try Self.encodeStill(image, config: &config)
-            : try Self.encodeAnimation(image, config: &config)
+        let encoded = !animated ? try Self.encodeStill(image, config: &config)
+            : options.lossless ? try Self.encodeAnimation(image, config: &config)
+            : try Self.encodeLossyAnimation(image, config: config, workers: workers)
         return ICCProfileEmbedding.embed(image.colorMetadata.pixelProfile, in: encoded, format: .webp,
                                          width: image.width, height: image.height, hasAlpha: image.hasAlpha)
     }
@@ -219,6 +249,93 @@ public struct WebPEncoder: ImageEncoding {
         guard WebPAnimEncoderAssemble(encoder, &output) != 0 else { throw failure(animationError(encoder, picture: nil)) }
         guard let bytes = output.bytes, output.size > 0 else { throw failure("libwebp wrote nothing") }
         return Data(bytes: bytes, count: output.size)
+    }
+
+    /// A lossy animation: every changed rectangle encoded on its own (`workers` at a time), then
+    /// assembled as frames that replace what they cover (no blending, no disposal).
+    private static func encodeLossyAnimation(_ image: AlcedoImage, config: WebPConfig, workers: Int) throws(AlcedoError) -> Data {
+        let rectangles = WebPFrameRectangles(frames: image.frames, width: image.width, height: image.height).entries
+        let encoded = UnsafeMutableBufferPointer<Swift.Result<[UInt8], AlcedoError>>.allocate(capacity: rectangles.count)
+        encoded.initialize(repeating: .success([]))
+        defer { encoded.deinitialize().deallocate() }
+        let frames = image.frames, width = image.width
+        // Each iteration writes only its own slot, and concurrentPerform returns after all of them.
+        nonisolated(unsafe) let slots = encoded
+        let encodeOne: @Sendable (Int) -> Void = { index in
+            let entry = rectangles[index]
+            var frameConfig = config
+            slots[index] = Swift.Result { () throws(AlcedoError) -> [UInt8] in
+                try encodeRectangle(frames[entry.frame].pixels, canvasWidth: width, entry, config: &frameConfig)
+            }
+        }
+        if workers > 1 && rectangles.count > 1 {
+            // Frames are handed out in turn, so at most `workers` are encoded at a time.
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                for index in stride(from: worker, to: rectangles.count, by: workers) { encodeOne(index) }
+            }
+        } else {
+            for index in rectangles.indices { encodeOne(index) }
+        }
+
+        guard let mux = alcedo_webp_mux_new() else { throw failure("libwebpmux could not create a container") }
+        defer { WebPMuxDelete(mux) }
+        for (index, entry) in rectangles.enumerated() {
+            let bytes = try encoded[index].get()
+            let status = bytes.withUnsafeBufferPointer { buffer -> WebPMuxError in
+                var frame = WebPMuxFrameInfo()
+                frame.bitstream = WebPData(bytes: buffer.baseAddress, size: buffer.count)
+                frame.x_offset = Int32(entry.x)
+                frame.y_offset = Int32(entry.y)
+                frame.duration = Int32(entry.duration)
+                frame.id = WEBP_CHUNK_ANMF
+                frame.dispose_method = WEBP_MUX_DISPOSE_NONE
+                frame.blend_method = WEBP_MUX_NO_BLEND
+                return WebPMuxPushFrame(mux, &frame, 1)
+            }
+            guard status == WEBP_MUX_OK else { throw failure("libwebpmux refused frame \(entry.frame + 1) (error \(status.rawValue))") }
+        }
+        var parameters = WebPMuxAnimParams(bgcolor: 0xFFFF_FFFF, loop_count: Int32(min(65_535, max(0, image.loopCount))))
+        guard WebPMuxSetAnimationParams(mux, &parameters) == WEBP_MUX_OK,
+              WebPMuxSetCanvasSize(mux, Int32(image.width), Int32(image.height)) == WEBP_MUX_OK else {
+            throw failure("libwebpmux refused the animation's parameters")
+        }
+        var output = WebPData()
+        alcedo_webp_data_init(&output)
+        defer { alcedo_webp_data_clear(&output) }
+        guard WebPMuxAssemble(mux, &output) == WEBP_MUX_OK, let bytes = output.bytes, output.size > 0 else {
+            throw failure("libwebpmux could not assemble the animation")
+        }
+        return Data(bytes: bytes, count: output.size)
+    }
+
+    /// One rectangle of a frame (`canvasWidth` pixels a row) as a lossy still WebP file.
+    private static func encodeRectangle(_ pixels: [UInt8], canvasWidth: Int, _ entry: WebPFrameRectangles.Entry,
+                                        config: inout WebPConfig) throws(AlcedoError) -> [UInt8] {
+        let writer = UnsafeMutablePointer<WebPMemoryWriter>.allocate(capacity: 1)
+        writer.initialize(to: WebPMemoryWriter())
+        WebPMemoryWriterInit(writer)
+        let picture = UnsafeMutablePointer<WebPPicture>.allocate(capacity: 1)
+        picture.initialize(to: WebPPicture())
+        defer {
+            WebPPictureFree(picture)
+            picture.deallocate()
+            WebPMemoryWriterClear(writer)
+            writer.deallocate()
+        }
+        guard alcedo_webp_picture_init(picture) != 0 else { throw failure("libwebp does not match the headers Alcedo was built with") }
+        picture.pointee.use_argb = 0
+        picture.pointee.width = Int32(entry.width)
+        picture.pointee.height = Int32(entry.height)
+        // Straight to YUV(A); libwebp leaves out the alpha plane when the rectangle is opaque.
+        let imported = pixels.withUnsafeBufferPointer { buffer in
+            WebPPictureImportRGBA(picture, buffer.baseAddress! + (entry.y * canvasWidth + entry.x) * 4, Int32(canvasWidth * 4))
+        }
+        guard imported != 0 else { throw failure(picture.pointee.error_code) }
+        picture.pointee.writer = WebPMemoryWrite
+        picture.pointee.custom_ptr = UnsafeMutableRawPointer(writer)
+        guard WebPEncode(&config, picture) != 0 else { throw failure(picture.pointee.error_code) }
+        guard let bytes = writer.pointee.mem, writer.pointee.size > 0 else { throw failure("libwebp wrote nothing") }
+        return [UInt8](UnsafeBufferPointer(start: bytes, count: writer.pointee.size))
     }
 
     /// Calls `body` with a picture holding `pixels` (RGBA8, straight alpha), freed afterwards:

@@ -50,16 +50,29 @@ struct WebPEncoderTests {
         #expect(WebPEncoder.losslessWorkingMemory(width: 16_383, height: 6_103, lossless: false, hasAlpha: true) > 256 << 20)
         #expect(WebPEncoder.losslessWorkingMemory(width: 16_383, height: 16_383, lossless: false, hasAlpha: false) == 0)
         #expect(WebPEncoder.losslessWorkingMemory(width: 5_000, height: 4_000, lossless: true, hasAlpha: false) > 256 << 20)
-        // An animation counts its encoder's canvases: two opaque frames are refused under a
-        // bound that lets one through.
+        // A lossless animation counts its encoder's canvases: two opaque frames are refused under
+        // a bound that lets one through.
         let frames = Self.picture(alpha: false)
         let animation = AlcedoImage(width: 64, height: 48, frames: [.init(pixels: frames.pixels, duration: 0.1),
                                                                     .init(pixels: frames.pixels.enumerated().map { $0.offset % 4 == 3 ? 255 : 255 - $0.element },
                                                                           duration: 0.1)])
         let canvasBound = WebPEncoder(maxWorkingMemory: 64 * 48 * 20)
         #expect(throws: Never.self) { try canvasBound.encode(frames) }
-        #expect(throws: AlcedoError.self) { try canvasBound.encode(animation) }
-        #expect(throws: Never.self) { try WebPEncoder().encode(animation) }
+        #expect(throws: AlcedoError.self) { try canvasBound.encode(animation, options: EncodingOptions(lossless: true)) }
+        #expect(throws: Never.self) { try WebPEncoder().encode(animation, options: EncodingOptions(lossless: true)) }
+        // A lossy animation counts each frame encoded at a time: refused one byte under its need.
+        let need = Self.lossyAnimationNeed(method: 4)
+        #expect(throws: AlcedoError.self) { try WebPEncoder(maxWorkingMemory: need - 1).encode(animation) }
+        #expect(throws: Never.self) { try WebPEncoder(maxWorkingMemory: need).encode(animation) }
+        // Per frame at a time: 17.5 bytes a pixel at method 4, 4 at method 2, 6.5 more with transparency.
+        #expect(WebPEncoder.lossyAnimationWorkingMemory(width: 100, height: 100, method: 4, hasAlpha: false, workers: 1) == 175_000)
+        #expect(WebPEncoder.lossyAnimationWorkingMemory(width: 100, height: 100, method: 2, hasAlpha: true, workers: 2) == 210_000)
+    }
+
+    /// The lossy animation working memory of the two 64x48 opaque frames above.
+    static func lossyAnimationNeed(method: Int) -> Int {
+        WebPEncoder.lossyAnimationWorkingMemory(width: 64, height: 48, method: method, hasAlpha: false,
+                                                workers: WebPEncoder.frameWorkers(frameCount: 2))
     }
 
     /// Large lossy pictures give up libwebp's token buffer (up to 15 bytes a pixel).
