@@ -25,11 +25,49 @@
 //  THE SOFTWARE.
 //
 //  Test types that Kingfisher defines in KingfisherManagerTests.swift (`SimpleImageDataProvider`,
-//  `ActorArray`), which other test files use; copied here as Kingfisher wrote them while that file
+//  `ActorArray`, `CallingChecker`), which other test files use; copied here as Kingfisher wrote them while that file
 //  is not ported yet.
 
 import Foundation
+import XCTest
 @testable import Alcedo
+
+actor CallingChecker {
+    var called = false
+    func mark() {
+        called = true
+    }
+    
+    func checkCancelBehavior(
+        stub: LSStubResponseDSL,
+        block: @escaping () async throws -> Void
+    ) async throws {
+        let task = Task {
+            do {
+                _ = try await block()
+                XCTFail()
+            } catch {
+                mark()
+                if let error = error as? KingfisherError {
+                    let isExpectedCancellation: Bool
+                    if case .requestError(reason: .asyncTaskContextCancelled) = error {
+                        isExpectedCancellation = true
+                    } else {
+                        isExpectedCancellation = error.isTaskCancelled
+                    }
+                    XCTAssertTrue(isExpectedCancellation)
+                } else {
+                    XCTAssertTrue(error is CancellationError)
+                }
+            }
+        }
+        try await Task.sleep(nanoseconds: NSEC_PER_SEC / 10)
+        task.cancel()
+        _ = stub.go()
+        await task.value
+        XCTAssertTrue(called)
+    }
+}
 
 struct SimpleImageDataProvider: ImageDataProvider, @unchecked Sendable {
     let cacheKey: String
