@@ -6,6 +6,8 @@ import FoundationNetworking
 /// Kingfisher's names of its ``DownloadRequest`` and ``DownloadResponse``).
 private typealias URLRequest = FoundationNetworking.URLRequest
 private typealias HTTPURLResponse = FoundationNetworking.HTTPURLResponse
+private typealias URLSession = FoundationNetworking.URLSession
+private typealias URLResponse = FoundationNetworking.URLResponse
 #endif
 import Synchronization
 

@@ -112,6 +112,15 @@ func clearCaches(_ caches: [ImageCache]) {
 #if !canImport(Darwin)
 // Alcedo's port: Darwin's `NSEC_PER_SEC`, which Kingfisher's tests use; Linux's Dispatch does not export it.
 let NSEC_PER_SEC: UInt64 = 1_000_000_000
+
+// Alcedo's port: on Linux, `XCTestExpectation.fulfill` takes the caller's file and line
+// (`fulfill(_:line:)`), so Kingfisher's `group.notify(queue: .main, execute: exp.fulfill)` needs a
+// `notify` that takes such a function; Darwin's `fulfill()` takes nothing.
+extension DispatchGroup {
+    func notify(queue: DispatchQueue, execute work: @escaping @Sendable (StaticString, Int) -> Void) {
+        notify(queue: queue) { work(#file, #line) }
+    }
+}
 #endif
 
 func delay(_ time: Double, block: @escaping () -> Void) {

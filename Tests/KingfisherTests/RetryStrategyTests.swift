@@ -27,6 +27,8 @@
 import XCTest
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+// Alcedo's port: Alcedo also has a `URLSession` name (Kingfisher's `URLSession.ResponseDisposition`).
+import class FoundationNetworking.URLSession
 #endif
 @testable import Alcedo
 

@@ -43,6 +43,24 @@ public typealias HTTPURLResponse = DownloadResponse
 /// `.downloadPriority(URLSessionTask.highPriority)` compiles unchanged. Alcedo does not use
 /// `URLSession`; as with ``URLRequest``, a file that imports both `FoundationNetworking` and
 /// Alcedo names the one it means.
+/// Kingfisher's response type in ``ImageDownloaderDelegate``: ``DownloadResponse``, so that
+/// `imageDownloader(_:didReceive response: URLResponse)` and
+/// `imageDownloader(_:didFinishDownloadingImageForURL:with response: URLResponse?, error:)` compile
+/// unchanged, and `response as? HTTPURLResponse` succeeds. As with ``URLRequest``, a file that imports
+/// both `FoundationNetworking` and Alcedo names the one it means (or imports one by name:
+/// `import class FoundationNetworking.URLResponse`).
+public typealias URLResponse = DownloadResponse
+
+/// Kingfisher's `URLSession.ResponseDisposition`, the answer of
+/// ``ImageDownloaderDelegate/imageDownloader(_:didReceive:)``: ``DownloadResponseDisposition``.
+/// Alcedo does not use `URLSession`: this namespace holds only that name. As with ``URLRequest``, a
+/// file that imports both `FoundationNetworking` and Alcedo names the one it means (or imports one by
+/// name: `import class FoundationNetworking.URLSession`).
+public enum URLSession {
+    /// ``DownloadResponseDisposition`` (`.allow`, `.cancel`).
+    public typealias ResponseDisposition = DownloadResponseDisposition
+}
+
 public enum URLSessionTask {
     /// ``DownloadPriority/normal`` (`URLSessionTask.defaultPriority` is 0.5).
     public static let defaultPriority: DownloadPriority = .normal
@@ -52,12 +70,6 @@ public enum URLSessionTask {
     public static let lowPriority: DownloadPriority = .low
 }
 #endif
-
-extension DownloadTask {
-    /// `true`: Alcedo's task can cancel its download from the moment it is returned
-    /// (Kingfisher 8's `isInitialized` is `false` while an asynchronous request modifier runs).
-    public var isInitialized: Bool { true }
-}
 
 extension RequestErrorReason {
     /// Any cancellation (``taskCancelled(task:token:)``, whatever its task and token), as a

@@ -7,8 +7,12 @@ import Foundation
 /// The GET request the downloader sends for an image: a URL and header fields. Request
 /// modifiers receive it and return it changed (signed URL, added headers) or `nil` to refuse.
 public struct DownloadRequest: Sendable, Hashable {
-    /// The URL to fetch.
-    public var url: URL
+    /// The URL to fetch. Never `nil` in a request the downloader makes; a request modifier or a
+    /// redirect handler may set it to `nil`, as with Kingfisher's `URLRequest.url`, and the download
+    /// then fails with ``RequestErrorReason/invalidURL(request:)``
+    /// (``RequestErrorReason/InvalidRequest/missingURL``) before anything is sent. Loaders are never
+    /// given a request without a URL.
+    public var url: URL!
     /// The header fields sent with the request (default: none beyond the downloader's defaults).
     public var headers: HTTPHeaderFields
     /// The longest this request may take, from sending it to the last body byte, in seconds,

@@ -17,6 +17,9 @@ public struct DownloadResponse: Sendable {
     public var headers: HTTPHeaderFields
     /// The validators and freshness read from ``headers`` (see ``HTTPCacheInfo/init(headers:receivedAt:)``).
     public var cacheInfo: HTTPCacheInfo
+    /// The URL of the first request sent: ``originalURL`` as the request modifier changed it
+    /// (`nil` when it is ``originalURL``).
+    var requestURL: URL?
 
     /// Creates a response head (loaders and tests; the downloader builds its own).
     public init(url: URL, originalURL: URL, statusCode: Int, headers: HTTPHeaderFields, cacheInfo: HTTPCacheInfo) {
@@ -25,6 +28,15 @@ public struct DownloadResponse: Sendable {
         self.statusCode = statusCode
         self.headers = headers
         self.cacheInfo = cacheInfo
+    }
+
+    /// The header fields as `HTTPURLResponse.allHeaderFields` has them (Kingfisher's delegates
+    /// read `response.allHeaderFields["Name"] as? String`): name to value, the last value of a
+    /// repeated name, names as the server sent them.
+    public var allHeaderFields: [AnyHashable: Any] {
+        var fields: [AnyHashable: Any] = [:]
+        for field in headers { fields[field.name] = field.value }
+        return fields
     }
 
     /// The body length announced by `Content-Length`, or `nil` when absent or not a number.

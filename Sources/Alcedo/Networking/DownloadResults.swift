@@ -10,7 +10,9 @@ public struct ImageLoadingResult: Sendable {
     public let image: AlcedoImage
     /// The bytes as downloaded (after the downloader's delegate, if any, rewrote them).
     public let originalData: Data
-    /// The URL the caller asked for (``DownloadResponse/url`` is the one that answered).
+    /// The URL requested, as Kingfisher's: the one the caller asked for, or the one the request
+    /// modifier put in its place (``DownloadResponse/originalURL`` is always the caller's;
+    /// ``DownloadResponse/url`` is the one that answered, after redirects).
     public let url: URL
     /// The final response head, with its ``DownloadResponse/cacheInfo``.
     public let response: DownloadResponse

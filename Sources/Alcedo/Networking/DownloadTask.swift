@@ -19,11 +19,36 @@ public final class DownloadTask: Sendable {
 
     private let cancelAction: @Sendable () -> Void
     private let cancelled = Mutex(false)
+    private let started: StartFlag
 
-    init(url: URL, progress: AsyncStream<DownloadProgress>, cancel: @escaping @Sendable () -> Void) {
+    init(url: URL, progress: AsyncStream<DownloadProgress>, started: StartFlag = StartFlag(started: true),
+         cancel: @escaping @Sendable () -> Void) {
         self.url = url
         self.progress = progress
+        self.started = started
         self.cancelAction = cancel
+    }
+
+    /// Kingfisher's `isInitialized`: `false` from the call that returned this task until its
+    /// response starts to arrive (or the download ends) when the request modifier is an
+    /// ``AsyncImageDownloadRequestModifier`` (Kingfisher's task has no network request while such
+    /// a modifier runs, and gives the one it starts to ``AsyncImageDownloadRequestModifier/onDownloadTaskStarted``);
+    /// `true` otherwise. Alcedo's task can cancel its download either way.
+    public var isInitialized: Bool { started.isStarted }
+
+    /// Whether a download's network request is known to have started.
+    final class StartFlag: Sendable {
+        private let value: Mutex<Bool>
+
+        init(started: Bool) {
+            value = Mutex(started)
+        }
+
+        var isStarted: Bool { value.withLock { $0 } }
+
+        func markStarted() {
+            value.withLock { $0 = true }
+        }
     }
 
     /// Cancels this caller's download; calling it again does nothing.

@@ -23,8 +23,13 @@ extension ImageDownloader {
         /// `Accept` listing the image types Alcedo decodes, and `User-Agent: Alcedo`). Put
         /// credentials here (`Authorization`) to authenticate every request.
         public var defaultHeaders: HTTPHeaderFields
-        /// Sees each complete body before it is used, to reject or rewrite it (default `nil`).
-        public var delegate: (any ImageDownloaderDelegate)?
+        /// Follows each download and sees each complete body before it is used, to reject or
+        /// rewrite it (default `nil`). Held strongly (Kingfisher holds its delegate weakly).
+        public var delegate: (any ImageDownloaderDelegate)? {
+            get { delegateBox?.delegate }
+            set { delegateBox = newValue.map(ImageDownloaderDelegateBox.init) }
+        }
+        private var delegateBox: ImageDownloaderDelegateBox?
         /// Counts each body against this budget while it arrives (default `nil`: not counted).
         /// A download reserves its `Content-Length` (256 KiB when there is none) with
         /// ``MemoryBudget/reserveMemory(_:for:)`` once the response's head is in, waiting while
@@ -47,8 +52,8 @@ extension ImageDownloader {
             self.acceptableStatusCodes = acceptableStatusCodes
             self.maximumRedirects = maximumRedirects
             self.defaultHeaders = defaultHeaders
-            self.delegate = delegate
             self.memoryBudget = memoryBudget
+            self.delegate = delegate
         }
 
         /// `Accept: image/webp,image/png,image/jpeg,image/gif,image/*;q=0.8` and `User-Agent: Alcedo`.

@@ -9,8 +9,30 @@ import Foundation
 extension ImageDownloader {
     typealias FetchContext = RequestCoalescer<FetchKey, FetchOutcome>.WorkContext
 
-    /// Runs attempts until one succeeds, is cancelled, or the retry strategy (asked about every other failure) stops.
+    /// Runs the attempts (``fetchAttempts(_:options:context:)``), then tells the delegate, if any,
+    /// that the download ended (once, before the callers are).
     func fetch(_ key: FetchKey, options: DownloadOptions, context: FetchContext) async -> Result<FetchOutcome, AlcedoError> {
+        let result = await fetchAttempts(key, options: options, context: context)
+        if let delegate = configuration.delegate {
+            let response: DownloadResponse?, error: AlcedoError?
+            switch result {
+            case .success(.downloaded(_, let head)), .success(.notModified(let head)): (response, error) = (head, nil)
+            case .failure(let failure):
+                switch failure {
+                case .responseError(reason: .invalidHTTPStatusCode(let head)), .responseError(reason: .cancelledByDelegate(let head)):
+                    response = head
+                default:
+                    response = nil
+                }
+                error = failure
+            }
+            delegate.imageDownloader(self, didFinishDownloadingImageForURL: key.url, with: response, error: error)
+        }
+        return result
+    }
+
+    /// Runs attempts until one succeeds, is cancelled, or the retry strategy (asked about every other failure) stops.
+    private func fetchAttempts(_ key: FetchKey, options: DownloadOptions, context: FetchContext) async -> Result<FetchOutcome, AlcedoError> {
         var retriedCount = 0
         var userInfo: (any Sendable)?
         while true {
@@ -39,8 +61,10 @@ extension ImageDownloader {
             guard let modified = await modifier.modified(for: request) else {
                 return .failure(.requestError(reason: .emptyRequest(key.url)))
             }
+            guard modified.url != nil else { return .failure(.requestError(reason: .invalidURL(request: .missingURL))) }
             request = modified
         }
+        configuration.delegate?.imageDownloader(self, willDownloadImageForURL: key.url, with: request)
         guard let host = limiterKey(request.url) else {
             return .failure(.requestError(reason: .invalidURL(request.url.absoluteString)))
         }
@@ -56,7 +80,7 @@ extension ImageDownloader {
         let sentRequest = request
         let send: @Sendable () async -> Result<(Data?, DownloadResponse), AlcedoError> = { [self] in
             await Self.withTimeout(limit, url: sentRequest.url) { [self] in
-                await transfer(sentRequest, originalURL: key.url, acceptsNotModified: validators != nil,
+                await transfer(sentRequest, originalURL: key.url, acceptsNotModified: validators != nil, acceptsAnyBody: key.acceptsAnyBody,
                                options: options, configuration: configuration, context: context)
             }
         }
@@ -85,12 +109,12 @@ extension ImageDownloader {
                 return .failure(error)
             }
         }
-        if let error = Self.notAnImageError(data, response: response) { return .failure(error) }
+        if !key.acceptsAnyBody, let error = Self.notAnImageError(data, response: response) { return .failure(error) }
         return .success(.downloaded(data, response))
     }
 
     /// Sends `request`, follows redirects and reads the final body (`nil` for an accepted 304).
-    private func transfer(_ initialRequest: DownloadRequest, originalURL: URL, acceptsNotModified: Bool,
+    private func transfer(_ initialRequest: DownloadRequest, originalURL: URL, acceptsNotModified: Bool, acceptsAnyBody: Bool,
                           options: DownloadOptions, configuration: Configuration, context: FetchContext) async -> Result<(Data?, DownloadResponse), AlcedoError> {
         var request = initialRequest
         var visited: Set<String> = [request.url.absoluteString]
@@ -111,8 +135,9 @@ extension ImageDownloader {
             } catch {
                 return .failure(Self.mapLoaderError(error, url: request.url))
             }
-            let response = DownloadResponse(url: request.url, originalURL: originalURL, statusCode: loaded.statusCode,
+            var response = DownloadResponse(url: request.url, originalURL: originalURL, statusCode: loaded.statusCode,
                                             headers: loaded.headers, cacheInfo: HTTPCacheInfo(headers: loaded.headers))
+            if initialRequest.url != originalURL { response.requestURL = initialRequest.url }
             if Self.redirectStatusCodes.contains(loaded.statusCode) {
                 guard let location = loaded.headers["Location"],
                       let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
@@ -136,6 +161,7 @@ extension ImageDownloader {
                 if let handler = options.redirectHandler {
                     let task = SessionDataTask(originalURL: originalURL)
                     if let handled = await handler.handleHTTPRedirection(for: task, response: response, newRequest: next) {
+                        guard handled.url != nil else { return .failure(.requestError(reason: .invalidURL(request: .missingURL))) }
                         request = handled
                         continue
                     }
@@ -147,11 +173,15 @@ extension ImageDownloader {
             if loaded.statusCode == 304 && acceptsNotModified {
                 return .success((nil, response))
             }
-            guard configuration.acceptableStatusCodes.contains(loaded.statusCode) else {
+            let delegate = configuration.delegate
+            guard delegate?.isValidStatusCode(loaded.statusCode, for: self) ?? configuration.acceptableStatusCodes.contains(loaded.statusCode) else {
                 return .failure(.responseError(reason: .invalidHTTPStatusCode(response: response)))
             }
+            if let delegate, await delegate.imageDownloader(self, didReceive: response) == .cancel {
+                return .failure(.responseError(reason: .cancelledByDelegate(response: response)))
+            }
             return await readBody(loaded.body, response: response, limit: min(configuration.maximumBodySize, options.maximumBodySize ?? .max),
-                                  configuration: configuration, context: context)
+                                  checksImage: !acceptsAnyBody, configuration: configuration, context: context)
                 .map { (Optional($0), response) }
         }
     }
@@ -160,7 +190,7 @@ extension ImageDownloader {
     /// `Content-Length` before any byte is read, and as soon as the bytes received pass it)
     /// and `Content-Length`, reporting progress, and stopping early when the first bytes are
     /// not an image.
-    private func readBody(_ body: ImageDataBody, response: DownloadResponse, limit: Int, configuration: Configuration,
+    private func readBody(_ body: ImageDataBody, response: DownloadResponse, limit: Int, checksImage: Bool, configuration: Configuration,
                           context: FetchContext) async -> Result<Data, AlcedoError> {
         let url = response.url
         let expected = response.expectedContentLength
@@ -185,7 +215,7 @@ extension ImageDownloader {
         var received = 0
         // Without a delegate (which may rewrite the bytes), a body that does not start like an
         // image is refused as soon as enough of it has arrived.
-        var needsEarlySniff = configuration.delegate == nil
+        var needsEarlySniff = checksImage && configuration.delegate == nil
         do {
             for try await chunk in body {
                 guard chunk.count <= limit - received else {

@@ -26,11 +26,12 @@ extension ImageDownloader {
                       completionHandler: completionHandler)
     }
 
-    /// Starts downloading the image at `url` with an options list and no completion handler
-    /// (Kingfisher's `downloader.downloadImage(with: url, options: [.requestModifier(modifier)])`
-    /// in code that is not `async`).
+    /// Starts downloading the image at `url` with an options list (default `nil`: none) and no
+    /// completion handler (Kingfisher's `downloader.downloadImage(with: url)` or
+    /// `downloader.downloadImage(with: url, options: [.requestModifier(modifier)])` in code that is
+    /// not `async`).
     @discardableResult
-    public func downloadImage(with url: URL, options: AlcedoOptionsInfo?) -> DownloadTask {
+    public func downloadImage(with url: URL, options: AlcedoOptionsInfo? = nil) -> DownloadTask {
         downloadImage(with: url, options: options, progressBlock: nil) { _ in }
     }
 

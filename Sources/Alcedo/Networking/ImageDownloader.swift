@@ -111,7 +111,8 @@ public final class ImageDownloader: Sendable {
     public func downloadImage(with url: URL, options: DownloadOptions = DownloadOptions(),
                               progressBlock: DownloadProgressBlock? = nil,
                               completionHandler: @escaping @Sendable (Result<ImageLoadingResult, AlcedoError>) -> Void) -> DownloadTask {
-        task(imageFetches, key: processingKey(url, options), url: url, priority: options.priority, progressBlock: progressBlock,
+        task(imageFetches, key: processingKey(url, options), url: url, priority: options.priority,
+             awaitsAsyncModifier: options.requestModifier is any AsyncImageDownloadRequestModifier, progressBlock: progressBlock,
              completionHandler: completionHandler, work: imageWork(url, options))
     }
 
@@ -233,31 +234,39 @@ public final class ImageDownloader: Sendable {
         let registry = codecRegistry
         let processor = options.processor
         let decodingOptions = options.effectiveDecodingOptions
-        return await BlockingWorkPool.shared.run(priority: context.ticket.priority) { () -> Result<ImageLoadingResult, AlcedoError> in
+        let result = await BlockingWorkPool.shared.run(priority: context.ticket.priority) { () -> Result<ImageLoadingResult, AlcedoError> in
             Result { () throws(AlcedoError) in
                 let image = try processor.process(registry.decode(dataResult.data, options: decodingOptions))
-                return ImageLoadingResult(image: image, originalData: dataResult.data, url: url, response: dataResult.response)
+                return ImageLoadingResult(image: image, originalData: dataResult.data, url: dataResult.response.requestURL ?? url,
+                                          response: dataResult.response)
             }
         }
+        if case .success(let loaded) = result, let delegate = configuration.delegate {
+            delegate.imageDownloader(self, didDownload: loaded.image, for: url, with: loaded.response)
+        }
+        return result
     }
 
     private func task<Key, Value>(_ coalescer: RequestCoalescer<Key, Value>, key: Key, url: URL, priority: DownloadPriority,
-                                  progressBlock: DownloadProgressBlock?,
+                                  awaitsAsyncModifier: Bool = false, progressBlock: DownloadProgressBlock?,
                                   completionHandler: @escaping @Sendable (Result<Value, AlcedoError>) -> Void,
                                   work: @escaping RequestCoalescer<Key, Value>.Work) -> DownloadTask {
         let (stream, continuation) = AsyncStream.makeStream(of: DownloadProgress.self, bufferingPolicy: .bufferingNewest(1))
+        let started = DownloadTask.StartFlag(started: !awaitsAsyncModifier)
         let subscription = coalescer.subscribe(
             key, priority: PriorityTicket(priority: priority),
             progress: { progress in
+                started.markStarted()
                 continuation.yield(progress)
                 progressBlock?(Int64(progress.receivedBytes), progress.totalSize)
             },
             completion: { result in
+                started.markStarted()
                 continuation.finish()
                 completionHandler(result)
             },
             work: work)
-        return DownloadTask(url: url, progress: stream, cancel: { coalescer.cancel(subscription) })
+        return DownloadTask(url: url, progress: stream, started: started, cancel: { coalescer.cancel(subscription) })
     }
 
     private static func dataResult(_ outcome: FetchOutcome, url: URL) throws(AlcedoError) -> ImageDataResult {
@@ -279,12 +288,15 @@ struct FetchKey: Hashable, Sendable {
     /// The caller's own body limit (``DownloadOptions/maximumBodySize``): callers with
     /// different limits do not share a request.
     let bodyLimit: Int?
+    /// The body is taken whatever it is (a Live Photo's video): no check that it is an image.
+    let acceptsAnyBody: Bool
 
-    init(url: URL, validators: HTTPCacheInfo?, bodyLimit: Int? = nil) {
+    init(url: URL, validators: HTTPCacheInfo?, bodyLimit: Int? = nil, acceptsAnyBody: Bool = false) {
         self.url = url
         self.etag = validators?.etag
         self.lastModified = validators?.lastModified
         self.bodyLimit = bodyLimit
+        self.acceptsAnyBody = acceptsAnyBody
     }
 
     /// The validators to send, or `nil` for an unconditional request.

@@ -51,6 +51,9 @@ public enum RequestErrorReason: Sendable, CustomStringConvertible {
         case tooManyRedirects(URL, limit: Int)
         /// A redirect's `Location` is missing from a 3xx that needs one, or is not an http(s) URL.
         case invalidRedirect(URL, location: String?)
+        /// A request modifier or a redirect handler returned a request without a URL (Kingfisher's
+        /// `invalidURL(request:)` for a request whose `url` is `nil`); ``url`` is `nil`.
+        case missingURL
 
         /// The URL refused, when it parsed (Kingfisher's `request.url`).
         public var url: URL? {
@@ -59,6 +62,7 @@ public enum RequestErrorReason: Sendable, CustomStringConvertible {
             case .localFileNotAllowed(let url), .sourceNotAllowed(let url, _), .redirectLoop(let url),
                  .tooManyRedirects(let url, _), .invalidRedirect(let url, _):
                 return url
+            case .missingURL: return nil
             }
         }
 
@@ -73,6 +77,7 @@ public enum RequestErrorReason: Sendable, CustomStringConvertible {
             case .tooManyRedirects(let url, let limit): return "more than \(limit) redirects, the last to \(url.absoluteString)"
             case .invalidRedirect(let url, let location):
                 return "invalid redirect from \(url.absoluteString): Location \(location.map { "\"\($0)\"" } ?? "missing")"
+            case .missingURL: return "the request has no URL"
             }
         }
     }

@@ -71,6 +71,12 @@ public enum AlcedoOptionsInfoItem: Sendable {
     case alternativeSources([Source])
     /// Where callback forms call back. Default ``CallbackQueue/untouch``.
     case callbackQueue(CallbackQueue)
+    /// Kingfisher 8's request to check the caches off the caller's thread, returning at once a
+    /// task that can cancel whatever comes next (Kingfisher's default checks the disk on the
+    /// caller's thread first). Alcedo's callback forms always work that way, with or without the
+    /// option: it is accepted, and read into ``AlcedoParsedOptionsInfo/asyncCacheTypeCheck``, so that
+    /// shared code compiles unchanged.
+    case asyncCacheTypeCheck
     /// Where the processor runs (Kingfisher's option): ``CallbackQueue/dispatch(_:)`` runs it on
     /// that queue, after the bytes are decoded on Alcedo's work pool; ``CallbackQueue/untouch``
     /// runs it on the thread that finished decoding. Default (no option): on the work pool with

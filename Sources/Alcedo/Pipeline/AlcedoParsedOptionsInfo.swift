@@ -19,6 +19,9 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     public var cacheMemoryOnly = false
     /// ``AlcedoOptionsInfoItem/waitForCache``.
     public var waitForCache = false
+    /// ``AlcedoOptionsInfoItem/asyncCacheTypeCheck`` (default `false`; Alcedo checks the caches
+    /// off the caller's thread either way).
+    public var asyncCacheTypeCheck = false
     /// ``AlcedoOptionsInfoItem/alsoPrefetchToMemory``.
     public var alsoPrefetchToMemory = false
     /// ``AlcedoOptionsInfoItem/cacheOriginalImage``.
@@ -125,6 +128,7 @@ public struct AlcedoParsedOptionsInfo: Sendable {
             case .onlyFromCache: onlyFromCache = true
             case .cacheMemoryOnly: cacheMemoryOnly = true
             case .waitForCache: waitForCache = true
+            case .asyncCacheTypeCheck: asyncCacheTypeCheck = true
             case .alsoPrefetchToMemory: alsoPrefetchToMemory = true
             case .cacheOriginalImage: cacheOriginalImage = true
             case .processor(let processor): self.processor = processor

@@ -123,11 +123,13 @@ extension ImageManager {
         // Bytes of the variant describe it only as it was made: not after the modifier or a frame cut.
         let variantData = request.options.imageModifier == nil && image.frames.count == loaded.image.frames.count
             ? loaded.variantData : nil
-        return RetrieveImageResult(image: image, cacheType: loaded.processedFromCachedOriginal ? .none : loaded.cacheType,
-                                   source: request.source, originalSource: originalSource,
-                                   originalData: loaded.originalData, response: loaded.response, metrics: metrics,
-                                   variantData: variantData, originalCacheType: loaded.cacheType,
-                                   storedCacheInfo: loaded.storedCacheInfo)
+        var result = RetrieveImageResult(image: image, cacheType: loaded.processedFromCachedOriginal ? .none : loaded.cacheType,
+                                         source: request.source, originalSource: originalSource,
+                                         originalData: loaded.originalData, response: loaded.response, metrics: metrics,
+                                         variantData: variantData, originalCacheType: loaded.cacheType,
+                                         storedCacheInfo: loaded.storedCacheInfo)
+        result.cacheSerializer = request.serializer
+        return result
     }
 
     /// The processed image in memory, unless the request skips the caches.

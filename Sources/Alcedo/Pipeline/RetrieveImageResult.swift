@@ -41,6 +41,18 @@ public struct RetrieveImageResult: Sendable {
     /// disk or shared-tier hit, of the variant or of the original); `nil` after a download or a
     /// memory hit. A variant found in another machine's tier keeps its source's `ETag` here.
     public let storedCacheInfo: HTTPCacheInfo?
+    /// The serializer of the cache the request used, for ``data()`` (`nil`: ``DefaultCacheSerializer/default``).
+    var cacheSerializer: (any CacheSerializer)?
+
+    /// Kingfisher's `data()`: the bytes of this result. For an image loaded now (``originalCacheType``
+    /// `.none`: downloaded or from a provider) the bytes it was decoded from; otherwise, as
+    /// Kingfisher, the image encoded by the request's cache serializer
+    /// (`data(with: image, original: nil)`), which takes time: keep the value. `nil` when the
+    /// serializer cannot encode the image.
+    public func data() -> Data? {
+        if originalCacheType == .none, let originalData { return originalData }
+        return (cacheSerializer ?? DefaultCacheSerializer.default).data(with: image, original: nil)
+    }
 
     /// Creates a result; `originalCacheType` defaults to `cacheType`, `storedCacheInfo` to `nil`.
     public init(image: AlcedoImage, cacheType: CacheType, source: Source, originalSource: Source,

@@ -13,7 +13,10 @@ public struct DownsamplingImageProcessor: ImageProcessor {
     public let size: PixelSize
 
     /// Creates a downsampling processor.
-    /// - Parameter size: the box to fit in; both sides must be positive.
+    /// - Parameter size: the box to fit in; both sides must be positive. Written as
+    ///   `.init(width:height:)`, the size is Kingfisher's `CGSize` form (`init(size: CGSize)`),
+    ///   as in Kingfisher's code.
+    @_disfavoredOverload
     public init(size: PixelSize) {
         self.size = size
     }

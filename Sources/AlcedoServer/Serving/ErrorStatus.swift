@@ -50,7 +50,8 @@ struct ErrorStatus: Sendable, Equatable {
         case .requestError(let reason):
             switch reason {
             case .invalidURL(.malformed): return ErrorStatus(status: 400, reason: text)
-            case .emptyRequest, .invalidURL(.localFileNotAllowed), .invalidURL(.sourceNotAllowed): return ErrorStatus(status: 403, reason: text)
+            case .emptyRequest, .invalidURL(.missingURL), .invalidURL(.localFileNotAllowed), .invalidURL(.sourceNotAllowed):
+                return ErrorStatus(status: 403, reason: text)
             case .taskCancelled, .asyncTaskContextCancelled, .dataProviderCancelled, .livePhotoTaskCancelled:
                 return ErrorStatus(status: 503, reason: text)
             case .invalidURL(.redirectLoop), .invalidURL(.tooManyRedirects), .invalidURL(.invalidRedirect):

@@ -193,9 +193,9 @@ final class RequestRecorder: AsyncImageDownloadRequestModifier, @unchecked Senda
     var onDownloadTaskStarted: (@Sendable (DownloadTask?) -> Void)? { nil }
 
     func modified(for request: URLRequest) async -> URLRequest? {
-        // Alcedo: `URLRequest` is Alcedo's `DownloadRequest`, whose `url` is not optional.
-        let url = request.url
-        requestedURLsStorage.withValue { $0.append(url) }
+        if let url = request.url {
+            requestedURLsStorage.withValue { $0.append(url) }
+        }
         return request
     }
 }

@@ -58,7 +58,7 @@ public final class LocalFolderImageDataLoader: ImageDataLoading {
     public var supportedSchemes: Set<String> { ["local"] }
 
     public func load(_ request: DownloadRequest) async throws -> ImageDataLoaderResponse {
-        let url = request.url
+        guard let url = request.url else { throw AlcedoError.requestError(reason: .invalidURL(request: .missingURL)) }
         let segments = try Self.segments(of: url)
         let rootPath = root.path
         let outcome: Result<OpenedFile?, AlcedoError> = await withCheckedContinuation { continuation in
