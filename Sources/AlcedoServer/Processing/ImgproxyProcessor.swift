@@ -104,6 +104,10 @@ public struct ImgproxyProcessor: ImageProcessor {
     /// (without auto-rotation), the trim, the rotation, the flip and the crop each make one from
     /// the previous, and two of them are alive at once (the step's input and its result), all
     /// at most the decoded size. Those after the resize are the result's size, counted with it.
+    ///
+    /// And the resize's own output when a crop to the result follows it (`fill`): it is held
+    /// beside the result until the crop, and an extreme aspect ratio makes it far larger than
+    /// either (a 50000 x 1 source filled to 100 x 100 is first scaled to 5,000,000 x 100).
     public func intermediateBytes(for size: PixelSize) -> Int {
         let rotates = options.rotate == 90 || options.rotate == 180 || options.rotate == 270
         let crops = options.crop.map { $0.width > 0 || $0.height > 0 } ?? false || options.region != nil
@@ -112,6 +116,33 @@ public struct ImgproxyProcessor: ImageProcessor {
         let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
         guard !overflow else { return Int.max }
         let (bytes, tooMany) = pixels.multipliedReportingOverflow(by: 4 * min(steps, 2))
+        guard !tooMany else { return Int.max }
+        var oriented = size
+        if options.rotate == 90 || options.rotate == 270 { oriented = PixelSize(width: size.height, height: size.width) }
+        var scaled = scaledBytes(for: oriented)
+        if !options.autoRotate, size.width != size.height {
+            scaled = max(scaled, scaledBytes(for: PixelSize(width: oriented.height, height: oriented.width)))
+        }
+        let (total, overflows) = bytes.addingReportingOverflow(scaled)
+        return overflows ? Int.max : total
+    }
+
+    /// The bytes of the resize's output for an image of `unclipped` (turned by `rotate`) when a
+    /// crop to a smaller result follows it; 0 when the resize's output is the result.
+    private func scaledBytes(for unclipped: PixelSize) -> Int {
+        var source = unclipped
+        if let region = options.region {
+            let width = max(0, min(region.right, source.width)) - max(0, min(region.left, source.width))
+            let height = max(0, min(region.bottom, source.height)) - max(0, min(region.top, source.height))
+            if width > 0, height > 0 { source = PixelSize(width: width, height: height) }
+        }
+        let plan = ImgproxyGeometry(source: source, options: requested(within: unclipped), maxResultDimension: effectiveResultDimension)
+        let width = max(1, plan.scaledWidth), height = max(1, plan.scaledHeight)
+        let result = ImgproxyGeometry.minNonZero(plan.resultCropWidth, width) * ImgproxyGeometry.minNonZero(plan.resultCropHeight, height)
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard !overflow else { return Int.max }
+        guard pixels > result else { return 0 }
+        let (bytes, tooMany) = pixels.multipliedReportingOverflow(by: 4)
         return tooMany ? Int.max : bytes
     }
 

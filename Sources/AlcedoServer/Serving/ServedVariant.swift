@@ -157,6 +157,9 @@ struct ServedVariantProcessor: ImageProcessor {
     var identifier: String { "\(processing.identifier)|\(encoding.identifier)" }
     var decodingTarget: (size: PixelSize, mode: ContentMode)? { processing.decodingTarget }
     func outputSize(for size: PixelSize) -> PixelSize { processing.outputSize(for: size) }
+    /// The processing's copies and scaled image, which the memory budget reserves with the
+    /// decode (without it every request was reserved as if the processing held none).
+    func intermediateBytes(for size: PixelSize) -> Int { processing.intermediateBytes(for: size) }
 
     func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
         var result = try processing.process(image)
