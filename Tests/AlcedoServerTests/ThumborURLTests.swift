@@ -76,6 +76,12 @@ struct ThumborURLTests {
         let ordered = try plan("/unsafe/fit-in/300x200/filters:noise(5,1):proportion(0.5):rotate(180):upscale():rotate(360)/a.com/b.jpg")
         #expect(ordered.steps == [.effect(.noise(amount: 5, seed: 1)), .proportion(0.5), .rotate(degrees: 180), .upscale])
         #expect(ordered.zoomX == 1 && ordered.zoomY == 1 && !ordered.enlarge)
+        // upscale() is bounded as any other result: its size is reserved and over the limit refused.
+        let huge = ImgproxyProcessor(options: try plan("/unsafe/fit-in/60000x60000/filters:upscale()/a.com/b.jpg"))
+        #expect(huge.outputSize(for: PixelSize(width: 300, height: 200)) == PixelSize(width: 8192, height: 8192))
+        #expect(throws: AlcedoError.self) { try huge.process(AlcedoImage(width: 30, height: 20, pixels: [UInt8](repeating: 255, count: 30 * 20 * 4))) }
+        let small = ImgproxyProcessor(options: try plan("/unsafe/fit-in/600x400/filters:upscale()/a.com/b.jpg"))
+        #expect(small.outputSize(for: PixelSize(width: 300, height: 200)) == PixelSize(width: 600, height: 400))
     }
 
     @Test("image parts become the URLs thumbor's HTTP loader fetches")

@@ -177,6 +177,10 @@ public struct ImgproxyProcessor: ImageProcessor {
         if options.steps.contains(where: { if case .fill(_, _, true, _) = $0 { true } else { false } }) {
             size = Self.extended(size, to: PixelSize(width: plan.targetWidth, height: plan.targetHeight))
         }
+        // thumbor's upscale() may enlarge the result to the requested size: reserved as such.
+        if options.steps.contains(.upscale) {
+            size = Self.upscaledSize(size, toFit: PixelSize(width: plan.targetWidth, height: plan.targetHeight))
+        }
         if options.padding.isEnabled {
             let padding = options.padding
             size = PixelSize(width: size.width + ImgproxyGeometry.scaleToEven(padding.left, plan.dprScale)
@@ -375,21 +379,21 @@ public struct ImgproxyProcessor: ImageProcessor {
             guard factor > 0, factor <= 1, width >= 1, height >= 1 else { return image }
             return image.resized(to: PixelSize(width: Int(width), height: Int(height)))
         case .upscale:
-            return Self.upscaled(image, toFit: PixelSize(width: plan.targetWidth, height: plan.targetHeight))
+            let enlarged = Self.upscaledSize(image.pixelSize, toFit: PixelSize(width: plan.targetWidth, height: plan.targetHeight))
+            guard enlarged != image.pixelSize else { return image }
+            try checkResult(enlarged)
+            return image.resized(to: enlarged)
         }
     }
 
-    /// thumbor's `upscale()`: `image` enlarged to fit `target` when it is smaller on both sides
-    /// (the side that reaches the target first is the target's, the other rounded down).
-    static func upscaled(_ image: AlcedoImage, toFit target: PixelSize) -> AlcedoImage {
+    /// thumbor's `upscale()`: the size `image` is enlarged to, to fit `target` when it is smaller
+    /// on both sides (the side that reaches the target first is the target's, the other rounded down).
+    static func upscaledSize(_ image: PixelSize, toFit target: PixelSize) -> PixelSize {
         guard image.width > 0, image.height > 0, image.width < target.width, image.height < target.height else { return image }
-        let size: PixelSize
         if Double(image.width) / Double(target.width) >= Double(image.height) / Double(target.height) {
-            size = PixelSize(width: target.width, height: max(1, image.height * target.width / image.width))
-        } else {
-            size = PixelSize(width: max(1, image.width * target.height / image.height), height: target.height)
+            return PixelSize(width: target.width, height: max(1, image.height * target.width / image.width))
         }
-        return image.resized(to: size)
+        return PixelSize(width: max(1, image.width * target.height / image.height), height: target.height)
     }
 
     /// Corners rounded as quarter ellipses of `radius` pixels across and `verticalRadius` down
