@@ -965,6 +965,8 @@ struct KingfisherDocsCompileTests {
             commonTasks111(imageView: other, url: h.server.url("/ct.jpg"))
             #expect(await eventually { printedLines().count == 3 })
             let lines = printedLines()
+            // A failed wait must fail the test, not index past the lines and end the process.
+            try #require(lines.count == 3)
             #expect(lines[0] == "AlcedoImage(20x10, jpeg, 1 frame, sRGB)")
             #expect(lines[1] == "none")
             #expect(lines[2].contains("/ct.jpg"))
