@@ -34,7 +34,7 @@ final class OriginServer: Sendable {
         // Until it listens (at most 120 s: Python starts slowly beside the whole suite). A
         // `for … where` loop here would go on connecting after the first success, filling the
         // server's small accept backlog until connect() blocks.
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(300)
         while !RedisTestServer.accepts(port: port), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -101,7 +101,7 @@ final class ServeNode: Sendable {
 
     /// The value of the metric line `name` (no labels) in `/metrics`.
     func metric(_ name: String) async throws -> Int {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: address + "/metrics"), timeout: .seconds(30))
+        let response = try await multiNodeClient.execute(HTTPClientRequest(url: address + "/metrics"), timeout: .seconds(300))
         let body = String(buffer: try await response.body.collect(upTo: 1 << 20))
         for line in body.split(separator: "\n") where line.hasPrefix(name + " ") {
             return Int(Double(line.split(separator: " ")[1]) ?? -1)
@@ -135,7 +135,7 @@ struct MultiNodeServeTests {
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for url in urls {
                 group.addTask {
-                    let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(300))
+                    let response = try await multiNodeClient.execute(HTTPClientRequest(url: url), timeout: .seconds(300))
                     _ = try await response.body.collect(upTo: 1 << 20)
                     return Int(response.status.code)
                 }
@@ -153,7 +153,7 @@ struct MultiNodeServeTests {
         // A fourth node starts with an empty disk: everything comes from Redis.
         let late = try await ServeNode(redis: redis.url)
         for index in 0..<20 {
-            let response = try await HTTPClient.shared.execute(
+            let response = try await multiNodeClient.execute(
                 HTTPClientRequest(url: late.thumbnailURL(of: origin.url("s\(index).png"))), timeout: .seconds(300))
             _ = try await response.body.collect(upTo: 1 << 20)
             #expect(response.status.code == 200)
@@ -163,3 +163,13 @@ struct MultiNodeServeTests {
         #expect(try await late.metric("alcedo_shared_cache_hits_total") == 20)
     }
 }
+
+/// The nodes' client: no read timeout (HTTPClient.shared gives up reading after 90 s, which a
+/// loaded runner can reach), never shut down (a client released without a shutdown traps in
+/// AsyncHTTPClient's debug build when a test throws before shutting it down).
+let multiNodeClient: HTTPClient = {
+    var configuration = HTTPClient.Configuration()
+    configuration.timeout.connect = .seconds(120)
+    configuration.decompression = .disabled
+    return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+}()

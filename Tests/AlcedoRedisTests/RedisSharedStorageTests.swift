@@ -118,12 +118,13 @@ struct RedisSharedStorageTests {
         let server = try await RedisTestServer.start()
         let one = try testConfiguration([server]), two = try testConfiguration([server])
         defer { one.shutdown(); two.shutdown() }
-        #expect(try await one.acquireLock(forKey: "v", duration: .seconds(5)))
-        #expect(try await two.acquireLock(forKey: "v", duration: .seconds(5)) == false)
+        // Locks long enough that a loaded machine cannot let one expire between the checks.
+        #expect(try await one.acquireLock(forKey: "v", duration: .seconds(600)))
+        #expect(try await two.acquireLock(forKey: "v", duration: .seconds(600)) == false)
         try await two.releaseLock(forKey: "v")  // not its lock: no effect
-        #expect(try await two.acquireLock(forKey: "v", duration: .seconds(5)) == false)
+        #expect(try await two.acquireLock(forKey: "v", duration: .seconds(600)) == false)
         try await one.releaseLock(forKey: "v")
-        #expect(try await two.acquireLock(forKey: "v", duration: .seconds(5)))
+        #expect(try await two.acquireLock(forKey: "v", duration: .seconds(600)))
         #expect(try await one.acquireLock(forKey: "short", duration: .milliseconds(50)))
         try await Task.sleep(for: .milliseconds(120))
         #expect(try await two.acquireLock(forKey: "short", duration: .seconds(5)), "a lock expires with its PX")

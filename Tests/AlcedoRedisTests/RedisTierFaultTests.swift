@@ -80,7 +80,7 @@ struct RedisTierThroughImageCacheTests {
         // Resumed: wait for the breaker's probe, then a store from one cache is a hit in another.
         let fresh = ImageCache(name: "fresh", cacheDirectoryURL: folder.url, sharedTier: tier)
         var resumed = false
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(300)
         var attempt = 0
         while !resumed, ContinuousClock.now < deadline {
             attempt += 1

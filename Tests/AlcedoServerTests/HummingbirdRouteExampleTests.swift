@@ -63,25 +63,25 @@ struct HummingbirdRouteExampleTests {
         defer { Task { await group.triggerGracefulShutdown() } }
         var ports = stream.makeAsyncIterator()
         let port = try #require(await ports.next())
-        let client = HTTPClient.shared
+        let client = ServerHarness.sharedClient
 
         let source = origin.url("/cat.jpg").absoluteString
         let thumbnail = try await client.execute(
             HTTPClientRequest(url: "http://127.0.0.1:\(port)/thumbnail?url=" + source),
-            timeout: .seconds(120))
+            timeout: .seconds(300))
         #expect(thumbnail.status == .ok)
         let thumbnailBytes = try await thumbnail.body.collect(upTo: 1 << 20)
         #expect(try ImageCodecRegistry.shared.decode(Data(thumbnailBytes.readableBytesView)).pixelSize == PixelSize(width: 128, height: 64))
 
         let proxied = try await client.execute(
-            HTTPClientRequest(url: "http://127.0.0.1:\(port)/images/insecure/rs:fill:50:50/plain/\(source)@png"), timeout: .seconds(120))
+            HTTPClientRequest(url: "http://127.0.0.1:\(port)/images/insecure/rs:fill:50:50/plain/\(source)@png"), timeout: .seconds(300))
         #expect(proxied.status == .ok)
         let proxiedBytes = try await proxied.body.collect(upTo: 1 << 20)
         #expect(try ImageCodecRegistry.shared.decode(Data(proxiedBytes.readableBytesView)).pixelSize == PixelSize(width: 50, height: 50))
         // Negotiated from Accept: AVIF, with Vary.
         var negotiated = HTTPClientRequest(url: "http://127.0.0.1:\(port)/images/insecure/rs:fill:50:50/plain/\(source)")
         negotiated.headers.add(name: "Accept", value: "image/avif,image/webp,*/*")
-        let avif = try await client.execute(negotiated, timeout: .seconds(120))
+        let avif = try await client.execute(negotiated, timeout: .seconds(300))
         #expect(avif.status == .ok)
         #expect(avif.headers.first(name: "Content-Type") == "image/avif" && avif.headers.first(name: "Vary") == "Accept")
         let avifBytes = try await avif.body.collect(upTo: 1 << 20)

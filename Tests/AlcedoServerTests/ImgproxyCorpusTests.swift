@@ -24,7 +24,7 @@ struct ImgproxyCorpusTests {
         defer { origin.stop() }
         sources.route(on: origin)
 
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let client = ServerHarness.sharedClient
         var mismatches: [String] = []
         var count = 0
         for (name, environment) in corpus.configurations {
@@ -49,7 +49,6 @@ struct ImgproxyCorpusTests {
             }
             server.stop()
         }
-        try await client.shutdown()
         let matched = count - mismatches.count
         print("imgproxy corpus: \(count) URLs, \(matched) match")
         #expect(count == corpus.rows.count)

@@ -204,7 +204,7 @@ struct ImgproxyServerSettingsTests {
         defer { Task { await server.stop() } }
         #expect(try await server.request("/metrics").status == 404)
         var metrics: ServerHarness.Reply?
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(300)
         while metrics == nil, ContinuousClock.now < deadline {
             metrics = try? await server.request("http://127.0.0.1:\(port)/metrics")
             if metrics == nil { try await Task.sleep(for: .milliseconds(100)) }

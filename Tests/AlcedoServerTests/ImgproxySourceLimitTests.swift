@@ -45,11 +45,15 @@ struct ImgproxySourceLimitTests {
     @Test func maxSrcFileSizeStopsTheDownload() async throws {
         let origin = try await TestHTTPServer.start()
         defer { origin.stop() }
-        let png = TestImages.noisePNG(width: 120, height: 120)
-        var streamed = TestHTTPServer.Response.ok(png, contentType: "image/png").chunked(2000, every: .milliseconds(20))
+        // Large enough (several seconds of chunks) that the origin is still sending when the
+        // download is given up, however loaded the machine.
+        let big = TestImages.noisePNG(width: 400, height: 400)
+        var streamed = TestHTTPServer.Response.ok(big, contentType: "image/png").chunked(2000, every: .milliseconds(20))
         streamed.contentLength = .none
         origin.route("/streamed.png", streamed)
-        origin.route("/announced.png", .ok(png, contentType: "image/png").chunked(2000, every: .milliseconds(20)))
+        origin.route("/announced.png", .ok(big, contentType: "image/png").chunked(2000, every: .milliseconds(20)))
+        let png = TestImages.noisePNG(width: 120, height: 120)
+        origin.route("/small.png", .ok(png, contentType: "image/png").chunked(2000, every: .milliseconds(20)))
         let harness = try await ServerHarness.start { $0.allowSecurityOptions = true }
         defer { Task { await harness.stop() } }
 
@@ -60,7 +64,7 @@ struct ImgproxySourceLimitTests {
         // The download was given up: the connection closed before the whole body went out.
         #expect(origin.abortedCount("/streamed.png") + origin.abortedCount("/announced.png") >= 1)
         // Within the limit: processed as usual.
-        let fits = try await harness.request(harness.path(origin.url("/announced.png"), "msfs:\(png.count)/w:10"))
+        let fits = try await harness.request(harness.path(origin.url("/small.png"), "msfs:\(png.count)/w:10"))
         #expect(fits.status == 200)
     }
 

@@ -167,7 +167,7 @@ import Testing
     static func get(_ url: String, headers: [String: String] = [:]) async throws -> (status: Int, headers: [String: String], body: Data) {
         var request = HTTPClientRequest(url: url)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await ServerHarness.sharedClient.execute(request, timeout: .seconds(300))
         var body = Data()
         for try await chunk in response.body { body.append(contentsOf: chunk.readableBytesView) }
         var fields: [String: String] = [:]

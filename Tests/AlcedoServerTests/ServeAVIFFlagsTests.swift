@@ -12,7 +12,7 @@ struct ServeAVIFFlagsTests {
         try await ServeProcess.withJPEGOrigin(arguments, environment: environment, options: options) { server, path in
             var request = HTTPClientRequest(url: server.baseURL + path)
             request.headers.add(name: "Accept", value: "image/avif,image/webp,*/*")
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(300))
+            let response = try await ServerHarness.sharedClient.execute(request, timeout: .seconds(300))
             var body = Data()
             for try await chunk in response.body { body.append(contentsOf: chunk.readableBytesView) }
             #expect(response.status.code == 200)

@@ -115,7 +115,7 @@ struct OneShotClient {
     func get(_ url: String, headers: [String: String] = [:]) async throws -> Reply {
         var request = HTTPClientRequest(url: url)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(300))
+        let response = try await ServerHarness.sharedClient.execute(request, timeout: .seconds(300))
         var body = Data()
         for try await chunk in response.body { body.append(contentsOf: chunk.readableBytesView) }
         var headers: [String: String] = [:]

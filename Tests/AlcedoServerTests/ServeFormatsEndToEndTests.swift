@@ -95,7 +95,7 @@ struct ServeFormatsEndToEndTests {
     static func get(_ server: ServeProcess, _ path: String, accept: String = "*/*") async throws -> Answer {
         var request = HTTPClientRequest(url: server.baseURL + path)
         request.headers.add(name: "Accept", value: accept)
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
+        let response = try await ServerHarness.sharedClient.execute(request, timeout: .seconds(300))
         var body = Data()
         for try await chunk in response.body { body.append(contentsOf: chunk.readableBytesView) }
         return Answer(status: Int(response.status.code), contentType: response.headers.first(name: "Content-Type"),

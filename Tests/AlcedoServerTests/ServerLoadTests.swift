@@ -29,7 +29,7 @@ struct ServerLoadTests {
     }
 
     /// 2,000 requests from 64 connections over 50 sources x 5 option sets: no error, each
-    /// source downloaded once, each variant produced once.
+    /// source downloaded once, each variant processed once.
     @Test func loadOf2000RequestsOver50SourcesAnd5OptionSets() async throws {
         let origin = try await TestHTTPServer.start()
         defer { origin.stop() }
@@ -74,7 +74,10 @@ struct ServerLoadTests {
         let elapsed = clock.now - start
         #expect(failures.value.isEmpty, "\(failures.value.prefix(5))")
         for index in 0..<50 { #expect(origin.requestCount("/src\(index).jpg") == 1, "source \(index)") }
-        #expect(harness.service.metrics.producedCount == 250)
+        // Each variant processed once; a result kept for coalescing expires after a minute, which a
+        // loaded machine can pass mid-run, and a later request then takes the cached variant.
+        #expect(harness.service.metrics.processingRunCount == 250)
+        #expect(harness.service.metrics.producedCount >= 250)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print("load: 2000 requests in \(String(format: "%.2f", seconds)) s, \(Int(2000 / seconds)) requests/s (debug build)")
     }

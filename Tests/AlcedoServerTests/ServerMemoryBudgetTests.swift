@@ -199,8 +199,10 @@ struct ServerFaultTests {
         #expect(cutReply.status == 502, "\(cutReply.text)")
         #expect(try await trickled.status == 504)
         #expect(try await silent.status == 504)
-        // Bounded by the 2 s deadline (with room for a loaded machine), not by the origins.
-        #expect(clock.now - start < .seconds(60))
+        // Bounded by the 2 s deadline (with room for a loaded machine), not by the origins: the
+        // trickling one alone would take a second a byte, and the silent one never answers.
+        #expect(body.count > 300)
+        #expect(clock.now - start < .seconds(300))
         let snapshot = harness.service.memoryBudget.snapshot
         #expect(snapshot.running == 0 && snapshot.reserved == 0)
     }

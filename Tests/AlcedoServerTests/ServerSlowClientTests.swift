@@ -29,7 +29,7 @@ struct ServerSlowClientTests {
         // cannot make this client itself a slow reader).
         var head = HTTPClientRequest(url: server.baseURL + bigPath)
         head.method = .HEAD
-        let made = try await HTTPClient.shared.execute(head, timeout: .seconds(300))
+        let made = try await ServerHarness.sharedClient.execute(head, timeout: .seconds(300))
         #expect(made.status.code == 200)
         #expect((made.headers.first(name: "content-length").flatMap { Int($0) } ?? 0) > 4 << 20)
         let port = try #require(server.baseURL.split(separator: ":").last.flatMap { Int($0) })

@@ -1110,7 +1110,7 @@ struct KingfisherDocsCompileTests {
             // The processed image is stored on disk as PNG.
             #expect(await eventually { ImageCache.default.imageCachedType(forKey: url.cacheKey, processorIdentifier: roundCorner.identifier) != .none })
             var stored: Data?
-            let deadline = ContinuousClock.now + .seconds(120)
+            let deadline = ContinuousClock.now + .seconds(300)
             while stored == nil, ContinuousClock.now < deadline {
                 stored = try await ImageCache.default.retrieveDataInDiskCache(forKey: url.cacheKey, processorIdentifier: roundCorner.identifier)?.data
                 if stored == nil { try await Task.sleep(for: .milliseconds(20)) }

@@ -34,15 +34,22 @@ final class ServerHarness: Sendable {
         }
         var iterator = stream.makeAsyncIterator()
         guard let address = await iterator.next() else { throw CancellationError() }
-        var clientConfiguration = HTTPClient.Configuration()
-        clientConfiguration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
-        clientConfiguration.decompression = .disabled
-        // A request waits for a pooled connection at most the connect timeout (10 s by default):
-        // tests that send more requests than the pool has connections, on a loaded machine, need more.
-        clientConfiguration.timeout.connect = .seconds(120)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        let client = sharedClient
         return ServerHarness(server: server, baseURL: address, client: client, cacheFolder: folder, task: task)
     }
+
+    /// One client for every harness, never shut down. A client per harness would have to be
+    /// shut down by each test, and AsyncHTTPClient's debug build traps when a client that was not
+    /// shut down is released, which a test that throws before ``stop()`` would do.
+    static let sharedClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        configuration.decompression = .disabled
+        // A request waits for a pooled connection at most the connect timeout (10 s by default):
+        // tests that send more requests than the pool has connections, on a loaded machine, need more.
+        configuration.timeout.connect = .seconds(120)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     private init(server: ImageServer, baseURL: String, client: HTTPClient, cacheFolder: URL, task: Task<Void, any Error>) {
         self.server = server
@@ -87,7 +94,6 @@ final class ServerHarness: Sendable {
     func stop() async {
         task.cancel()
         _ = try? await task.value
-        try? await client.shutdown()
         try? FileManager.default.removeItem(at: cacheFolder)
     }
 }

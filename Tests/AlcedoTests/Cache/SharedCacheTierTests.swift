@@ -120,7 +120,7 @@ struct SharedCacheTierTests {
         }
         // Someone else now finds the lock taken and waits; the holder stores the entry meanwhile.
         // A bound far above any scheduling delay: this part checks the hand-over, not the bound.
-        let other = makeCache("other", tier: SharedCacheTier(storage: storage, config: .init(lockWaitLimit: .seconds(60))))
+        let other = makeCache("other", tier: SharedCacheTier(storage: storage, config: .init(lockWaitLimit: .seconds(600))))
         async let waited = other.coalesceWork(forKey: "v")
         // The entry is stored only once the other cache is waiting (a loaded machine may start
         // the child task late; stored earlier, it would find the entry without waiting).
@@ -163,7 +163,7 @@ struct SharedCacheTierPipelineTests {
             func manager(_ name: String) -> ImageManager {
                 // The wait bound is far above any scheduling delay of a loaded test run.
                 let cache = ImageCache(name: name, cacheDirectoryURL: h.folder.url,
-                                       sharedTier: SharedCacheTier(storage: storage, config: .init(lockWaitLimit: .seconds(60))))
+                                       sharedTier: SharedCacheTier(storage: storage, config: .init(lockWaitLimit: .seconds(600))))
                 return ImageManager(downloader: h.downloader, cache: cache)
             }
             let first = manager("node1"), second = manager("node2"), late = manager("node3")

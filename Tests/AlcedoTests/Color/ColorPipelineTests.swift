@@ -28,26 +28,30 @@ struct ColorPipelineTests {
     }
 
     @Test("alcedo info reports iccProfile; convert --color preserve embeds it")
-    func commandLine() throws {
+    func commandLine() async throws {
         let folder = try TemporaryDirectory()
         let input = Fixtures.url("color-generated/p3.jpg").path
-        let info = try AlcedoProcess.run(["info", "--json", input])
+        let info = try await AlcedoProcess.runDetached(["info", "--json", input])
         #expect(info.status == 0)
         #expect(info.stdout.contains("\"iccProfile\":{"))
         #expect(info.stdout.contains("\"description\":\"Display P3 (Alcedo test)\""))
         #expect(info.stdout.contains("\"colorSpace\":\"RGB\""))
-        let untagged = try AlcedoProcess.run(["info", "--json", Fixtures.url("libjpeg-turbo/testorig.jpg").path])
+        let untagged = try await AlcedoProcess.runDetached(["info", "--json", Fixtures.url("libjpeg-turbo/testorig.jpg").path])
         #expect(untagged.stdout.contains("\"iccProfile\":null"))
 
         let kept = folder.url.appendingPathComponent("kept.png").path
-        #expect(try AlcedoProcess.run(["convert", input, kept, "--color", "preserve"]).status == 0)
+        let preserving = try await AlcedoProcess.runDetached(["convert", input, kept, "--color", "preserve"])
+        #expect(preserving.status == 0)
         #expect(try PNGDecoder().info(for: Data(contentsOf: URL(fileURLWithPath: kept))).colorProfile?.description == "Display P3 (Alcedo test)")
         let converted = folder.url.appendingPathComponent("converted.png").path
-        #expect(try AlcedoProcess.run(["convert", input, converted]).status == 0)
+        let converting = try await AlcedoProcess.runDetached(["convert", input, converted])
+        #expect(converting.status == 0)
         #expect(try PNGDecoder().info(for: Data(contentsOf: URL(fileURLWithPath: converted))).colorProfile == nil)
         let avif = folder.url.appendingPathComponent("thumb.avif").path
-        #expect(try AlcedoProcess.run(["convert", input, avif, "--downsample", "24x24"]).status == 0)
+        let thumbnailing = try await AlcedoProcess.runDetached(["convert", input, avif, "--downsample", "24x24"])
+        #expect(thumbnailing.status == 0)
         #expect(try AVIFDecoder().info(for: Data(contentsOf: URL(fileURLWithPath: avif))).width == 24)
-        #expect(try AlcedoProcess.run(["convert", input, converted, "--color", "vivid"]).status != 0)
+        let unknownColor = try await AlcedoProcess.runDetached(["convert", input, converted, "--color", "vivid"])
+        #expect(unknownColor.status != 0)
     }
 }

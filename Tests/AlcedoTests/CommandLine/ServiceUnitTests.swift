@@ -98,7 +98,7 @@ struct ServiceUnitTests {
         #expect(start.status == 0, "\(start.output)")
         defer { _ = try? Self.run("/usr/bin/systemctl", ["--user", "stop", unitName]) }
         var healthy = false
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(300)
         while !healthy, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(200))
             let curl = try Self.run("/usr/bin/curl", ["-fsS", "http://127.0.0.1:\(port)/health"])

@@ -12,16 +12,16 @@ final class Recorded<Element: Sendable>: Sendable {
 
 @Suite("MemoryBudget: reservations, the queue, refusals, the caches' share")
 struct MemoryBudgetTests {
-    /// Waits until `condition` holds (10 ms steps, failing after 120 s: a bound, not a timing claim).
+    /// Waits until `condition` holds (10 ms steps, failing after 300 s: a bound, not a timing claim).
     func eventually(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(300)
         // Checked once more after the deadline (a stalled machine must not fail a condition met meanwhile).
         while true {
             if condition() { return }
             if ContinuousClock.now >= deadline { break }
             try await Task.sleep(for: .milliseconds(10))
         }
-        Issue.record("condition not met within 120 s")
+        Issue.record("condition not met within 300 s")
     }
 
     /// `onGrant` hears every grant, immediate, after a wait, memory-only or tried, with its

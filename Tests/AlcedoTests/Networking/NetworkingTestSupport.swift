@@ -29,8 +29,9 @@ func pngLikeData(count: Int) -> Data {
 /// A real PNG file from the fixtures.
 func samplePNG() throws -> Data { try Fixtures.data("libpng/testpngs/rgb-8.png") }
 
-/// Waits (polling every 5 ms, at most `seconds`; generous, as the whole suite runs in parallel on few cores) until `condition` holds; `false` if it never does.
-func eventually(within seconds: Double = 120, _ condition: () -> Bool) async -> Bool {
+/// Waits (polling every 5 ms, at most `seconds`; generous, as the whole suite runs in parallel on few cores
+/// and a loaded runner can take minutes over what a quiet one does in seconds) until `condition` holds; `false` if it never does.
+func eventually(within seconds: Double = 300, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while !condition() {
         if ContinuousClock.now > deadline { return false }

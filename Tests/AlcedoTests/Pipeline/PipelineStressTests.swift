@@ -26,13 +26,13 @@ struct PipelineStressTests {
             }
             // Everyone has joined one of the 150 runs (and every run waits on its URL's download)
             // before the server answers: work cannot be repeated by a late caller.
-            #expect(await eventually(within: 120) { manager.pipelines.inFlightCount == Self.urlCount * Self.processorCount })
-            #expect(await eventually(within: 120) { h.server.requestLog.count == Self.urlCount })
+            #expect(await eventually() { manager.pipelines.inFlightCount == Self.urlCount * Self.processorCount })
+            #expect(await eventually() { h.server.requestLog.count == Self.urlCount })
             for index in 0..<Self.urlCount { h.server.release("/s\(index).jpg") }
 
-            #expect(await eventually(within: 120) { results.values.count == 1000 })
+            #expect(await eventually() { results.values.count == 1000 })
             // A late duplicate would come from work still in flight: wait until none is.
-            #expect(await eventually(within: 120) { manager.pipelines.inFlightCount == 0 })
+            #expect(await eventually() { manager.pipelines.inFlightCount == 0 })
             #expect(results.values.count == 1000)
             #expect(results.values.allSatisfy { (try? $0.get()) != nil })
             #expect(h.server.requestLog.count == Self.urlCount)
@@ -91,11 +91,11 @@ struct PipelineStressTests {
             // Cancel every caller of the first ten URLs (their downloads must stop), and every
             // other caller of the rest, in no particular order.
             for call in (0..<600).shuffled() where call % 20 < 10 || call % 2 == 0 { tasks[call]?.cancel() }
-            #expect(await eventually(within: 120) { (0..<10).allSatisfy { h.downloader.networkCallerCount(for: h.server.url("/c\($0).jpg")) == 0 } })
+            #expect(await eventually() { (0..<10).allSatisfy { h.downloader.networkCallerCount(for: h.server.url("/c\($0).jpg")) == 0 } })
             for index in 0..<20 { h.server.release("/c\(index).jpg") }
-            #expect(await eventually(within: 120) { results.withLock { $0.count } == 600 })
+            #expect(await eventually() { results.withLock { $0.count } == 600 })
             // A duplicate callback would come from work still in flight: wait until none is.
-            #expect(await eventually(within: 120) { manager.pipelines.inFlightCount == 0 })
+            #expect(await eventually() { manager.pipelines.inFlightCount == 0 })
             #expect(duplicates.count == 0)
             let final = results.withLock { $0 }
             for call in 0..<600 {

@@ -19,7 +19,7 @@ struct PipelineHarness: Sendable {
 
 /// Runs `body` with a fresh ``PipelineHarness``, shutting it down afterwards. The download
 /// timeout is long by default: other suites running alongside may starve the test of CPU.
-func withPipeline<T>(timeout: Duration = .seconds(120), maximumConcurrentRequestsPerHost: Int = 6,
+func withPipeline<T>(timeout: Duration = .seconds(300), maximumConcurrentRequestsPerHost: Int = 6,
                      _ body: (PipelineHarness) async throws -> T) async throws -> T {
     let configuration = ImageDownloader.Configuration(maximumConcurrentRequestsPerHost: maximumConcurrentRequestsPerHost,
                                                       timeout: timeout)
