@@ -14,9 +14,9 @@ import Glibc
 func testConfiguration(_ servers: [RedisTestServer], path: String = "", logger: Logger = Logger(label: "test.redis"),
                        _ configure: (inout RedisConfiguration) -> Void = { _ in }) throws -> RedisSharedStorage {
     var configuration = try RedisConfiguration(urls: servers.map { $0.url + path })
-    configuration.getTimeout = .seconds(2)
-    configuration.writeTimeout = .seconds(2)
-    configuration.connectTimeout = .seconds(2)
+    configuration.getTimeout = .seconds(20)
+    configuration.writeTimeout = .seconds(20)
+    configuration.connectTimeout = .seconds(20)
     configuration.logger = logger
     configure(&configuration)
     return try RedisSharedStorage(configuration: configuration)

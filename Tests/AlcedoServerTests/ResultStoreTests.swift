@@ -160,7 +160,8 @@ struct ResultStoreTests {
             #expect(reply.status == 200)
         }
         await tier.flush()
-        #expect(slowest < .seconds(5))
+        // A bound for a hang, not a timing claim (a loaded runner can take seconds a request).
+        #expect(slowest < .seconds(60))
         if case .open = tier.breakerState {} else { Issue.record("the breaker is \(tier.breakerState), not open") }
         #expect(tier.statistics.errors >= 3)
         #expect(tier.statistics.skipped > 0, "once open, the store is not asked")
@@ -182,7 +183,7 @@ struct ResultStoreTests {
         let clock = ContinuousClock()
         let start = clock.now
         #expect(await tier.entry(forKey: "http://example.com/a.jpg@com.alcedo.imgproxy(x)") == nil)
-        #expect(clock.now - start < .seconds(2), "a read waits at most the read timeout")
+        #expect(clock.now - start < .seconds(30), "a read waits at most the read timeout (with room for a loaded runner), not for the silent store")
         var queued = 0
         for index in 0..<10 {
             let entry = SharedCacheEntry(data: Data(repeating: UInt8(index), count: 10), metadata: .init(key: "k\(index)"))

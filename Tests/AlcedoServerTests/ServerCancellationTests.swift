@@ -27,7 +27,7 @@ struct ServerCancellationTests {
             let started = ContinuousClock.now
             await harness.stop()
             // Silent connections are idle and closed at once; requests in flight finish.
-            #expect(ContinuousClock.now - started < .seconds(30))
+            #expect(ContinuousClock.now - started < .seconds(120))
             for fd in sockets { close(fd) }
             // The listener is closed.
             #expect(LoopbackPort.connect(port).closingRefused())
