@@ -169,7 +169,7 @@ struct MultiNodeServeTests {
 /// AsyncHTTPClient's debug build when a test throws before shutting it down).
 let multiNodeClient: HTTPClient = {
     var configuration = HTTPClient.Configuration()
-    configuration.timeout.connect = .seconds(120)
+    configuration.timeout.connect = .seconds(300)
     configuration.decompression = .disabled
     return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
 }()

@@ -47,7 +47,7 @@ final class ServerHarness: Sendable {
         configuration.decompression = .disabled
         // A request waits for a pooled connection at most the connect timeout (10 s by default):
         // tests that send more requests than the pool has connections, on a loaded machine, need more.
-        configuration.timeout.connect = .seconds(120)
+        configuration.timeout.connect = .seconds(300)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
