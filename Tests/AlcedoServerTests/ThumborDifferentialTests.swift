@@ -158,6 +158,30 @@ struct ThumborDifferentialTests {
         "fit-in/300x300/filters:fill(red)/ORIGIN/badge.png",
         "fit-in/300x300/filters:fill(red,1)/ORIGIN/badge.png",
         "200x200/filters:fill(red)/ORIGIN/badge.png",
+        // orig is the side of the image after the crop, and counts as a given side (the crop takes its aspect ratio).
+        "300xorig/ORIGIN/dusk.jpg",
+        "origx200/ORIGIN/badge.png",
+        "full-fit-in/300xorig/ORIGIN/dusk.jpg",
+        // adaptive- with a side left to the aspect ratio swaps nothing.
+        "adaptive-fit-in/0x300/ORIGIN/dusk.jpg",
+        "adaptive-full-fit-in/0x300/ORIGIN/dusk.jpg",
+        // trim:N reads N as the corner (not top-left, so bottom-right) with no tolerance.
+        "trim:10/ORIGIN/framed.png",
+        "trim:500/100x100/ORIGIN/framed.png",
+        // Filters whose arguments do not match thumbor's pattern are dropped; what follows a
+        // filter's ")" is not read.
+        "300x200/filters:format(png,1)/ORIGIN/dusk.jpg",
+        "300x200/filters:brightness(10,20)/ORIGIN/dusk.jpg",
+        "300x200/filters:rgb(10,20,30,40)/ORIGIN/dusk.jpg",
+        "300x200/filters:grayscale(1)/ORIGIN/dusk.jpg",
+        "300x200/filters:equalize(1)/ORIGIN/dusk.jpg",
+        "300x200/filters:focal(0x0:100x100,1)/ORIGIN/dusk.jpg",
+        "300x200/filters:brightness(40)grayscale()/ORIGIN/dusk.jpg",
+        // A part that does not match the grammar is the image's: a host thumbor's loader tries and fails on (504).
+        "-10x-10:100x100/ORIGIN/dusk.jpg",
+        "trim:bogus/ORIGIN/framed.png",
+        "trim:top-left:10:5/ORIGIN/framed.png",
+        "300x200/filters:grayscale/ORIGIN/dusk.jpg",
         // Failures: thumbor's statuses.
         "ORIGIN/missing.jpg",
         "300x200/ORIGIN/text.jpg",
@@ -212,6 +236,16 @@ struct ThumborDifferentialTests {
         "meta/-300x-200/left/top/ORIGIN/valley.jpg",
         "meta/ORIGIN/badge.png",
         "meta/200x0/ORIGIN/valley.jpg",
+        // Flips after a fit-in resize, no crop for a proportional side (thumbor's round(x, 2) of the ratios),
+        // the trim's box as a crop (the whole image too) with the manual crop moved by it, GIF frames.
+        "meta/0x200/ORIGIN/dusk.jpg",
+        "meta/fit-in/-300x-200/ORIGIN/dusk.jpg",
+        "meta/fit-in/300x-orig/ORIGIN/dusk.jpg",
+        "meta/trim/ORIGIN/framed.png",
+        "meta/trim:bottom-right/100x100/ORIGIN/framed.png",
+        "meta/trim:10/ORIGIN/framed.png",
+        "meta/trim/10x10:100x100/50x50/ORIGIN/framed.png",
+        "meta/ORIGIN/spinner.gif",
     ]
 
     static let samples = ["dusk.jpg", "valley.jpg", "badge.png", "meadow.webp", "spinner.gif"]

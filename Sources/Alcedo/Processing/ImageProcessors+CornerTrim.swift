@@ -42,6 +42,13 @@ public struct CornerTrimImageProcessor: ImageProcessor {
 
     /// The rectangle kept for `image` (first frame), `nil` when nothing is cut or the box is empty.
     public func contentRect(of image: AlcedoImage) -> (x: Int, y: Int, size: PixelSize)? {
+        guard let box = contentBox(of: image), box.size != image.pixelSize else { return nil }
+        return box
+    }
+
+    /// The box of the pixels that differ from the corner's colour by more than the tolerance
+    /// (first frame), the whole image when none is cut; `nil` only when no pixel is left.
+    public func contentBox(of image: AlcedoImage) -> (x: Int, y: Int, size: PixelSize)? {
         let width = image.width, height = image.height
         guard width > 0, height > 0 else { return nil }
         let pixels = image.frames[0].pixels
@@ -78,9 +85,7 @@ public struct CornerTrimImageProcessor: ImageProcessor {
             }
         }
         guard right >= left, bottom >= top else { return nil }
-        let size = PixelSize(width: right - left + 1, height: bottom - top + 1)
-        guard size != image.pixelSize else { return nil }
-        return (left, top, size)
+        return (left, top, PixelSize(width: right - left + 1, height: bottom - top + 1))
     }
 
     /// Trims every frame to the box of the first. Throws `.invalidParameter` for a negative tolerance.

@@ -41,7 +41,8 @@ struct ImgproxyGeometry: Equatable {
     /// `options` with the requested width and height swapped when ``ProcessingOptions/adaptiveOrientation``
     /// asks for it and the source is portrait while the size is landscape, or the reverse.
     static func oriented(_ options: ProcessingOptions, source: PixelSize) -> ProcessingOptions {
-        guard options.adaptiveOrientation,
+        // With a side left to the aspect ratio, the size has the source's own orientation: no swap (as thumbor).
+        guard options.adaptiveOrientation, options.width > 0, options.height > 0,
               (source.width < source.height && options.width > options.height)
                 || (source.width > source.height && options.width < options.height) else { return options }
         var swapped = options

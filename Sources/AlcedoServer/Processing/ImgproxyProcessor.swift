@@ -63,7 +63,7 @@ public struct ImgproxyProcessor: ImageProcessor {
     /// covers what the resize needs.
     public var decodingTarget: (size: PixelSize, mode: ContentMode)? {
         guard options.crop == nil, options.trim == nil, options.cornerTrim == nil, options.region == nil, !options.adaptiveOrientation,
-              options.minWidth == 0, options.minHeight == 0,
+              options.minWidth == 0, options.minHeight == 0, !options.widthFromSource, !options.heightFromSource,
               options.width > 0 || options.height > 0 else { return nil }
         // force with a side of 0 keeps that side of the source: it needs the full size.
         if options.resizingType == .force, options.width == 0 || options.height == 0 { return nil }
@@ -136,7 +136,7 @@ public struct ImgproxyProcessor: ImageProcessor {
             let height = max(0, min(region.bottom, source.height)) - max(0, min(region.top, source.height))
             if width > 0, height > 0 { source = PixelSize(width: width, height: height) }
         }
-        let plan = ImgproxyGeometry(source: source, options: requested(within: unclipped), maxResultDimension: effectiveResultDimension)
+        let plan = ImgproxyGeometry(source: source, options: requested(within: unclipped, cropped: source), maxResultDimension: effectiveResultDimension)
         let width = max(1, plan.scaledWidth), height = max(1, plan.scaledHeight)
         let result = ImgproxyGeometry.minNonZero(plan.resultCropWidth, width) * ImgproxyGeometry.minNonZero(plan.resultCropHeight, height)
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
@@ -149,9 +149,13 @@ public struct ImgproxyProcessor: ImageProcessor {
     /// The options with the requested size lowered to `loaded` when
     /// ``ProcessingOptions/sizeWithinSource`` asks for it (a side of 0 stays 0), as thumbor's
     /// `no_upscale()` lowers its request's.
-    private func requested(within loaded: PixelSize) -> ProcessingOptions {
-        guard options.sizeWithinSource else { return options }
+    /// A side ``ProcessingOptions/widthFromSource`` or ``ProcessingOptions/heightFromSource``
+    /// names is `cropped`'s (the image after the trim and the region crop), as thumbor's `orig`.
+    private func requested(within loaded: PixelSize, cropped: PixelSize) -> ProcessingOptions {
         var clamped = options
+        if options.widthFromSource { clamped.width = cropped.width }
+        if options.heightFromSource { clamped.height = cropped.height }
+        guard options.sizeWithinSource else { return clamped }
         if clamped.width > 0 { clamped.width = min(clamped.width, loaded.width) }
         if clamped.height > 0 { clamped.height = min(clamped.height, loaded.height) }
         return clamped
@@ -165,7 +169,7 @@ public struct ImgproxyProcessor: ImageProcessor {
             let height = max(0, min(region.bottom, source.height)) - max(0, min(region.top, source.height))
             if width > 0, height > 0 { source = PixelSize(width: width, height: height) }
         }
-        let plan = ImgproxyGeometry(source: source, options: requested(within: unclipped), maxResultDimension: effectiveResultDimension)
+        let plan = ImgproxyGeometry(source: source, options: requested(within: unclipped, cropped: source), maxResultDimension: effectiveResultDimension)
         // The crop before the resize, the resize to the scaled size, the crop to the result.
         let scaledWidth = max(1, plan.scaledWidth), scaledHeight = max(1, plan.scaledHeight)
         var size = PixelSize(width: ImgproxyGeometry.minNonZero(plan.resultCropWidth, scaledWidth),
@@ -260,7 +264,8 @@ public struct ImgproxyProcessor: ImageProcessor {
             image = try FlipImageProcessor(horizontal: options.flipHorizontal, vertical: options.flipVertical).process(image)
         }
         if options.rotate != 0 || options.flipHorizontal || options.flipVertical { clock.lap("rotate") }
-        let plan = ImgproxyGeometry(source: image.pixelSize, options: requested(within: loaded), maxResultDimension: effectiveResultDimension)
+        let plan = ImgproxyGeometry(source: image.pixelSize, options: requested(within: loaded, cropped: image.pixelSize),
+                                    maxResultDimension: effectiveResultDimension)
 
         // The crop before the resize (its offsets are source pixels: no dpr).
         image = Self.crop(image, width: plan.cropWidth, height: plan.cropHeight, gravity: options.crop?.gravity ?? gravity,

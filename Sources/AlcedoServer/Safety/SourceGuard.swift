@@ -18,7 +18,14 @@ public struct SourceRefusal: Error, Sendable, Hashable, CustomStringConvertible 
     /// What was refused and why, in one line.
     public let reason: String
 
-    public init(_ reason: String) { self.reason = reason }
+    /// The source URL as written when the refusal is that it cannot be read as a URL at all
+    /// (a port that is not a number, a space in the host…); `nil` for every other refusal.
+    public let unreadableURL: String?
+
+    public init(_ reason: String, unreadableURL: String? = nil) {
+        self.reason = reason
+        self.unreadableURL = unreadableURL
+    }
 
     public var description: String { "source refused: \(reason)" }
 }
@@ -82,7 +89,7 @@ public struct SourceGuard: Sendable {
     /// - Throws: ``SourceRefusal`` naming the scheme or the missing prefix.
     public func checkSource(_ text: String) throws(SourceRefusal) -> URL {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
-            throw SourceRefusal("\"\(text)\" is not an absolute URL")
+            throw SourceRefusal("\"\(text)\" is not an absolute URL", unreadableURL: text)
         }
         switch scheme {
         case "http", "https":

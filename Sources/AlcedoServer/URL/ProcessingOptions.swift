@@ -288,6 +288,9 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// trim), so that nothing, a `fill` canvas or an `upscale` step included, is larger than the
     /// source (thumbor's `no_upscale()`; default `false`), `within_source:1`.
     public var sizeWithinSource = false
+    /// Alcedo: the requested width (``width``) or height (``height``) is the image's own side
+    /// after the trim and ``region`` crop (thumbor's `orig`; default `false`), `source_size:W:H`.
+    public var widthFromSource = false, heightFromSource = false
     /// Alcedo: answer a PNG source whose result has no transparent pixel as JPEG when the URL
     /// names no format (thumbor's `autojpg()`; default `nil`: the server's `AUTO_PNG_TO_JPG`).
     public var pngToJPEG: Bool?
@@ -650,6 +653,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         if let maxAge { segments.append("max_age:\(maxAge)") }
         if let cornerTrim { segments.append("corner_trim:\(cornerTrim.corner.rawValue):\(cornerTrim.tolerance)") }
         if sizeWithinSource { segments.append("within_source:1") }
+        if widthFromSource || heightFromSource { segments.append("source_size:\(widthFromSource ? 1 : 0):\(heightFromSource ? 1 : 0)") }
         if let pngToJPEG { segments.append("png_to_jpeg:\(pngToJPEG ? 1 : 0)") }
         segments += steps.map(\.segment)
         return segments

@@ -16,17 +16,28 @@ struct ThumborMeta {
     /// Whether thumbor's arithmetic left each side a float (`300.0` in its JSON).
     private var floats = (false, false)
 
-    /// The transformer's operations for `path` on a source of `source` pixels (oriented).
-    init(path: ThumborPath, source: PixelSize) {
+    /// The transformer's operations for `path` on a source of `source` pixels (oriented), whose
+    /// `trim` left `trimmed` (the content's rectangle, `nil` when the trim leaves nothing or the URL has none).
+    init(path: ThumborPath, source: PixelSize, trimmed: (x: Int, y: Int, size: PixelSize)? = nil) {
         width = Double(source.width)
         height = Double(source.height)
         let filters = ThumborFilter.list(path.filters)
         var crop = path.crop
+        // thumbor crops to the trim's box (even when it is the whole image) and moves the manual crop with it.
+        if let trimmed {
+            append(crop: ThumborCrop(left: trimmed.x, top: trimmed.y, right: trimmed.x + trimmed.size.width,
+                                     bottom: trimmed.y + trimmed.size.height))
+            if crop.isSet {
+                crop = ThumborCrop(left: crop.left - trimmed.x, top: crop.top - trimmed.y, right: crop.right - trimmed.x,
+                                   bottom: crop.bottom - trimmed.y)
+            }
+        }
         if crop.isSet {
-            crop.left = min(max(crop.left, 0), source.width)
-            crop.top = min(max(crop.top, 0), source.height)
-            crop.right = min(max(crop.right, 0), source.width)
-            crop.bottom = min(max(crop.bottom, 0), source.height)
+            let sourceWidth = Int(width), sourceHeight = Int(height)
+            crop.left = min(max(crop.left, 0), sourceWidth)
+            crop.top = min(max(crop.top, 0), sourceHeight)
+            crop.right = min(max(crop.right, 0), sourceWidth)
+            crop.bottom = min(max(crop.bottom, 0), sourceHeight)
             if crop.left < crop.right, crop.top < crop.bottom {
                 append(crop: crop)
             } else {
@@ -59,9 +70,10 @@ struct ThumborMeta {
                 append(resize: max(targetWidth, targetWidth == 0 ? 1 : 0), max(targetHeight, targetHeight == 0 ? 1 : 0),
                        floats: (true, true))
             }
-            if path.horizontalFlip { operations.append("{\"type\": \"flip_horizontally\"}") }
-            if path.verticalFlip { operations.append("{\"type\": \"flip_vertically\"}") }
         }
+        // thumbor flips after the fit-in resize as after the crop and resize.
+        if path.horizontalFlip { operations.append("{\"type\": \"flip_horizontally\"}") }
+        if path.verticalFlip { operations.append("{\"type\": \"flip_vertically\"}") }
     }
 
     /// `int(round(side * ratio))`: thumbor's engine's proportional side.
@@ -103,8 +115,7 @@ struct ThumborMeta {
     /// thumbor's `auto_crop`: the crop to the target's aspect ratio around the focal point.
     private mutating func autoCrop(targetWidth: Double, targetHeight: Double, focusX: Double, focusY: Double) {
         let safeWidth = targetWidth == 0 ? 1 : targetWidth, safeHeight = targetHeight == 0 ? 1 : targetHeight
-        let sourceRatio = ((width / height) * 100).rounded(.toNearestOrEven) / 100
-        let targetRatio = ((safeWidth / safeHeight) * 100).rounded(.toNearestOrEven) / 100
+        let sourceRatio = Self.hundredths(width / height), targetRatio = Self.hundredths(safeWidth / safeHeight)
         guard sourceRatio != targetRatio else { return }
         let cropWidth: Double, cropHeight: Double
         if targetWidth / width > targetHeight / height {
@@ -118,6 +129,17 @@ struct ThumborMeta {
         let top = Int(min(max(focusY - cropHeight / 2, 0), height - cropHeight).rounded(.toNearestOrEven))
         let right = min(left + Int(cropWidth), Int(width)), bottom = min(top + Int(cropHeight), Int(height))
         append(crop: ThumborCrop(left: left, top: top, right: right, bottom: bottom))
+    }
+
+    /// Python's `round(value, 2)` in hundredths: the double's exact value rounded, ties to even
+    /// (1.335 is stored below it and rounds to 1.33, where `(value * 100).rounded()` makes 134).
+    static func hundredths(_ value: Double) -> Double {
+        let product = value * 100
+        // The product's rounding error, exactly: the stored value is product + error.
+        let error = (-product).addingProduct(value, 100)
+        let floor = product.rounded(.down)
+        guard product - floor == 0.5, error != 0 else { return product.rounded(.toNearestOrEven) }
+        return error > 0 ? floor + 1 : floor
     }
 
     /// A number as Python's `json.dumps` writes an int or a float.

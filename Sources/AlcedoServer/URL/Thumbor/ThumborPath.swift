@@ -151,9 +151,13 @@ public struct ThumborPath: Sendable, Hashable {
         }
         if let tolerance = rest.first {
             guard rest.count == 1, let value = try number(tolerance) else { return nil }
-            trim.tolerance = value
-        } else if !rest.isEmpty {
-            return nil
+            // thumbor reads the second part as the corner whatever it is: `trim:10` names no
+            // tolerance, and a corner that is not `top-left` is the bottom-right one.
+            if parts.count == 2 {
+                trim.bottomRight = true
+            } else {
+                trim.tolerance = value
+            }
         }
         return trim
     }

@@ -51,12 +51,18 @@ public enum ThumborPlan {
         if rules.maxHeight > 0, height > rules.maxHeight { height = rules.maxHeight }
         options.width = width
         options.height = height
+        // `orig` is the image's side after the trim and the manual crop, when the other side is
+        // given too (`origx0` has thumbor fail with a 500; Alcedo keeps the aspect ratio there).
+        options.widthFromSource = path.width == nil && path.height != 0
+        options.heightFromSource = path.height == nil && path.width != 0
         if path.fitIn {
             options.resizingType = path.full ? .cover : .fit
             options.enlarge = path.full
             options.adaptiveOrientation = path.adaptive
         } else {
-            options.resizingType = width > 0 && height > 0 ? .fill : .fit
+            // `orig` counts as a side given: the crop takes the aspect ratio it makes.
+            let hasWidth = width > 0 || path.width == nil && path.height != 0, hasHeight = height > 0 || path.height == nil && path.width != 0
+            options.resizingType = hasWidth && hasHeight ? .fill : .fit
             options.enlarge = true
         }
         if path.crop.isSet {

@@ -7,7 +7,8 @@ extension ErrorStatus {
     ///   the allowed sources or the address guard refuse, bytes that are not an image;
     /// - 404: the origin answered any error status (thumbor's HTTP loader calls every one "not found");
     /// - 502: the origin answered an empty body;
-    /// - 504: the origin timed out, or its host name does not resolve.
+    /// - 504: the origin timed out, its host name does not resolve, or the source URL names a
+    ///   host but cannot be read as a URL (a port that is not a number: thumbor's loader tries it).
     ///
     /// Where thumbor answers 500 from an exception, Alcedo answers what the failure is: 502 for
     /// a refused or broken connection, 400 for a size too large to make (thumbor: 500 both).
@@ -17,8 +18,10 @@ extension ErrorStatus {
         switch error {
         case let error as ThumborURLError:
             self.init(status: error.status, reason: error.description)
-        case is SourceRefusal:
-            self.init(status: 400, reason: general.reason)
+        case let refusal as SourceRefusal:
+            // thumbor's loader tries a URL it cannot read as long as it names a host, and
+            // reports the failure as a timeout (curl's 599): 504.
+            self.init(status: refusal.unreadableURL.map { Self.hasHost($0) ? 504 : 400 } ?? 400, reason: general.reason)
         case let error as AlcedoError:
             self.init(status: Self.thumborStatus(error) ?? general.status, reason: general.reason, log: general.log)
         default:
@@ -28,7 +31,10 @@ extension ErrorStatus {
 
     private static func thumborStatus(_ error: AlcedoError) -> Int? {
         switch error {
-        case .requestError(.invalidURL(request: .malformed)), .requestError(.invalidURL(request: .sourceNotAllowed)),
+        case .requestError(.invalidURL(request: .malformed(let url))):
+            // As for an unreadable source URL (see init): one without a host is refused before.
+            return hasHost(url) ? 504 : 400
+        case .requestError(.invalidURL(request: .sourceNotAllowed)),
              .requestError(.invalidURL(request: .localFileNotAllowed)):
             return 400
         case .responseError(.invalidHTTPStatusCode):
@@ -63,5 +69,16 @@ extension ErrorStatus {
         default:
             return nil
         }
+    }
+
+    /// Whether a source URL names a host: something between `scheme://` (or the start) and the
+    /// first `/`, other than credentials and a port.
+    static func hasHost(_ url: String) -> Bool {
+        var rest = Substring(url)
+        if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
+        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if !authority.hasPrefix("["), let colon = authority.lastIndex(of: ":") { authority = authority[..<colon] }
+        return !authority.isEmpty
     }
 }
