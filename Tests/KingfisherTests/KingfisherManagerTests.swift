@@ -1615,8 +1615,9 @@ class KingfisherManagerTests: XCTestCase {
     }
     #endif
 
-    // Alcedo's port: `DefaultCacheSerializer.compressionQuality`, which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
+    // Alcedo's port: a known difference, run only with -DALCEDO_KINGFISHER_DIFFERENCES
+    // (see EXCLUDED.md and the "Coming from Kingfisher" article).
+    #if ALCEDO_KINGFISHER_DIFFERENCES
     func testCanUseCustomizeDefaultCacheSerializerStoreEncoded() {
         let exp = expectation(description: #function)
         let url = testURLs[0]
@@ -2120,9 +2121,6 @@ class KingfisherManagerTests: XCTestCase {
     }
     #endif
 
-    // Alcedo's port: `.forcedCacheFileExtension`, a per-entry file extension that Alcedo's disk storage
-    // does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testRetrieveImageFromDiskCacheWithForcedExtension() async throws {
         let url = URL(string: "https://example.com/forced-extension-target")!
         stub(url, data: testImageData)
@@ -2138,11 +2136,7 @@ class KingfisherManagerTests: XCTestCase {
         result = try await manager.retrieveImage(with: url, options: options)
         XCTAssertEqual(result.cacheType, .disk)
     }
-    #endif
 
-    // Alcedo's port: `.forcedCacheFileExtension`, a per-entry file extension that Alcedo's disk storage
-    // does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testRetrieveImageFromOriginalCacheWithForcedExtension() async throws {
         let url = URL(string: "https://example.com/forced-extension-original")!
         let originalCache = ImageCache(name: "test-original-forced-\(UUID().uuidString)")
@@ -2181,7 +2175,6 @@ class KingfisherManagerTests: XCTestCase {
             ).cached
         )
     }
-    #endif
     
     // MARK: - Async cache-type check (issue #2512)
 

@@ -10,7 +10,10 @@ import Foundation
 // keeps only the values and never reports the Live Photo reasons.
 
 /// One file of a Live Photo (Kingfisher's `LivePhotoResource`): where it comes from and what
-/// it is. Alcedo loads no Live Photos; the value is kept for the error reasons that name it.
+/// it is. Alcedo has no Photos framework to assemble a Live Photo; the value names a file for the
+/// error reasons, for ``ImageDownloader/downloadLivePhotoResource(with:options:)`` and for the
+/// disk cache, where such a file is kept under its own extension
+/// (``ImageCache/possibleCacheFileURLIfOnDisk(forKey:processorIdentifier:referenceFileType:)``).
 public struct LivePhotoResource: Sendable, CustomStringConvertible {
     /// What a resource of a Live Photo is.
     public enum FileType: Sendable, Hashable {
@@ -18,20 +21,60 @@ public struct LivePhotoResource: Sendable, CustomStringConvertible {
         case heic
         /// The video (QuickTime).
         case mov
-        /// Not known from the URL.
+        /// Another type, by its file extension; `""` when not known.
         case other(String)
+
+        /// The file extension of the type: `heic`, `mov`, or the one `.other` holds.
+        public var fileExtension: String {
+            switch self {
+            case .heic: return "heic"
+            case .mov: return "mov"
+            case .other(let ext): return ext
+            }
+        }
+
+        /// The type a URL's path extension names (compared without case): `.heic`, `.mov`,
+        /// else `.other` with the extension (`""` for none).
+        init(guessingFrom url: URL) {
+            let ext = url.pathExtension.lowercased()
+            switch ext {
+            case "heic": self = .heic
+            case "mov": self = .mov
+            default: self = .other(ext)
+            }
+        }
     }
 
     /// Where the resource is loaded from.
     public let source: Source
-    /// What it is (default `.other("")`).
+    /// What it is: as given, else guessed from the URL's extension.
     public let referenceFileType: FileType
 
-    /// Creates a resource at `source` of `fileType` (default `.other("")`).
-    public init(source: Source, fileType: FileType = .other("")) {
+    /// Creates a resource at `source` of `fileType`; `nil` (default) guesses it from the
+    /// source's URL extension (`.other("")` when the source has no URL).
+    public init(source: Source, fileType: FileType? = nil) {
         self.source = source
-        self.referenceFileType = fileType
+        self.referenceFileType = fileType ?? source.url.map(FileType.init(guessingFrom:)) ?? .other("")
     }
+
+    /// Creates a resource downloaded from `downloadURL`, cached under `cacheKey` (default `nil`:
+    /// the URL's cache key), of `fileType` (default `nil`: guessed from the URL's extension).
+    public init(downloadURL: URL, cacheKey: String? = nil, fileType: FileType? = nil) {
+        self.init(source: .network(ImageResource(downloadURL: downloadURL, cacheKey: cacheKey)), fileType: fileType)
+    }
+
+    /// Creates a resource downloaded from `resource`, of `fileType` (default `nil`: guessed from
+    /// its download URL's extension).
+    public init(resource: any Resource, fileType: FileType? = nil) {
+        self.init(source: .network(resource), fileType: fileType)
+    }
+
+    /// The source, by Kingfisher's name.
+    public var dataSource: Source { source }
+    /// The key the file is cached under: the source's.
+    public var cacheKey: String { source.cacheKey }
+    /// The URL it is downloaded from, or the provider's content URL.
+    public var downloadURL: URL? { source.url }
 
     public var description: String { "\(source)" }
 }
@@ -61,5 +104,45 @@ public struct RetrieveLivePhotoResult: Sendable {
     public init(fileData: [Data], source: LivePhotoSource) {
         self.fileData = fileData
         self.source = source
+    }
+}
+
+/// The processor whose identifier keeps the files of Live Photos apart, in a cache, from images
+/// loaded from the same URLs (Kingfisher's internal `LivePhotoImageProcessor`): a Live Photo
+/// file is cached under `key@identifier`. It leaves an image as it is.
+struct LivePhotoImageProcessor: ImageProcessor {
+    /// The one processor.
+    static let `default` = LivePhotoImageProcessor()
+
+    private init() {}
+
+    let identifier = ProcessorSupport.identifier("livephoto")
+
+    /// `image`, unchanged: a Live Photo's files are kept as loaded.
+    func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage { image }
+}
+
+extension ImageCache {
+    /// The URL of the disk file of a Live Photo resource cached under `key`, or `nil` when
+    /// none is on disk (Kingfisher's `possibleCacheFileURLIfOnDisk`, internal there). The file's
+    /// extension is the one the type names: `heic` or `mov`, or the extension `.other` holds; for
+    /// `.other("")` (not known), a `heic` file, then a `mov` file, is looked for.
+    /// - Parameters:
+    ///   - key: the resource's cache key.
+    ///   - identifier: the processor's identifier the file was stored with.
+    ///   - referenceFileType: the type of the resource.
+    public func possibleCacheFileURLIfOnDisk(forKey key: String, processorIdentifier identifier: String,
+                                             referenceFileType: LivePhotoResource.FileType) -> URL? {
+        let extensions: [String]
+        switch referenceFileType {
+        case .heic, .mov: extensions = [referenceFileType.fileExtension]
+        case .other(let ext): extensions = ext.isEmpty ? ["heic", "mov"] : [ext]
+        }
+        for ext in extensions {
+            if let url = cacheFileURLIfOnDisk(forKey: key, processorIdentifier: identifier, forcedExtension: ext) {
+                return url
+            }
+        }
+        return nil
     }
 }
