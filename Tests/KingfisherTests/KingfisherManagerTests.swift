@@ -1387,9 +1387,6 @@ class KingfisherManagerTests: XCTestCase {
         waitForExpectations(timeout: 3, handler: nil)
     }
 
-    // Alcedo's port: `retrieveImage(with:options:downloadTaskUpdated:completionHandler:)`, which Alcedo's manager does
-    // not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testRetrievingAlternativeSourceCanCancelUpdatedTask() {
         let updatedExp = expectation(description: "\(#function) updated")
         let completionExp = expectation(description: "\(#function) completion")
@@ -1442,7 +1439,6 @@ class KingfisherManagerTests: XCTestCase {
         wait(for: [completionExp], timeout: 3)
         wait(for: [extraCompletionExp], timeout: 0.3)
     }
-    #endif
     
     func testDownsamplingHandleScale2x() {
         let exp = expectation(description: #function)
