@@ -1550,9 +1550,6 @@ class KingfisherManagerTests: XCTestCase {
     }
     #endif
     
-    // Alcedo's port: the manager's callback `retrieveImage` returns a `RetrieveImageTask?`, not a `DownloadTask?`
-    // (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testCallbackClearAfterSuccess() {
         let exp = expectation(description: #function)
         let url = testURLs[0]
@@ -1580,7 +1577,6 @@ class KingfisherManagerTests: XCTestCase {
         task.setValue(t)
         waitForExpectations(timeout: 3, handler: nil)
     }
-    #endif
 
     // Alcedo's port: a known difference, run only with -DALCEDO_KINGFISHER_DIFFERENCES
     // (see EXCLUDED.md and the "Coming from Kingfisher" article).

@@ -77,3 +77,36 @@ extension ImageManager {
                       downloadTaskUpdated: downloadTaskUpdated, completionHandler: completionHandler)
     }
 }
+
+/// Kingfisher's return type for the callback `retrieveImage`.
+extension ImageManager {
+    /// The callback `retrieveImage` of a resource as Kingfisher types its result, a `DownloadTask?`:
+    /// the same call as Alcedo's `retrieveImage(with:options:progressBlock:completionHandler:)` of a
+    /// resource, chosen only where a `DownloadTask?` is asked for
+    /// (`let task: DownloadTask? = manager.retrieveImage(with: url) { … }`); elsewhere that form,
+    /// which returns a ``RetrieveImageTask``, is.
+    ///
+    /// The task's ``DownloadTask/url`` is the resource's download URL, its
+    /// ``DownloadTask/progress`` the retrieval's download progress (it ends with the retrieval),
+    /// and its ``DownloadTask/cancel()`` cancels this caller's retrieval as
+    /// ``RetrieveImageTask/cancel()`` does: a cache lookup too, not only a download. Never `nil`
+    /// here, optional for Kingfisher's shape. The parameters and their defaults are those of
+    /// the ``RetrieveImageTask`` form.
+    @_disfavoredOverload
+    @discardableResult
+    public func retrieveImage(with resource: any Resource, options: AlcedoOptionsInfo? = nil,
+                              progressBlock: DownloadProgressBlock? = nil,
+                              completionHandler: @escaping @Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void) -> DownloadTask? {
+        let (updates, continuation) = AsyncStream.makeStream(of: DownloadProgress.self, bufferingPolicy: .bufferingNewest(1))
+        let reportProgress: DownloadProgressBlock = { received, total in
+            continuation.yield(DownloadProgress(receivedSize: received, totalSize: total))
+            progressBlock?(received, total)
+        }
+        let handle = retrieveImage(with: resource.convertToSource(), parsedOptions: parsedOptions(options),
+                                   progressBlock: reportProgress, previewHandler: nil) { result in
+            continuation.finish()
+            completionHandler(result)
+        }
+        return DownloadTask(url: resource.downloadURL, progress: updates, cancel: { handle.cancel() })
+    }
+}

@@ -3,8 +3,9 @@ import Synchronization
 import Testing
 @testable import Alcedo
 
-/// Kingfisher's `retrieveImage(with:options:downloadTaskUpdated:completionHandler:)`: the caller is
-/// told of the task of each alternative source tried, and can cancel it.
+/// Kingfisher's `DownloadTask` shapes of the manager's callback form: `downloadTaskUpdated:`, which
+/// tells the caller of the task of each alternative source tried (and lets it cancel it), and the
+/// `DownloadTask?` a call typed so returns.
 @Suite("ImageManager downloadTaskUpdated")
 struct DownloadTaskUpdatedTests {
     /// Calls the callback form and waits for its completion.
@@ -63,21 +64,52 @@ struct DownloadTaskUpdatedTests {
         }
     }
 
-    @Test func theReturnedTaskCanCancelFromTheStart() async throws {
+    @Test func aDownloadTaskContextGetsKingfishersTaskType() async throws {
+        try await withPipeline { h in
+            h.server.route("/typed.jpg", .ok(TestImages.jpeg()))
+            let url = h.server.url("/typed.jpg")
+            let done = Collected<Result<RetrieveImageResult, AlcedoError>>()
+            let typed: DownloadTask? = h.manager.retrieveImage(with: url) { done.append($0) }
+            let task = try #require(typed)
+            #expect(task.url == url)
+            var last: DownloadProgress?
+            for await value in task.progress { last = value }
+            // The stream ends with the retrieval.
+            for _ in 0..<200 where done.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            let result = try #require(done.values.first)
+            #expect((try? result.get()) != nil)
+            #expect(last?.receivedBytes == TestImages.jpeg().count)
+            // Without a `DownloadTask?` context, the call is Alcedo's form.
+            let untyped = h.manager.retrieveImage(with: url) { _ in }
+            #expect(type(of: untyped) == RetrieveImageTask?.self)
+        }
+    }
+
+    @Test func eitherReturnedTaskCancelsTheRetrievalFromTheStart() async throws {
         try await withPipeline { h in
             h.server.route("/held.jpg", .ok(TestImages.jpeg()))
             h.server.hold("/held.jpg")
             defer { h.server.release("/held.jpg") }
-            let done = Collected<Result<RetrieveImageResult, AlcedoError>>()
-            let returned = h.manager.retrieveImage(
-                with: h.server.url("/held.jpg").convertToSource(), options: [.alternativeSources([])],
-                downloadTaskUpdated: { _ in }, completionHandler: { done.append($0) })
+            let url = h.server.url("/held.jpg")
+            let updatedForm = Collected<Result<RetrieveImageResult, AlcedoError>>()
+            let returned = h.manager.retrieveImage(with: url.convertToSource(), options: [.alternativeSources([])],
+                                                   downloadTaskUpdated: { _ in }, completionHandler: { updatedForm.append($0) })
             let task = try #require(returned)
             #expect(task.isInitialized)
             task.cancel()
-            for _ in 0..<200 where done.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(done.count == 1)
-            #expect(done.values.first.map { (try? $0.get()) == nil } == true)
+            let typedForm = Collected<Result<RetrieveImageResult, AlcedoError>>()
+            let typed: DownloadTask? = h.manager.retrieveImage(with: url) { typedForm.append($0) }
+            #expect(typed?.isInitialized == true)
+            typed?.cancel()
+            for done in [updatedForm, typedForm] {
+                for _ in 0..<200 where done.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
+                guard case .failure(let error)? = done.values.first else {
+                    Issue.record("expected a cancellation, got \(done.values)")
+                    continue
+                }
+                #expect(error.isTaskCancelled)
+                #expect(done.count == 1)
+            }
         }
     }
 }
