@@ -1740,9 +1740,6 @@ class KingfisherManagerTests: XCTestCase {
     }
     #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testMissingResourceOfLivePhotoFound() {
         let resource = KF.ImageResource(downloadURL: LivePhotoURL.mov)
         let source = LivePhotoSource(resources: [resource])
@@ -1750,11 +1747,7 @@ class KingfisherManagerTests: XCTestCase {
         let missing = manager.missingResources(source, options: .init(.empty))
         XCTAssertEqual(missing.count, 1)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testMissingResourceOfLivePhotoNotFound() async throws {
         let resource = KF.ImageResource(downloadURL: LivePhotoURL.mov)
         
@@ -1768,11 +1761,7 @@ class KingfisherManagerTests: XCTestCase {
         let missing = manager.missingResources(source, options: .init(.empty))
         XCTAssertEqual(missing.count, 0)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testMissingResourceOfLivePhotoFoundOne() async throws {
         let resource1 = KF.ImageResource(downloadURL: LivePhotoURL.heic)
         let resource2 = KF.ImageResource(downloadURL: LivePhotoURL.mov)
@@ -1788,11 +1777,7 @@ class KingfisherManagerTests: XCTestCase {
         XCTAssertEqual(missing.count, 1)
         XCTAssertEqual(missing[0].downloadURL, resource2.downloadURL)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testMissingResourceOfLivePhotoForceRefresh() async throws {
         let resource1 = KF.ImageResource(downloadURL: LivePhotoURL.heic)
         let resource2 = KF.ImageResource(downloadURL: LivePhotoURL.mov)
@@ -1809,11 +1794,7 @@ class KingfisherManagerTests: XCTestCase {
         XCTAssertEqual(missing[0].downloadURL, resource1.downloadURL)
         XCTAssertEqual(missing[1].downloadURL, resource2.downloadURL)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testDownloadAndCacheLivePhotoResourcesAll() async throws {
         let resource1 = KF.ImageResource(downloadURL: LivePhotoURL.mov)
         let resource2 = KF.ImageResource(downloadURL: LivePhotoURL.heic)
@@ -1842,11 +1823,7 @@ class KingfisherManagerTests: XCTestCase {
         XCTAssertEqual(resourceCached1, .disk)
         XCTAssertEqual(resourceCached2, .disk)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testRetrieveLivePhotoFromNetwork() async throws {
         let resource1 = KF.ImageResource(downloadURL: LivePhotoURL.mov)
         let resource2 = KF.ImageResource(downloadURL: LivePhotoURL.heic)
@@ -1877,11 +1854,7 @@ class KingfisherManagerTests: XCTestCase {
         XCTAssertTrue(urlsInSource.contains(LivePhotoURL.mov))
         XCTAssertTrue(urlsInSource.contains(LivePhotoURL.heic))
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testRetrieveLivePhotoFromLocal() async throws {
         let resource1 = KF.ImageResource(downloadURL: LivePhotoURL.mov)
         let resource2 = KF.ImageResource(downloadURL: LivePhotoURL.heic)
@@ -1924,11 +1897,7 @@ class KingfisherManagerTests: XCTestCase {
         XCTAssertTrue(urlsInSource.contains(LivePhotoURL.mov))
         XCTAssertTrue(urlsInSource.contains(LivePhotoURL.heic))
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testRetrieveLivePhotoMixed() async throws {
         let resource1 = KF.ImageResource(downloadURL: LivePhotoURL.mov)
         let resource2 = KF.ImageResource(downloadURL: LivePhotoURL.heic)
@@ -1966,11 +1935,7 @@ class KingfisherManagerTests: XCTestCase {
         XCTAssertTrue(urlsInSource.contains(LivePhotoURL.mov))
         XCTAssertTrue(urlsInSource.contains(LivePhotoURL.heic))
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testRetrieveLivePhotoNetworkThenCache() async throws {
         let resource1 = KF.ImageResource(downloadURL: LivePhotoURL.mov)
         let resource2 = KF.ImageResource(downloadURL: LivePhotoURL.heic)
@@ -2007,20 +1972,12 @@ class KingfisherManagerTests: XCTestCase {
         XCTAssertEqual(localResult.fileURLs.count, 2)
         XCTAssertEqual(localResult.cacheType, .disk)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testDownloadAndCacheLivePhotoWithEmptyResources() async throws {
         let result = try await manager.downloadAndCache(resources: [], options: .init([]))
         XCTAssertTrue(result.isEmpty)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testDownloadAndCacheLivePhotoWithSingleResource() async throws {
         let resource = LivePhotoResource(downloadURL: LivePhotoURL.heic)
         stub(resource.downloadURL!, data: testImageData)
@@ -2031,11 +1988,7 @@ class KingfisherManagerTests: XCTestCase {
         let t = manager.cache.imageCachedType(forKey: resource.cacheKey, forcedExtension: "heic")
         XCTAssertEqual(t, .disk)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testDownloadAndCacheLivePhotoWithSingleResourceGuessingUnsupportedExtension() async throws {
         let resource = LivePhotoResource(downloadURL: URL(string: "https://example.com")!)
         stub(resource.downloadURL!, data: testImageData)
@@ -2051,11 +2004,7 @@ class KingfisherManagerTests: XCTestCase {
         cacheType = manager.cache.imageCachedType(forKey: resource.cacheKey)
         XCTAssertEqual(cacheType, .disk)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testDownloadAndCacheLivePhotoWithSingleResourceExplicitSetExtension() async throws {
         let resource = LivePhotoResource(downloadURL: URL(string: "https://example.com")!, fileType: .heic)
         stub(resource.downloadURL!, data: testImageData)
@@ -2071,11 +2020,7 @@ class KingfisherManagerTests: XCTestCase {
         cacheType = manager.cache.imageCachedType(forKey: resource.cacheKey)
         XCTAssertEqual(cacheType, .none)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testDownloadAndCacheLivePhotoWithSingleResourceGuessingHEICExtension() async throws {
         let resource = LivePhotoResource(downloadURL: URL(string: "https://example.com")!)
         stub(resource.downloadURL!, data: partitalHEICData)
@@ -2091,11 +2036,7 @@ class KingfisherManagerTests: XCTestCase {
         cacheType = manager.cache.imageCachedType(forKey: resource.cacheKey)
         XCTAssertEqual(cacheType, .none)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testDownloadAndCacheLivePhotoWithSingleResourceGuessingMOVExtension() async throws {
         let resource = LivePhotoResource(downloadURL: URL(string: "https://example.com")!)
         stub(resource.downloadURL!, data: partitalMOVData)
@@ -2111,7 +2052,6 @@ class KingfisherManagerTests: XCTestCase {
         cacheType = manager.cache.imageCachedType(forKey: resource.cacheKey)
         XCTAssertEqual(cacheType, .none)
     }
-    #endif
 
     func testRetrieveImageFromDiskCacheWithForcedExtension() async throws {
         let url = URL(string: "https://example.com/forced-extension-target")!

@@ -240,7 +240,9 @@ extension DiskStorage {
         }
 
         /// Opens a new temporary file, creating the folder when it is missing (it may have been
-        /// deleted underneath: then the index is emptied, since every entry went with it).
+        /// deleted underneath, and every entry with it: the index is then rebuilt from the folder
+        /// as it is, which keeps the entries concurrent writers put in it meanwhile, where
+        /// emptying the index would forget them).
         private func createTemporaryFile(_ temporaryPath: String, for finalPath: String) throws(AlcedoError) -> Int32 {
             let flags = O_WRONLY | O_CREAT | O_EXCL
             switch POSIXFile.open(temporaryPath, flags) {
@@ -254,7 +256,12 @@ extension DiskStorage {
                     }
                     throw .cacheError(reason: reason)
                 }
-                index.reset()
+                do throws(AlcedoError) {
+                    try index.scanGate.withLock { _ throws(AlcedoError) in _ = try rescan() }
+                } catch {
+                    // Not listed now: the next operation that needs the index lists it.
+                    index.invalidate()
+                }
                 switch POSIXFile.open(temporaryPath, flags) {
                 case .success(let fd): return fd
                 case .failure(let error): throw .cacheError(reason: .writeError(path: finalPath, errno: error.code))

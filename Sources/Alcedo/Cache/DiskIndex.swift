@@ -97,14 +97,11 @@ final class DiskIndex: Sendable {
         }
     }
 
-    /// Forgets every entry (the folder was cleared or has vanished).
-    func reset() {
-        state.withLock { state in
-            for id in state.entries.keys where state.scanning { state.changesDuringScan[id] = .some(nil) }
-            state.entries = [:]
-            state.totalSize = 0
-            state.loaded = true
-        }
+    /// Marks the index as not loaded: the next operation that needs it rescans the folder (which
+    /// was found missing and made again, so the entries the index holds may be gone, while
+    /// writers may already have put new ones in it).
+    func invalidate() {
+        state.withLock { $0.loaded = false }
     }
 
     /// The entries expired at `now`. The entries are snapshotted under the lock (a

@@ -4,10 +4,9 @@ import FoundationEssentials
 import Foundation
 #endif
 
-// Kingfisher's Live Photo names, so that the error reasons that mention them keep Kingfisher's
-// case sets (an exhaustive `switch` over them compiles). A Live Photo is a still image and a
-// video that Apple's Photos framework pairs; there is no such framework on Linux, so Alcedo
-// keeps only the values and never reports the Live Photo reasons.
+// Kingfisher's Live Photo names. A Live Photo is a still image and a video that Apple's Photos
+// framework pairs; there is no such framework on Linux. Alcedo loads and caches the files
+// (`ImageManager.retrieveLivePhoto(with:options:)`); pairing them is Photos' work.
 
 /// One file of a Live Photo (Kingfisher's `LivePhotoResource`): where it comes from and what
 /// it is. Alcedo has no Photos framework to assemble a Live Photo; the value names a file for the
@@ -30,6 +29,30 @@ public struct LivePhotoResource: Sendable, CustomStringConvertible {
             case .heic: return "heic"
             case .mov: return "mov"
             case .other(let ext): return ext
+            }
+        }
+
+        /// The extension a file of this type is stored with: `heic` or `mov`, the extension
+        /// `.other` holds, and for `.other("")` (not known) the one `data`'s signature names
+        /// (``guessedFileExtension(from:)``), else `nil`.
+        func determinedFileExtension(_ data: Data) -> String? {
+            switch self {
+            case .heic, .mov: return fileExtension
+            case .other(let ext): return ext.isEmpty ? Self.guessedFileExtension(from: data) : ext
+            }
+        }
+
+        /// The extension the start of `data` names: HEIF and QuickTime files are ISO base media
+        /// files, which open with an `ftyp` box whose major brand says the format: `heic` (or
+        /// `heix`) for a HEIC still, `qt  ` for a QuickTime movie. `nil` for anything else.
+        static func guessedFileExtension(from data: Data) -> String? {
+            guard data.count >= 12 else { return nil }
+            let head = [UInt8](data.prefix(12))
+            guard head[4..<8].elementsEqual("ftyp".utf8) else { return nil }
+            switch String(decoding: head[8..<12], as: UTF8.self) {
+            case "heic", "heix": return "heic"
+            case "qt  ": return "mov"
+            default: return nil
             }
         }
 
@@ -84,8 +107,18 @@ public struct LivePhotoSource: Sendable, CustomStringConvertible {
     /// The resources, usually a still image and a video.
     public let resources: [LivePhotoResource]
 
+    /// Creates a source of the files `resources`, each of the type its URL's extension names.
+    public init(resources: [any Resource]) {
+        self.init(resources.map { LivePhotoResource(resource: $0) })
+    }
+
+    /// Creates a source of the files at `urls`, each of the type its extension names.
+    public init(urls: [URL]) {
+        self.init(urls.map { LivePhotoResource(downloadURL: $0) })
+    }
+
     /// Creates a source of `resources`.
-    public init(resources: [LivePhotoResource]) {
+    public init(_ resources: [LivePhotoResource]) {
         self.resources = resources
     }
 
@@ -93,7 +126,8 @@ public struct LivePhotoSource: Sendable, CustomStringConvertible {
 }
 
 /// The result of loading a Live Photo (Kingfisher's `RetrieveLivePhotoResult`): the bytes of
-/// each resource. Alcedo loads no Live Photos.
+/// each resource. Kept for Kingfisher's error reasons; Alcedo's loads give a
+/// ``LivePhotoLoadingInfoResult``.
 public struct RetrieveLivePhotoResult: Sendable {
     /// The bytes of each resource, in the order of ``source``'s resources.
     public let fileData: [Data]

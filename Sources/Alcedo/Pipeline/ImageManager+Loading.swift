@@ -324,15 +324,7 @@ extension ImageManager {
                 (data, response) = (fresh.data, fresh.response)
             }
         case .provider(let provider):
-            do {
-                data = try await provider.data()
-            } catch let error as AlcedoError {
-                throw error
-            } catch is CancellationError {
-                throw .requestError(reason: .dataProviderCancelled(provider: provider))
-            } catch {
-                throw .imageSettingError(reason: .dataProviderError(provider: provider, error: error))
-            }
+            data = try await provider.loadedData()
         }
         metrics.loading = clock.now - loadStart
 
@@ -574,5 +566,22 @@ extension ImageManager {
         let processing: Duration
         /// The processing steps, one by one (empty when nothing was processed).
         var steps: [ProcessingStepTime] = []
+    }
+}
+
+extension ImageDataProvider {
+    /// ``data()``, its failure as the manager reports it: an ``AlcedoError`` as thrown, a
+    /// cancellation as `.requestError(.dataProviderCancelled)`, anything else as
+    /// `.imageSettingError(.dataProviderError)`.
+    func loadedData() async throws(AlcedoError) -> Data {
+        do {
+            return try await data()
+        } catch let error as AlcedoError {
+            throw error
+        } catch is CancellationError {
+            throw .requestError(reason: .dataProviderCancelled(provider: self))
+        } catch {
+            throw .imageSettingError(reason: .dataProviderError(provider: self, error: error))
+        }
     }
 }
