@@ -864,9 +864,6 @@ class ImageCacheTests: XCTestCase {
     }
     #endif
 
-    // Alcedo's port: per-entry forced file extensions (`forcedExtension:`, `possibleCacheFileURLIfOnDisk`) are not
-    // in Alcedo's disk storage yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testStoreFileWithForcedExtension() async throws {
         let key = testKeys[0]
         try await cache.store(testImage, forKey: key, forcedExtension: "jpg", toDisk: true)
@@ -998,7 +995,6 @@ class ImageCacheTests: XCTestCase {
         let result = try XCTUnwrap(fileURL)
         XCTAssertTrue(result.absoluteString.hasSuffix(".myExt"))
     }
-    #endif
 
 // Alcedo's port: `UIApplication` is UIKit's (see EXCLUDED.md).
 #if canImport(UIKit)

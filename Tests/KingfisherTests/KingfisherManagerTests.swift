@@ -1387,9 +1387,6 @@ class KingfisherManagerTests: XCTestCase {
         waitForExpectations(timeout: 3, handler: nil)
     }
 
-    // Alcedo's port: `retrieveImage(with:options:downloadTaskUpdated:completionHandler:)`, which Alcedo's manager does
-    // not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testRetrievingAlternativeSourceCanCancelUpdatedTask() {
         let updatedExp = expectation(description: "\(#function) updated")
         let completionExp = expectation(description: "\(#function) completion")
@@ -1442,7 +1439,6 @@ class KingfisherManagerTests: XCTestCase {
         wait(for: [completionExp], timeout: 3)
         wait(for: [extraCompletionExp], timeout: 0.3)
     }
-    #endif
     
     func testDownsamplingHandleScale2x() {
         let exp = expectation(description: #function)
@@ -1554,9 +1550,6 @@ class KingfisherManagerTests: XCTestCase {
     }
     #endif
     
-    // Alcedo's port: the manager's callback `retrieveImage` returns a `RetrieveImageTask?`, not a `DownloadTask?`
-    // (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testCallbackClearAfterSuccess() {
         let exp = expectation(description: #function)
         let url = testURLs[0]
@@ -1584,7 +1577,6 @@ class KingfisherManagerTests: XCTestCase {
         task.setValue(t)
         waitForExpectations(timeout: 3, handler: nil)
     }
-    #endif
 
     // Alcedo's port: a known difference, run only with -DALCEDO_KINGFISHER_DIFFERENCES
     // (see EXCLUDED.md and the "Coming from Kingfisher" article).
@@ -1615,8 +1607,9 @@ class KingfisherManagerTests: XCTestCase {
     }
     #endif
 
-    // Alcedo's port: `DefaultCacheSerializer.compressionQuality`, which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
+    // Alcedo's port: a known difference, run only with -DALCEDO_KINGFISHER_DIFFERENCES
+    // (see EXCLUDED.md and the "Coming from Kingfisher" article).
+    #if ALCEDO_KINGFISHER_DIFFERENCES
     func testCanUseCustomizeDefaultCacheSerializerStoreEncoded() {
         let exp = expectation(description: #function)
         let url = testURLs[0]
@@ -1747,9 +1740,6 @@ class KingfisherManagerTests: XCTestCase {
     }
     #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testMissingResourceOfLivePhotoFound() {
         let resource = KF.ImageResource(downloadURL: LivePhotoURL.mov)
         let source = LivePhotoSource(resources: [resource])
@@ -1757,11 +1747,7 @@ class KingfisherManagerTests: XCTestCase {
         let missing = manager.missingResources(source, options: .init(.empty))
         XCTAssertEqual(missing.count, 1)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testMissingResourceOfLivePhotoNotFound() async throws {
         let resource = KF.ImageResource(downloadURL: LivePhotoURL.mov)
         
@@ -1775,11 +1761,7 @@ class KingfisherManagerTests: XCTestCase {
         let missing = manager.missingResources(source, options: .init(.empty))
         XCTAssertEqual(missing.count, 0)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testMissingResourceOfLivePhotoFoundOne() async throws {
         let resource1 = KF.ImageResource(downloadURL: LivePhotoURL.heic)
         let resource2 = KF.ImageResource(downloadURL: LivePhotoURL.mov)
@@ -1795,11 +1777,7 @@ class KingfisherManagerTests: XCTestCase {
         XCTAssertEqual(missing.count, 1)
         XCTAssertEqual(missing[0].downloadURL, resource2.downloadURL)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testMissingResourceOfLivePhotoForceRefresh() async throws {
         let resource1 = KF.ImageResource(downloadURL: LivePhotoURL.heic)
         let resource2 = KF.ImageResource(downloadURL: LivePhotoURL.mov)
@@ -1816,11 +1794,7 @@ class KingfisherManagerTests: XCTestCase {
         XCTAssertEqual(missing[0].downloadURL, resource1.downloadURL)
         XCTAssertEqual(missing[1].downloadURL, resource2.downloadURL)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testDownloadAndCacheLivePhotoResourcesAll() async throws {
         let resource1 = KF.ImageResource(downloadURL: LivePhotoURL.mov)
         let resource2 = KF.ImageResource(downloadURL: LivePhotoURL.heic)
@@ -1849,11 +1823,7 @@ class KingfisherManagerTests: XCTestCase {
         XCTAssertEqual(resourceCached1, .disk)
         XCTAssertEqual(resourceCached2, .disk)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testRetrieveLivePhotoFromNetwork() async throws {
         let resource1 = KF.ImageResource(downloadURL: LivePhotoURL.mov)
         let resource2 = KF.ImageResource(downloadURL: LivePhotoURL.heic)
@@ -1884,11 +1854,7 @@ class KingfisherManagerTests: XCTestCase {
         XCTAssertTrue(urlsInSource.contains(LivePhotoURL.mov))
         XCTAssertTrue(urlsInSource.contains(LivePhotoURL.heic))
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testRetrieveLivePhotoFromLocal() async throws {
         let resource1 = KF.ImageResource(downloadURL: LivePhotoURL.mov)
         let resource2 = KF.ImageResource(downloadURL: LivePhotoURL.heic)
@@ -1931,11 +1897,7 @@ class KingfisherManagerTests: XCTestCase {
         XCTAssertTrue(urlsInSource.contains(LivePhotoURL.mov))
         XCTAssertTrue(urlsInSource.contains(LivePhotoURL.heic))
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testRetrieveLivePhotoMixed() async throws {
         let resource1 = KF.ImageResource(downloadURL: LivePhotoURL.mov)
         let resource2 = KF.ImageResource(downloadURL: LivePhotoURL.heic)
@@ -1973,11 +1935,7 @@ class KingfisherManagerTests: XCTestCase {
         XCTAssertTrue(urlsInSource.contains(LivePhotoURL.mov))
         XCTAssertTrue(urlsInSource.contains(LivePhotoURL.heic))
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testRetrieveLivePhotoNetworkThenCache() async throws {
         let resource1 = KF.ImageResource(downloadURL: LivePhotoURL.mov)
         let resource2 = KF.ImageResource(downloadURL: LivePhotoURL.heic)
@@ -2014,20 +1972,12 @@ class KingfisherManagerTests: XCTestCase {
         XCTAssertEqual(localResult.fileURLs.count, 2)
         XCTAssertEqual(localResult.cacheType, .disk)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testDownloadAndCacheLivePhotoWithEmptyResources() async throws {
         let result = try await manager.downloadAndCache(resources: [], options: .init([]))
         XCTAssertTrue(result.isEmpty)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testDownloadAndCacheLivePhotoWithSingleResource() async throws {
         let resource = LivePhotoResource(downloadURL: LivePhotoURL.heic)
         stub(resource.downloadURL!, data: testImageData)
@@ -2038,11 +1988,7 @@ class KingfisherManagerTests: XCTestCase {
         let t = manager.cache.imageCachedType(forKey: resource.cacheKey, forcedExtension: "heic")
         XCTAssertEqual(t, .disk)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testDownloadAndCacheLivePhotoWithSingleResourceGuessingUnsupportedExtension() async throws {
         let resource = LivePhotoResource(downloadURL: URL(string: "https://example.com")!)
         stub(resource.downloadURL!, data: testImageData)
@@ -2058,11 +2004,7 @@ class KingfisherManagerTests: XCTestCase {
         cacheType = manager.cache.imageCachedType(forKey: resource.cacheKey)
         XCTAssertEqual(cacheType, .disk)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testDownloadAndCacheLivePhotoWithSingleResourceExplicitSetExtension() async throws {
         let resource = LivePhotoResource(downloadURL: URL(string: "https://example.com")!, fileType: .heic)
         stub(resource.downloadURL!, data: testImageData)
@@ -2078,11 +2020,7 @@ class KingfisherManagerTests: XCTestCase {
         cacheType = manager.cache.imageCachedType(forKey: resource.cacheKey)
         XCTAssertEqual(cacheType, .none)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testDownloadAndCacheLivePhotoWithSingleResourceGuessingHEICExtension() async throws {
         let resource = LivePhotoResource(downloadURL: URL(string: "https://example.com")!)
         stub(resource.downloadURL!, data: partitalHEICData)
@@ -2098,11 +2036,7 @@ class KingfisherManagerTests: XCTestCase {
         cacheType = manager.cache.imageCachedType(forKey: resource.cacheKey)
         XCTAssertEqual(cacheType, .none)
     }
-    #endif
     
-    // Alcedo's port: the manager's Live Photo calls (`retrieveLivePhoto`, `downloadAndCacheLivePhotoResources`,
-    // `missingResources`), which Alcedo does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testDownloadAndCacheLivePhotoWithSingleResourceGuessingMOVExtension() async throws {
         let resource = LivePhotoResource(downloadURL: URL(string: "https://example.com")!)
         stub(resource.downloadURL!, data: partitalMOVData)
@@ -2118,11 +2052,7 @@ class KingfisherManagerTests: XCTestCase {
         cacheType = manager.cache.imageCachedType(forKey: resource.cacheKey)
         XCTAssertEqual(cacheType, .none)
     }
-    #endif
 
-    // Alcedo's port: `.forcedCacheFileExtension`, a per-entry file extension that Alcedo's disk storage
-    // does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testRetrieveImageFromDiskCacheWithForcedExtension() async throws {
         let url = URL(string: "https://example.com/forced-extension-target")!
         stub(url, data: testImageData)
@@ -2138,11 +2068,7 @@ class KingfisherManagerTests: XCTestCase {
         result = try await manager.retrieveImage(with: url, options: options)
         XCTAssertEqual(result.cacheType, .disk)
     }
-    #endif
 
-    // Alcedo's port: `.forcedCacheFileExtension`, a per-entry file extension that Alcedo's disk storage
-    // does not have yet (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testRetrieveImageFromOriginalCacheWithForcedExtension() async throws {
         let url = URL(string: "https://example.com/forced-extension-original")!
         let originalCache = ImageCache(name: "test-original-forced-\(UUID().uuidString)")
@@ -2181,7 +2107,6 @@ class KingfisherManagerTests: XCTestCase {
             ).cached
         )
     }
-    #endif
     
     // MARK: - Async cache-type check (issue #2512)
 

@@ -51,8 +51,9 @@ public enum CacheErrorReason: Sendable, CustomStringConvertible {
     /// The disk storage is not usable (3011). Kingfisher's case; Alcedo reports the failure that
     /// made it so (``cannotCreateDirectory(path:error:)``, ``cannotCreateCacheFile(fileURL:key:data:error:)``).
     case diskStorageIsNotReady(cacheURL: URL)
-    /// A Live Photo resource is missing from the disk cache (3012). Kingfisher's case; Alcedo
-    /// never reports it.
+    /// A Live Photo resource is missing from the disk cache after its load (3012), thrown by
+    /// ``ImageManager/retrieveLivePhoto(with:options:)`` (a file whose type is not known and whose
+    /// bytes are neither HEIC nor QuickTime is stored without an extension, and not found as one).
     case missingLivePhotoResourceOnDisk(_ resource: LivePhotoResource)
 
     /// What failed in the file system or the shared tier: the detail of the cache's Kingfisher

@@ -19,7 +19,9 @@ extension DiskStorage {
     ///
     /// ## Files
     /// An entry's file is named by the SHA-256 of its key in hex (swift-crypto), plus
-    /// ``Config/pathExtension`` when set: no key can name a path outside the folder. Files are
+    /// ``Config/pathExtension`` when set, or the extension forced for that entry when it was
+    /// stored (`forcedExtension:`, Kingfisher's per-entry extension): no key can name a path
+    /// outside the folder. The same key stored with two extensions is two entries. Files are
     /// written to a temporary file in the same folder (`.alcedo-tmp-…`) and renamed over the entry, so
     /// a crash or a kill during a write never leaves a partial entry under the entry's name, and
     /// two processes writing the same folder each replace whole files. Temporary files left by a
@@ -58,7 +60,7 @@ extension DiskStorage {
     /// least-recently-used order is kept on disk, shared by every process and restart, exact to the
     /// minute (and exact in the memory of the process that made the accesses).
     /// The key and HTTP metadata sit in two checksummed slots: an update (a `304 Not Modified`
-    /// refreshing freshness, through ``updateMetadata(forKey:httpCacheInfo:expiration:)``)
+    /// refreshing freshness, through ``updateMetadata(forKey:httpCacheInfo:expiration:forcedExtension:)``)
     /// writes the slot not in use, under an advisory `flock`, and never rewrites the data; a torn
     /// update leaves the previous slot valid. Only an update that outgrows the slot rewrites the
     /// file, atomically.
@@ -82,8 +84,6 @@ extension DiskStorage {
         public let directoryURL: URL
 
         let directoryPath: String
-        /// `"." + pathExtension`, or empty.
-        private var fileSuffix: String { settings.withLock { $0.pathExtension.map { "." + $0 } ?? "" } }
         private let settings: Mutex<Config>
         let index = DiskIndex()
         private let stripes: [Stripe] = (0..<64).map { _ in Stripe() }
@@ -112,7 +112,8 @@ extension DiskStorage {
         }
 
         /// The settings. Changes to ``Config/folderURL`` are ignored: it is fixed when the
-        /// backend is created. A new ``Config/pathExtension`` names the files from then on. A lower size limit applies from
+        /// backend is created. A new ``Config/pathExtension`` names the files from then on (the entries stored under the
+        /// previous one stay, found with it as `forcedExtension:`, until they expire or are evicted). A lower size limit applies from
         /// the next store or clean-up.
         public var config: Config {
             get { settings.withLock { $0 } }
@@ -125,13 +126,25 @@ extension DiskStorage {
         public func hash(forKey key: String) -> String { CacheKeyHash(key: key).hex }
 
         /// The URL of `key`'s file (whether or not it exists). Always inside ``directoryURL``.
-        public func cacheFileURL(forKey key: String) -> URL {
-            URL(fileURLWithPath: path(for: CacheKeyHash(key: key)))
+        /// - Parameters:
+        ///   - key: the entry's key.
+        ///   - forcedExtension: the extension the entry was stored with instead of
+        ///     ``Config/pathExtension`` (default `nil`: the configured one). It is cleaned as
+        ///     ``Config/pathExtension`` is; an extension left empty by the cleaning means none.
+        public func cacheFileURL(forKey key: String, forcedExtension: String? = nil) -> URL {
+            URL(fileURLWithPath: path(for: name(forKey: key, forcedExtension: forcedExtension)))
         }
 
-        func path(for id: CacheKeyHash) -> String { directoryPath + "/" + id.hex + fileSuffix }
+        /// The name of `key`'s file: with `forcedExtension` cleaned when given, else with the
+        /// configured extension.
+        func name(forKey key: String, forcedExtension: String?) -> DiskEntryName {
+            let pathExtension = forcedExtension.map { Config.cleanedExtension($0) } ?? config.pathExtension
+            return DiskEntryName(key: key, pathExtension: pathExtension)
+        }
 
-        private func stripe(_ id: CacheKeyHash) -> Stripe { stripes[id.stripe(of: stripes.count)] }
+        func path(for id: DiskEntryName) -> String { directoryPath + "/" + id.fileName }
+
+        private func stripe(_ id: DiskEntryName) -> Stripe { stripes[id.hash.stripe(of: stripes.count)] }
 
         // MARK: Store
 
@@ -146,15 +159,18 @@ extension DiskStorage {
         ///   - key: the entry's key; any string (its SHA-256 names the file).
         ///   - expiration: this entry's expiration; `nil` (default) uses ``Config/expiration``.
         ///   - httpCacheInfo: the HTTP validators and freshness to keep with the entry.
+        ///   - forcedExtension: an extension for this entry's file name instead of
+        ///     ``Config/pathExtension`` (default `nil`: the configured one); read the entry back
+        ///     with the same extension. See ``cacheFileURL(forKey:forcedExtension:)``.
         /// - Throws: `.cacheError` with `.diskFull`, `.readOnly`, `.cannotCreateDirectory` or
         ///   `.writeFailed`; nothing is left under `key`'s name by a failed write.
         public func store(value data: Data, forKey key: String, expiration: StorageExpiration? = nil,
-                          httpCacheInfo: HTTPCacheInfo? = nil) throws(AlcedoError) {
+                          httpCacheInfo: HTTPCacheInfo? = nil, forcedExtension: String? = nil) throws(AlcedoError) {
             let config = self.config
             let now = config.now()
             let nowMs = DiskTime.milliseconds(now)
             let expiration = expiration ?? config.expiration
-            let id = CacheKeyHash(key: key)
+            let id = name(forKey: key, forcedExtension: forcedExtension)
             try ensureLoaded()
             let record = DiskEntryRecord(key: key, creation: nowMs, httpCacheInfo: httpCacheInfo).encoded()
             try Self.checkRecordSize(record, key: key)
@@ -185,7 +201,7 @@ extension DiskStorage {
         static let temporaryPrefix = ".alcedo-tmp-"
 
         /// Writes a temporary file and renames it over `id`'s file, then records it in the index.
-        private func write(header: DiskEntryHeader, record: [UInt8], data: Data, id: CacheKeyHash) throws(AlcedoError) {
+        private func write(header: DiskEntryHeader, record: [UInt8], data: Data, id: DiskEntryName) throws(AlcedoError) {
             let headerBytes = header.encoded(record: record)
             let finalPath = path(for: id)
             let temporaryPath = directoryPath + "/" + Self.temporaryPrefix + String(id.hex.prefix(16))
@@ -224,7 +240,9 @@ extension DiskStorage {
         }
 
         /// Opens a new temporary file, creating the folder when it is missing (it may have been
-        /// deleted underneath: then the index is emptied, since every entry went with it).
+        /// deleted underneath, and every entry with it: the index is then rebuilt from the folder
+        /// as it is, which keeps the entries concurrent writers put in it meanwhile, where
+        /// emptying the index would forget them).
         private func createTemporaryFile(_ temporaryPath: String, for finalPath: String) throws(AlcedoError) -> Int32 {
             let flags = O_WRONLY | O_CREAT | O_EXCL
             switch POSIXFile.open(temporaryPath, flags) {
@@ -238,7 +256,12 @@ extension DiskStorage {
                     }
                     throw .cacheError(reason: reason)
                 }
-                index.reset()
+                do throws(AlcedoError) {
+                    try index.scanGate.withLock { _ throws(AlcedoError) in _ = try rescan() }
+                } catch {
+                    // Not listed now: the next operation that needs the index lists it.
+                    index.invalidate()
+                }
                 switch POSIXFile.open(temporaryPath, flags) {
                 case .success(let fd): return fd
                 case .failure(let error): throw .cacheError(reason: .writeError(path: finalPath, errno: error.code))
@@ -259,30 +282,39 @@ extension DiskStorage {
         /// - Parameters:
         ///   - key: the entry's key.
         ///   - extendingExpiration: what the access does to the expiration (default `.cacheTime`).
+        ///   - forcedExtension: the extension the entry was stored with, if it was given one
+        ///     (default `nil`: the configured one).
         /// - Throws: `.cacheError(.readFailed)` when the file exists but cannot be read.
-        public func value(forKey key: String, extendingExpiration: ExpirationExtending = .cacheTime) throws(AlcedoError) -> Data? {
-            try read(key: key, extending: extendingExpiration, wantsData: true, wantsMetadata: false)?.data
+        public func value(forKey key: String, extendingExpiration: ExpirationExtending = .cacheTime,
+                          forcedExtension: String? = nil) throws(AlcedoError) -> Data? {
+            try read(key: key, forcedExtension: forcedExtension, extending: extendingExpiration, wantsData: true,
+                     wantsMetadata: false)?.data
         }
 
         /// The data and the metadata stored under `key` (for revalidation with the HTTP
-        /// validators), or `nil` as for ``value(forKey:extendingExpiration:)``. Counts as an access.
-        public func entry(forKey key: String, extendingExpiration: ExpirationExtending = .cacheTime)
-            throws(AlcedoError) -> (data: Data, metadata: DiskEntryMetadata)? {
-            guard let result = try read(key: key, extending: extendingExpiration, wantsData: true),
+        /// validators), or `nil` as for ``value(forKey:extendingExpiration:forcedExtension:)``.
+        /// Counts as an access. `forcedExtension` is the one the entry was stored with, if any
+        /// (default `nil`).
+        public func entry(forKey key: String, extendingExpiration: ExpirationExtending = .cacheTime,
+                          forcedExtension: String? = nil) throws(AlcedoError) -> (data: Data, metadata: DiskEntryMetadata)? {
+            guard let result = try read(key: key, forcedExtension: forcedExtension, extending: extendingExpiration,
+                                        wantsData: true),
                   let data = result.data, let metadata = result.metadata else { return nil }
             return (data, metadata)
         }
 
         /// The metadata of `key`'s entry, or `nil` when there is no valid, unexpired entry.
-        /// Does not count as an access.
-        public func metadata(forKey key: String) throws(AlcedoError) -> DiskEntryMetadata? {
-            try read(key: key, extending: nil, wantsData: false)?.metadata
+        /// Does not count as an access. `forcedExtension` is the one the entry was stored with,
+        /// if any (default `nil`).
+        public func metadata(forKey key: String, forcedExtension: String? = nil) throws(AlcedoError) -> DiskEntryMetadata? {
+            try read(key: key, forcedExtension: forcedExtension, extending: nil, wantsData: false)?.metadata
         }
 
         /// `true` when an unexpired entry is stored under `key`. A miss costs no filesystem
-        /// call; a hit costs one `stat`. Does not count as an access.
-        public func isCached(forKey key: String) -> Bool {
-            let id = CacheKeyHash(key: key)
+        /// call; a hit costs one `stat`. Does not count as an access. `forcedExtension` is the
+        /// one the entry was stored with, if any (default `nil`).
+        public func isCached(forKey key: String, forcedExtension: String? = nil) -> Bool {
+            let id = name(forKey: key, forcedExtension: forcedExtension)
             guard (try? ensureLoaded()) != nil, let entry = index.entry(id),
                   entry.expiration > DiskTime.milliseconds(config.now()) else { return false }
             return POSIXFile.isRegularFile(path(for: id))
@@ -294,9 +326,9 @@ extension DiskStorage {
         }
 
         /// Opens, validates and reads `key`'s entry; with `extending` set, records the access.
-        private func read(key: String, extending: ExpirationExtending?, wantsData: Bool,
+        private func read(key: String, forcedExtension: String?, extending: ExpirationExtending?, wantsData: Bool,
                           wantsMetadata: Bool = true) throws(AlcedoError) -> ReadResult? {
-            let id = CacheKeyHash(key: key)
+            let id = name(forKey: key, forcedExtension: forcedExtension)
             try ensureLoaded()
             guard index.entry(id) != nil else { return nil }
             let config = self.config
@@ -375,7 +407,7 @@ extension DiskStorage {
         /// Returns the header as updated.
         /// `fd` is the entry's descriptor, open for writing (`nil` when the file could only be
         /// opened read-only): the header is written through it, never through the file's name.
-        private func recordAccess(_ id: CacheKeyHash, fd: Int32?, header: DiskEntryHeader, extending: ExpirationExtending,
+        private func recordAccess(_ id: DiskEntryName, fd: Int32?, header: DiskEntryHeader, extending: ExpirationExtending,
                                   nowMs: Int64, granularity: TimeInterval) -> DiskEntryHeader {
             var updated = header
             updated.lastAccess = max(header.lastAccess, nowMs)
@@ -406,7 +438,7 @@ extension DiskStorage {
 
         /// Removes `id`'s file, found invalid or expired through the open `fd`, unless the name
         /// now points to another file (a newer store replaced it meanwhile).
-        private func discard(_ id: CacheKeyHash, path: String, fd: Int32, reason: DiskStorage.Removal.Reason) {
+        private func discard(_ id: DiskEntryName, path: String, fd: Int32, reason: DiskStorage.Removal.Reason) {
             let removed: Bool = stripe(id).lock.withLock { _ in
                 guard POSIXFile.sameFile(fd, path) else { return false }
                 _ = POSIXFile.unlink(path)
@@ -417,12 +449,12 @@ extension DiskStorage {
         }
 
         /// Drops `id` from the index: its name holds something Alcedo did not write (left alone).
-        private func forget(_ id: CacheKeyHash) {
+        private func forget(_ id: DiskEntryName) {
             stripe(id).lock.withLock { _ in index.remove(id) }
         }
 
         /// Drops `id` from the index when its file is gone (removed by another process).
-        private func forgetIfMissing(_ id: CacheKeyHash) {
+        private func forgetIfMissing(_ id: DiskEntryName) {
             stripe(id).lock.withLock { _ in
                 if !POSIXFile.exists(path(for: id)) { index.remove(id) }
             }
@@ -440,12 +472,13 @@ extension DiskStorage {
         ///   - key: the entry's key.
         ///   - httpCacheInfo: the new metadata (`nil` removes it).
         ///   - expiration: a new expiration counted from now; `nil` (default) keeps the current one.
+        ///   - forcedExtension: the extension the entry was stored with, if any (default `nil`).
         /// - Returns: `false` when there is no valid, unexpired entry under `key`.
         /// - Throws: `.cacheError` with `.readOnly` and the like when the file cannot be written.
         @discardableResult
         public func updateMetadata(forKey key: String, httpCacheInfo: HTTPCacheInfo?,
-                                   expiration: StorageExpiration? = nil) throws(AlcedoError) -> Bool {
-            let id = CacheKeyHash(key: key)
+                                   expiration: StorageExpiration? = nil, forcedExtension: String? = nil) throws(AlcedoError) -> Bool {
+            let id = name(forKey: key, forcedExtension: forcedExtension)
             try ensureLoaded()
             guard index.entry(id) != nil else { return false }
             let now = config.now()
@@ -518,13 +551,14 @@ extension DiskStorage {
 
         // MARK: Remove
 
-        /// Removes the entry under `key`, if any.
+        /// Removes the entry under `key`, if any. `forcedExtension` is the one the entry was
+        /// stored with, if any (default `nil`: the entry with the configured extension).
         /// - Throws: `.cacheError(.removeFailed)` when the file exists but cannot be removed.
-        public func remove(forKey key: String) throws(AlcedoError) {
-            try remove(CacheKeyHash(key: key))
+        public func remove(forKey key: String, forcedExtension: String? = nil) throws(AlcedoError) {
+            try remove(name(forKey: key, forcedExtension: forcedExtension))
         }
 
-        private func remove(_ id: CacheKeyHash) throws(AlcedoError) {
+        private func remove(_ id: DiskEntryName) throws(AlcedoError) {
             let path = path(for: id)
             let failure: POSIXFile.Errno? = stripe(id).lock.withLock { _ in
                 // Only a file Alcedo wrote is removed; anything else under the name stays.
@@ -594,7 +628,7 @@ extension DiskStorage {
 
         /// Brings the folder under the size limit after a store: rescans (to count what other
         /// processes wrote), then removes the least recently used entries, never `protected`.
-        private func trim(protecting protected: CacheKeyHash) throws(AlcedoError) {
+        private func trim(protecting protected: DiskEntryName) throws(AlcedoError) {
             try index.scanGate.withLock { _ throws(AlcedoError) in
                 let limit = config.sizeLimit
                 guard limit > 0, index.totalSize > limit else { return }
@@ -605,7 +639,7 @@ extension DiskStorage {
 
         /// With the scan gate held: removes least recently used entries down to the low-water
         /// mark when the total is over the limit.
-        private func evictLeastRecentlyUsed(protecting protected: CacheKeyHash?) -> [String] {
+        private func evictLeastRecentlyUsed(protecting protected: DiskEntryName?) -> [String] {
             let config = self.config
             guard config.sizeLimit > 0, index.totalSize > config.sizeLimit else { return [] }
             let removed = removeVictims(index.leastRecentlyUsed(downTo: config.lowWaterMark, protecting: protected))
@@ -615,7 +649,7 @@ extension DiskStorage {
 
         /// Removes each victim whose index entry has not changed since it was chosen (an entry
         /// stored or read meanwhile is spared), and returns the hashes removed.
-        private func removeVictims(_ victims: [(CacheKeyHash, DiskIndex.Entry)]) -> [String] {
+        private func removeVictims(_ victims: [(DiskEntryName, DiskIndex.Entry)]) -> [String] {
             var removed: [String] = []
             for (id, entry) in victims {
                 let done: Bool = stripe(id).lock.withLock { _ in
@@ -669,7 +703,7 @@ extension DiskStorage {
         /// With the scan gate held: rebuilds the index from the folder.
         private func rescan() throws(AlcedoError) -> CleanUpReport {
             index.beginScan()
-            let result: (entries: [CacheKeyHash: DiskIndex.Entry], report: CleanUpReport)
+            let result: (entries: [DiskEntryName: DiskIndex.Entry], report: CleanUpReport)
             do {
                 result = try scanFolder(removeAll: false)
             } catch {
@@ -686,11 +720,12 @@ extension DiskStorage {
         /// inode, time and size as when this backend last read or wrote it costs one `fstatat`.
         ///
         /// Only Alcedo's own files are ever removed: entries (regular files named like an entry
-        /// that start with the entry magic) that are invalid or named with another extension, and
+        /// that start with the entry magic) that are invalid or whose name's tail is no extension
+        /// an entry can have, and
         /// stale temporary files (regular files named ``temporaryPrefix``…); with `removeAll`,
         /// every entry too. Anything else (another program's file named with 64 hex digits,
         /// symbolic links, FIFOs, folders) is skipped without being opened for long or removed.
-        private func scanFolder(removeAll: Bool) throws(AlcedoError) -> (entries: [CacheKeyHash: DiskIndex.Entry], report: CleanUpReport) {
+        private func scanFolder(removeAll: Bool) throws(AlcedoError) -> (entries: [DiskEntryName: DiskIndex.Entry], report: CleanUpReport) {
             guard let directory = opendir(directoryPath) else {
                 // No folder (or a file where a parent folder should be): no entries yet.
                 if errno == ENOENT || errno == ENOTDIR { return ([:], CleanUpReport()) }
@@ -699,11 +734,10 @@ extension DiskStorage {
             defer { closedir(directory) }
             let directoryFD = dirfd(directory)
             let config = self.config
-            let expectedSuffix = Array(fileSuffix.utf8)
             let temporaryCutoff = config.now().timeIntervalSince1970 - config.temporaryFileLifetime
             let temporaryPrefix: [UInt8] = Array(Self.temporaryPrefix.utf8)
             let known = index.snapshot
-            var entries: [CacheKeyHash: DiskIndex.Entry] = [:]
+            var entries: [DiskEntryName: DiskIndex.Entry] = [:]
             entries.reserveCapacity(known.count)
             var report = CleanUpReport()
             var noAccessTime = POSIXFile.noAccessTime
@@ -724,10 +758,13 @@ extension DiskStorage {
                             }
                             return
                         }
-                        guard let id = CacheKeyHash(hexBytes: name), name.count == 64 || name[64] == UInt8(ascii: ".")
+                        guard let hash = CacheKeyHash(hexBytes: name), name.count == 64 || name[64] == UInt8(ascii: ".")
                         else { return }
-                        let ours = !removeAll && name[64...].elementsEqual(expectedSuffix)
-                        if ours, let old = known[id], let stamp = old.stamp,
+                        // An entry's name: its key's hash, with the configured extension or the one
+                        // forced when it was stored. Another tail makes it no entry of this store.
+                        let entryName = DiskEntryName(fileName: name)
+                        let ours = !removeAll && entryName != nil
+                        if ours, let id = entryName, let old = known[id], let stamp = old.stamp,
                            POSIXFile.stamp(at: directoryFD, cName) == stamp {
                             // Unchanged since this process last read or wrote it: one `fstatat`.
                             entries[id] = old
@@ -747,7 +784,7 @@ extension DiskStorage {
                         // Not written by Alcedo (no magic), or unreadable: not ours to index or remove.
                         guard let bytes, let stamp, bytes.count >= DiskEntryHeader.magic.count,
                               fixed.starts(with: DiskEntryHeader.magic) else { return }
-                        if ours, let header = bytes.header {
+                        if ours, let id = entryName, let header = bytes.header {
                             entries[id] = DiskIndex.Entry(fileSize: header.fileSize, lastAccess: header.lastAccess,
                                                           expiration: header.expiration, stamp: stamp)
                             return
@@ -755,7 +792,7 @@ extension DiskStorage {
                         // Alcedo's file, to be removed: unless the name meanwhile holds another file.
                         guard POSIXFile.stamp(at: directoryFD, cName)?.inode == stamp.inode else { return }
                         if unlinkat(directoryFD, cName, 0) == 0 || errno == ENOENT {
-                            if !removeAll { report.corrupt.append(id.hex) }
+                            if !removeAll { report.corrupt.append(hash.hex) }
                         } else if removeFailure == nil {
                             removeFailure = (String(decoding: name, as: UTF8.self), errno)
                         }

@@ -21,10 +21,11 @@ extension DiskStorage.EntryStore {
         /// The expiration of an entry stored without its own. Default `.days(7)`.
         public var expiration: StorageExpiration
         /// An extension added to every file name (letters and digits only, at most 16;
-        /// anything else is dropped). Default `nil`. Every process sharing a folder must use
-        /// the same one: entries with another extension are removed as stale by clean-ups.
-        /// Settable, as in Kingfisher: a backend uses the new extension from then on, and the
-        /// entries stored under the previous one are no longer found.
+        /// anything else is dropped). Default `nil`. Every process sharing a folder should use
+        /// the same one: an entry stored with another extension is found only by a lookup that
+        /// forces that extension (`forcedExtension:`), and otherwise stays until it expires or
+        /// is evicted. Settable, as in Kingfisher: a backend uses the new extension from then on,
+        /// and the entries stored under the previous one are no longer found without it.
         public var pathExtension: String? {
             didSet {
                 let cleaned = Self.cleanedExtension(pathExtension)

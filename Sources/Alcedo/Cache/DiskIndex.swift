@@ -20,13 +20,13 @@ final class DiskIndex: Sendable {
 
     private struct State {
         var loaded = false
-        var entries: [CacheKeyHash: Entry] = [:]
+        var entries: [DiskEntryName: Entry] = [:]
         var totalSize = 0
         var scanning = false
         /// Changes since the running scan began: an entry, or `nil` for a removal.
-        var changesDuringScan: [CacheKeyHash: Entry?] = [:]
+        var changesDuringScan: [DiskEntryName: Entry?] = [:]
 
-        mutating func apply(_ id: CacheKeyHash, _ entry: Entry?) {
+        mutating func apply(_ id: DiskEntryName, _ entry: Entry?) {
             if let old = entries[id] { totalSize -= old.fileSize }
             entries[id] = entry
             if let entry { totalSize += entry.fileSize }
@@ -42,17 +42,17 @@ final class DiskIndex: Sendable {
     var totalSize: Int { state.withLock { $0.totalSize } }
     var count: Int { state.withLock { $0.entries.count } }
 
-    func entry(_ id: CacheKeyHash) -> Entry? { state.withLock { $0.entries[id] } }
+    func entry(_ id: DiskEntryName) -> Entry? { state.withLock { $0.entries[id] } }
 
     /// Every entry (a copy-on-write reference: taking it costs nothing).
-    var snapshot: [CacheKeyHash: Entry] { state.withLock { $0.entries } }
+    var snapshot: [DiskEntryName: Entry] { state.withLock { $0.entries } }
 
-    func set(_ id: CacheKeyHash, _ entry: Entry) { state.withLock { $0.apply(id, entry) } }
+    func set(_ id: DiskEntryName, _ entry: Entry) { state.withLock { $0.apply(id, entry) } }
 
-    func remove(_ id: CacheKeyHash) { state.withLock { $0.apply(id, nil) } }
+    func remove(_ id: DiskEntryName) { state.withLock { $0.apply(id, nil) } }
 
     /// Records an access: new last access and expiration, when the entry is known.
-    func touch(_ id: CacheKeyHash, lastAccess: Int64, expiration: Int64) {
+    func touch(_ id: DiskEntryName, lastAccess: Int64, expiration: Int64) {
         state.withLock { state in
             guard var entry = state.entries[id] else { return }
             entry.lastAccess = lastAccess
@@ -72,7 +72,7 @@ final class DiskIndex: Sendable {
     /// Installs a scan's result, replaying the changes made while it ran. An access this
     /// process recorded later than the file says (the file is written at most once per
     /// granularity) is kept.
-    func finishScan(_ scanned: [CacheKeyHash: Entry]) {
+    func finishScan(_ scanned: [DiskEntryName: Entry]) {
         state.withLock { state in
             var entries = scanned
             for (id, old) in state.entries {
@@ -97,31 +97,28 @@ final class DiskIndex: Sendable {
         }
     }
 
-    /// Forgets every entry (the folder was cleared or has vanished).
-    func reset() {
-        state.withLock { state in
-            for id in state.entries.keys where state.scanning { state.changesDuringScan[id] = .some(nil) }
-            state.entries = [:]
-            state.totalSize = 0
-            state.loaded = true
-        }
+    /// Marks the index as not loaded: the next operation that needs it rescans the folder (which
+    /// was found missing and made again, so the entries the index holds may be gone, while
+    /// writers may already have put new ones in it).
+    func invalidate() {
+        state.withLock { $0.loaded = false }
     }
 
     /// The entries expired at `now`. The entries are snapshotted under the lock (a
     /// copy-on-write reference) and filtered outside it.
-    func expired(at now: Int64) -> [(CacheKeyHash, Entry)] {
+    func expired(at now: Int64) -> [(DiskEntryName, Entry)] {
         let entries = state.withLock { $0.entries }
         return entries.filter { $0.value.expiration <= now }.map { ($0.key, $0.value) }
     }
 
     /// The least recently accessed entries to remove for the total to fall to `target`
     /// bytes, oldest first, never including `protected`. Sorted outside the lock.
-    func leastRecentlyUsed(downTo target: Int, protecting protected: CacheKeyHash?) -> [(CacheKeyHash, Entry)] {
+    func leastRecentlyUsed(downTo target: Int, protecting protected: DiskEntryName?) -> [(DiskEntryName, Entry)] {
         let (entries, totalSize) = state.withLock { ($0.entries, $0.totalSize) }
         guard totalSize > target else { return [] }
         let candidates = entries.filter { $0.key != protected }.sorted { $0.value.lastAccess < $1.value.lastAccess }
         var excess = totalSize - target
-        var victims: [(CacheKeyHash, Entry)] = []
+        var victims: [(DiskEntryName, Entry)] = []
         for candidate in candidates where excess > 0 {
             victims.append((candidate.key, candidate.value))
             excess -= candidate.value.fileSize

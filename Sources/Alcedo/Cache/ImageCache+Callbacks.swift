@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// What a callback-form ``ImageCache/store(_:original:forKey:processorIdentifier:cacheSerializer:toDisk:callbackQueue:completionHandler:)``
+/// What a callback-form ``ImageCache/store(_:original:forKey:processorIdentifier:forcedExtension:cacheSerializer:toDisk:callbackQueue:completionHandler:)``
 /// did (Kingfisher's `CacheStoreResult`).
 public struct CacheStoreResult: Sendable {
     /// The memory store, which cannot fail.
@@ -24,16 +24,23 @@ extension ImageCache {
     /// with one `stat` on a hit). Before the disk index is loaded (the first disk operation of
     /// the cache loads it) only the entry's file is looked for, as Kingfisher does. Not an
     /// access. Synchronous, as in Kingfisher: call it from `async` code without `await`.
-    public func imageCachedType(forKey key: String, processorIdentifier: String = "") -> CacheType {
+    /// - Parameters:
+    ///   - key: the source's cache key.
+    ///   - processorIdentifier: the processor's identifier (default `""`: the original image).
+    ///   - forcedExtension: the extension the disk entry was stored with (default `nil`: the
+    ///     configured one). The memory cache is asked whatever the extension.
+    public func imageCachedType(forKey key: String, processorIdentifier: String = "",
+                                forcedExtension: String? = nil) -> CacheType {
         let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
         if memoryStorage.isCached(forKey: computedKey) { return .memory }
-        return diskStorage.isIndexed(forKey: computedKey) ? .disk : .none
+        return diskStorage.isIndexed(forKey: computedKey, forcedExtension: forcedExtension) ? .disk : .none
     }
 
     /// `true` when the image is in memory or on disk, answered at once as
-    /// ``imageCachedType(forKey:processorIdentifier:)`` answers. Not an access.
-    public func isCached(forKey key: String, processorIdentifier: String = "") -> Bool {
-        imageCachedType(forKey: key, processorIdentifier: processorIdentifier).cached
+    /// ``imageCachedType(forKey:processorIdentifier:forcedExtension:)`` answers (with the same
+    /// parameters and defaults). Not an access.
+    public func isCached(forKey key: String, processorIdentifier: String = "", forcedExtension: String? = nil) -> Bool {
+        imageCachedType(forKey: key, processorIdentifier: processorIdentifier, forcedExtension: forcedExtension).cached
     }
 
     // MARK: Callbacks
@@ -74,13 +81,14 @@ extension ImageCache {
             do throws(AlcedoError) {
                 if let checker = parsed.sourceTaskIdentifierChecker {
                     result = .success(try await retrieveImage(
-                        forKey: key, processorIdentifier: parsed.processor.identifier, options: parsed.decodingOptions,
-                        cacheSerializer: parsed.cacheSerializer, extendingExpiration: parsed.memoryCacheAccessExtendingExpiration,
-                        isCurrent: checker))
+                        forKey: key, processorIdentifier: parsed.processor.identifier, forcedExtension: parsed.forcedExtension,
+                        options: parsed.decodingOptions, cacheSerializer: parsed.cacheSerializer,
+                        extendingExpiration: parsed.memoryCacheAccessExtendingExpiration, isCurrent: checker))
                 } else {
                     result = .success(try await retrieveImage(
-                        forKey: key, processorIdentifier: parsed.processor.identifier, options: parsed.decodingOptions,
-                        cacheSerializer: parsed.cacheSerializer, extendingExpiration: parsed.memoryCacheAccessExtendingExpiration))
+                        forKey: key, processorIdentifier: parsed.processor.identifier, forcedExtension: parsed.forcedExtension,
+                        options: parsed.decodingOptions, cacheSerializer: parsed.cacheSerializer,
+                        extendingExpiration: parsed.memoryCacheAccessExtendingExpiration))
                 }
             } catch {
                 result = .failure(error)
@@ -97,10 +105,11 @@ extension ImageCache {
 
     /// Stores `image` in memory at once and, with `toDisk`, on disk in the background, then
     /// calls `completionHandler` (default `nil`) once with both outcomes. See the `async`
-    /// ``store(_:original:forKey:processorIdentifier:cacheSerializer:httpCacheInfo:memoryExpiration:diskExpiration:toDisk:)``
+    /// ``store(_:original:forKey:processorIdentifier:forcedExtension:cacheSerializer:httpCacheInfo:memoryExpiration:diskExpiration:toDisk:)``
     /// for the parameters.
     public func store(_ image: AlcedoImage, original: Data? = nil, forKey key: String, processorIdentifier: String = "",
-                      cacheSerializer: (any CacheSerializer)? = nil, toDisk: Bool = true, callbackQueue: CallbackQueue = .untouch,
+                      forcedExtension: String? = nil, cacheSerializer: (any CacheSerializer)? = nil, toDisk: Bool = true,
+                      callbackQueue: CallbackQueue = .untouch,
                       completionHandler: (@Sendable (CacheStoreResult) -> Void)? = nil) {
         storeToMemory(image, forKey: key, processorIdentifier: processorIdentifier)
         guard toDisk else {
@@ -115,7 +124,7 @@ extension ImageCache {
             let disk: Result<Void, AlcedoError>
             do throws(AlcedoError) {
                 let data = try serializer.serializedData(with: image, original: bytes)
-                try await storeToDisk(data, forKey: key, processorIdentifier: processorIdentifier)
+                try await storeToDisk(data, forKey: key, processorIdentifier: processorIdentifier, forcedExtension: forcedExtension)
                 disk = .success(())
             } catch {
                 disk = .failure(error)
@@ -128,11 +137,16 @@ extension ImageCache {
 
     /// Removes the image from memory at once and from disk in the background (default both),
     /// then calls `completionHandler` (default `nil`). A disk error is not reported, as in Kingfisher.
-    public func removeImage(forKey key: String, processorIdentifier: String = "", fromMemory: Bool = true, fromDisk: Bool = true,
+    /// On disk, the entry removed is the one stored with `forcedExtension` (default `nil`: the configured extension).
+    public func removeImage(forKey key: String, processorIdentifier: String = "", forcedExtension: String? = nil,
+                            fromMemory: Bool = true, fromDisk: Bool = true,
                             callbackQueue: CallbackQueue = .untouch, completionHandler: (@Sendable () -> Void)? = nil) {
         if fromMemory { memoryStorage.remove(forKey: Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)) }
         Task {
-            if fromDisk { try? await removeImage(forKey: key, processorIdentifier: processorIdentifier, fromMemory: false, fromDisk: true) }
+            if fromDisk {
+                try? await removeImage(forKey: key, processorIdentifier: processorIdentifier, forcedExtension: forcedExtension,
+                                       fromMemory: false, fromDisk: true)
+            }
             if let completionHandler { callbackQueue.execute(completionHandler) }
         }
     }
@@ -184,9 +198,9 @@ extension ImageCache {
 extension DiskStorage.EntryStore {
     /// `true` when the disk index lists an unexpired entry for `key` whose file exists (one
     /// `stat`, on a hit only); before the index is loaded, `true` when the entry's file exists.
-    /// Never loads the index.
-    func isIndexed(forKey key: String) -> Bool {
-        let id = CacheKeyHash(key: key)
+    /// Never loads the index. `forcedExtension` is the one the entry was stored with, if any.
+    func isIndexed(forKey key: String, forcedExtension: String? = nil) -> Bool {
+        let id = name(forKey: key, forcedExtension: forcedExtension)
         guard index.isLoaded else { return POSIXFile.exists(path(for: id)) }
         guard let entry = index.entry(id), entry.expiration > DiskTime.milliseconds(config.now()) else { return false }
         return POSIXFile.exists(path(for: id))

@@ -92,8 +92,29 @@ public final class ImageCache: Sendable {
     }
 
     /// The path of the disk file for `key` (whether or not it exists).
-    public func cachePath(forKey key: String, processorIdentifier identifier: String = "") -> String {
-        diskStorage.cacheFileURL(forKey: Self.cacheKey(forKey: key, processorIdentifier: identifier)).path
+    /// - Parameters:
+    ///   - key: the source's cache key.
+    ///   - identifier: the identifier of the processor that made the variant (default `""`: the original).
+    ///   - forcedExtension: the extension the entry is stored with instead of the disk storage's
+    ///     ``DiskStorage/EntryStore/Config/pathExtension`` (default `nil`: the configured one).
+    public func cachePath(forKey key: String, processorIdentifier identifier: String = "",
+                          forcedExtension: String? = nil) -> String {
+        diskStorage.cacheFileURL(forKey: Self.cacheKey(forKey: key, processorIdentifier: identifier),
+                                 forcedExtension: forcedExtension).path
+    }
+
+    /// The URL of the disk file for `key` when an unexpired entry is stored there, else `nil`
+    /// (Kingfisher's `cacheFileURLIfOnDisk`). Answered as ``imageCachedType(forKey:processorIdentifier:forcedExtension:)``
+    /// answers for the disk: from the disk index, with one `stat` on a hit. Not an access.
+    /// - Parameters:
+    ///   - key: the source's cache key.
+    ///   - identifier: the identifier of the processor that made the variant (default `""`: the original).
+    ///   - forcedExtension: the extension the entry was stored with (default `nil`: the configured one).
+    public func cacheFileURLIfOnDisk(forKey key: String, processorIdentifier identifier: String = "",
+                                     forcedExtension: String? = nil) -> URL? {
+        let computedKey = Self.cacheKey(forKey: key, processorIdentifier: identifier)
+        guard diskStorage.isIndexed(forKey: computedKey, forcedExtension: forcedExtension) else { return nil }
+        return diskStorage.cacheFileURL(forKey: computedKey, forcedExtension: forcedExtension)
     }
 
     /// The SHA-256 hex of the cache key: the disk file's name without extension.
@@ -113,6 +134,10 @@ public final class ImageCache: Sendable {
     ///     (empty `processorIdentifier`): a processed variant is always serialized from its pixels.
     ///   - key: the source's cache key.
     ///   - processorIdentifier: the identifier of the processor that made `image` (default `""`: the original).
+    ///   - forcedExtension: an extension for the disk file's name instead of the disk storage's
+    ///     ``DiskStorage/EntryStore/Config/pathExtension`` (default `nil`: the configured one).
+    ///     The disk entry is then found only by lookups given the same extension; the memory
+    ///     entry is the same whatever the extension, as in Kingfisher.
     ///   - cacheSerializer: the serializer for this call; `nil` (default) uses ``cacheSerializer``.
     ///   - httpCacheInfo: the HTTP validators and freshness to keep with the disk entry.
     ///   - memoryExpiration: this entry's memory expiration; `nil` (default) uses the memory storage's.
@@ -122,7 +147,7 @@ public final class ImageCache: Sendable {
     ///     even when the disk write fails.
     public func store(
         _ image: AlcedoImage, original: Data? = nil, forKey key: String, processorIdentifier: String = "",
-        cacheSerializer: (any CacheSerializer)? = nil, httpCacheInfo: HTTPCacheInfo? = nil,
+        forcedExtension: String? = nil, cacheSerializer: (any CacheSerializer)? = nil, httpCacheInfo: HTTPCacheInfo? = nil,
         memoryExpiration: StorageExpiration? = nil, diskExpiration: StorageExpiration? = nil, toDisk: Bool = true
     ) async throws(AlcedoError) {
         let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
@@ -134,7 +159,8 @@ public final class ImageCache: Sendable {
         let written = try await io.run { [self] () throws(AlcedoError) -> (data: Data, error: AlcedoError?) in
             let data = try serializer.serializedData(with: image, original: original)
             do throws(AlcedoError) {
-                try disk.store(value: data, forKey: computedKey, expiration: diskExpiration, httpCacheInfo: httpCacheInfo)
+                try disk.store(value: data, forKey: computedKey, expiration: diskExpiration, httpCacheInfo: httpCacheInfo,
+                               forcedExtension: forcedExtension)
                 diskFailures.recordSuccess(folder: disk.directoryURL.path, logger: logger)
                 return (data, nil)
             } catch {
@@ -154,13 +180,22 @@ public final class ImageCache: Sendable {
     }
 
     /// Stores already serialized bytes on disk only (for example a download kept as served).
-    public func storeToDisk(_ data: Data, forKey key: String, processorIdentifier: String = "",
+    /// - Parameters:
+    ///   - data: the bytes, stored as they are.
+    ///   - key: the source's cache key.
+    ///   - processorIdentifier: the identifier of the processor that made them (default `""`: the original).
+    ///   - forcedExtension: an extension for the file's name instead of the configured one
+    ///     (default `nil`); see ``store(_:original:forKey:processorIdentifier:forcedExtension:cacheSerializer:httpCacheInfo:memoryExpiration:diskExpiration:toDisk:)``.
+    ///   - expiration: the entry's expiration; `nil` (default) uses the disk storage's.
+    ///   - httpCacheInfo: the HTTP validators and freshness to keep with the entry (default `nil`).
+    public func storeToDisk(_ data: Data, forKey key: String, processorIdentifier: String = "", forcedExtension: String? = nil,
                             expiration: StorageExpiration? = nil, httpCacheInfo: HTTPCacheInfo? = nil) async throws(AlcedoError) {
         let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
         let disk = diskStorage
         try await io.run { [self] () throws(AlcedoError) in
             do throws(AlcedoError) {
-                try disk.store(value: data, forKey: computedKey, expiration: expiration, httpCacheInfo: httpCacheInfo)
+                try disk.store(value: data, forKey: computedKey, expiration: expiration, httpCacheInfo: httpCacheInfo,
+                               forcedExtension: forcedExtension)
                 diskFailures.recordSuccess(folder: disk.directoryURL.path, logger: logger)
             } catch {
                 diskFailures.record(error, operation: "store", folder: disk.directoryURL.path, logger: logger)
@@ -176,6 +211,7 @@ public final class ImageCache: Sendable {
     /// - Parameters:
     ///   - key: the source's cache key.
     ///   - processorIdentifier: the identifier of the processor that made the variant (default `""`: the original).
+    ///   - forcedExtension: the extension the disk entry was stored with (default `nil`: the configured one).
     ///   - options: how a disk hit is decoded (default `.default`).
     ///   - cacheSerializer: the serializer for this call; `nil` (default) uses ``cacheSerializer``.
     ///   - extendingExpiration: what the access does to the entry's expiration (default `.cacheTime`).
@@ -183,7 +219,7 @@ public final class ImageCache: Sendable {
     /// - Throws: a disk read error, or the decoding error of a disk entry that does not decode
     ///   (the entry is left in place: the codec for it may simply be missing).
     public func retrieveImage(
-        forKey key: String, processorIdentifier: String = "", options: DecodingOptions = .default,
+        forKey key: String, processorIdentifier: String = "", forcedExtension: String? = nil, options: DecodingOptions = .default,
         cacheSerializer: (any CacheSerializer)? = nil, extendingExpiration: ExpirationExtending = .cacheTime
     ) async throws(AlcedoError) -> ImageCacheResult {
         if let image = retrieveImageInMemoryCache(forKey: key, processorIdentifier: processorIdentifier,
@@ -191,11 +227,12 @@ public final class ImageCache: Sendable {
             return .memory(image)
         }
         let onDisk = try await retrieveImageInDiskCache(
-            forKey: key, processorIdentifier: processorIdentifier, options: options,
+            forKey: key, processorIdentifier: processorIdentifier, forcedExtension: forcedExtension, options: options,
             cacheSerializer: cacheSerializer, extendingExpiration: extendingExpiration)
         var found = onDisk
         if found == nil {
-            found = await retrieveImageInSharedCache(forKey: key, processorIdentifier: processorIdentifier, options: options,
+            found = await retrieveImageInSharedCache(forKey: key, processorIdentifier: processorIdentifier,
+                                                     forcedExtension: forcedExtension, options: options,
                                                      cacheSerializer: cacheSerializer)
         }
         guard let image = found else { return .none }
@@ -203,11 +240,11 @@ public final class ImageCache: Sendable {
         return .disk(image)
     }
 
-    /// ``retrieveImage(forKey:processorIdentifier:options:cacheSerializer:extendingExpiration:)`` for a
+    /// ``retrieveImage(forKey:processorIdentifier:forcedExtension:options:cacheSerializer:extendingExpiration:)`` for a
     /// request that `isCurrent` may call off: it is asked before the disk read, before decoding and
     /// before the image goes to memory, and its first `false` ends the retrieval with `.none`.
     func retrieveImage(
-        forKey key: String, processorIdentifier: String, options: DecodingOptions,
+        forKey key: String, processorIdentifier: String, forcedExtension: String?, options: DecodingOptions,
         cacheSerializer: (any CacheSerializer)?, extendingExpiration: ExpirationExtending,
         isCurrent: @escaping @Sendable () -> Bool
     ) async throws(AlcedoError) -> ImageCacheResult {
@@ -220,7 +257,8 @@ public final class ImageCache: Sendable {
         let disk = diskStorage
         let lookup = try await io.run { () throws(AlcedoError) -> CheckedDiskLookup in
             guard isCurrent() else { return .stale }
-            guard let data = try disk.value(forKey: computedKey, extendingExpiration: extendingExpiration) else { return .notFound }
+            guard let data = try disk.value(forKey: computedKey, extendingExpiration: extendingExpiration,
+                                            forcedExtension: forcedExtension) else { return .notFound }
             guard isCurrent() else { return .stale }
             let image = try serializer.deserializedImage(with: data, options: options)
             guard isCurrent() else { return .stale }
@@ -234,7 +272,8 @@ public final class ImageCache: Sendable {
             return .disk(image)
         case .notFound:
             guard let image = await retrieveImageInSharedCache(forKey: key, processorIdentifier: processorIdentifier,
-                                                               options: options, cacheSerializer: cacheSerializer),
+                                                               forcedExtension: forcedExtension, options: options,
+                                                               cacheSerializer: cacheSerializer),
                   isCurrent() else { return .none }
             memoryStorage.store(value: image, forKey: computedKey)
             return .disk(image)
@@ -255,16 +294,19 @@ public final class ImageCache: Sendable {
                             extendingExpiration: extendingExpiration)
     }
 
-    /// The image on disk, decoded, or `nil`. Does not put it in memory.
+    /// The image on disk, decoded, or `nil`. Does not put it in memory. `forcedExtension` is the
+    /// extension the entry was stored with (default `nil`: the configured one); the other
+    /// parameters are those of ``retrieveImage(forKey:processorIdentifier:forcedExtension:options:cacheSerializer:extendingExpiration:)``.
     public func retrieveImageInDiskCache(
-        forKey key: String, processorIdentifier: String = "", options: DecodingOptions = .default,
+        forKey key: String, processorIdentifier: String = "", forcedExtension: String? = nil, options: DecodingOptions = .default,
         cacheSerializer: (any CacheSerializer)? = nil, extendingExpiration: ExpirationExtending = .cacheTime
     ) async throws(AlcedoError) -> AlcedoImage? {
         let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
         let serializer = cacheSerializer ?? self.cacheSerializer
         let disk = diskStorage
         return try await io.run { () throws(AlcedoError) -> AlcedoImage? in
-            guard let data = try disk.value(forKey: computedKey, extendingExpiration: extendingExpiration) else { return nil }
+            guard let data = try disk.value(forKey: computedKey, extendingExpiration: extendingExpiration,
+                                            forcedExtension: forcedExtension) else { return nil }
             return try serializer.deserializedImage(with: data, options: options)
         }
     }
@@ -272,58 +314,67 @@ public final class ImageCache: Sendable {
     /// The stored bytes and their metadata (HTTP validators and freshness included), for
     /// revalidating a downloaded entry; `nil` when not on disk. Counts as an access, which
     /// changes the entry's expiration as `extendingExpiration` says (default `.cacheTime`).
-    public func retrieveDataInDiskCache(forKey key: String, processorIdentifier: String = "",
+    /// `forcedExtension` is the extension the entry was stored with (default `nil`: the configured one).
+    public func retrieveDataInDiskCache(forKey key: String, processorIdentifier: String = "", forcedExtension: String? = nil,
                                         extendingExpiration: ExpirationExtending = .cacheTime)
         async throws(AlcedoError) -> (data: Data, metadata: DiskEntryMetadata)? {
         let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
         let disk = diskStorage
         return try await io.run { () throws(AlcedoError) -> (data: Data, metadata: DiskEntryMetadata)? in
-            try disk.entry(forKey: computedKey, extendingExpiration: extendingExpiration)
+            try disk.entry(forKey: computedKey, extendingExpiration: extendingExpiration, forcedExtension: forcedExtension)
         }
     }
 
-    /// The metadata of the disk entry, or `nil`. Does not count as an access.
-    public func diskMetadata(forKey key: String, processorIdentifier: String = "") async throws(AlcedoError) -> DiskEntryMetadata? {
+    /// The metadata of the disk entry, or `nil`. Does not count as an access. `forcedExtension`
+    /// is the extension the entry was stored with (default `nil`: the configured one).
+    public func diskMetadata(forKey key: String, processorIdentifier: String = "",
+                             forcedExtension: String? = nil) async throws(AlcedoError) -> DiskEntryMetadata? {
         let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
         let disk = diskStorage
-        return try await io.run { () throws(AlcedoError) -> DiskEntryMetadata? in try disk.metadata(forKey: computedKey) }
+        return try await io.run { () throws(AlcedoError) -> DiskEntryMetadata? in
+            try disk.metadata(forKey: computedKey, forcedExtension: forcedExtension)
+        }
     }
 
     /// Replaces the HTTP metadata of the disk entry without rewriting its bytes (after a
-    /// `304 Not Modified`); see ``DiskStorage/EntryStore/updateMetadata(forKey:httpCacheInfo:expiration:)``.
+    /// `304 Not Modified`); see ``DiskStorage/EntryStore/updateMetadata(forKey:httpCacheInfo:expiration:forcedExtension:)``.
+    /// `forcedExtension` is the extension the entry was stored with (default `nil`: the configured one).
     /// - Returns: `false` when the entry is not on disk.
     @discardableResult
-    public func updateDiskMetadata(forKey key: String, processorIdentifier: String = "", httpCacheInfo: HTTPCacheInfo?,
+    public func updateDiskMetadata(forKey key: String, processorIdentifier: String = "", forcedExtension: String? = nil,
+                                   httpCacheInfo: HTTPCacheInfo?,
                                    expiration: StorageExpiration? = nil) async throws(AlcedoError) -> Bool {
         let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
         let disk = diskStorage
         return try await io.run { () throws(AlcedoError) -> Bool in
-            try disk.updateMetadata(forKey: computedKey, httpCacheInfo: httpCacheInfo, expiration: expiration)
+            try disk.updateMetadata(forKey: computedKey, httpCacheInfo: httpCacheInfo, expiration: expiration,
+                                    forcedExtension: forcedExtension)
         }
     }
 
     // MARK: State
 
     /// Where the image is cached, after loading the disk index if needed (the public,
-    /// synchronous ``imageCachedType(forKey:processorIdentifier:)`` never loads it). Not an access.
-    func loadedImageCachedType(forKey key: String, processorIdentifier: String = "") async -> CacheType {
+    /// synchronous ``imageCachedType(forKey:processorIdentifier:forcedExtension:)`` never loads it). Not an access.
+    func loadedImageCachedType(forKey key: String, processorIdentifier: String = "", forcedExtension: String? = nil) async -> CacheType {
         let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
         if memoryStorage.isCached(forKey: computedKey) { return .memory }
         let disk = diskStorage
-        let onDisk = (try? await io.run { disk.isCached(forKey: computedKey) }) ?? false
+        let onDisk = (try? await io.run { disk.isCached(forKey: computedKey, forcedExtension: forcedExtension) }) ?? false
         return onDisk ? .disk : .none
     }
 
     /// Removes the image from memory and/or disk (default both), and from the ``sharedTier``
-    /// with `fromSharedTier` (default `true`; a shared-tier failure is not thrown).
-    public func removeImage(forKey key: String, processorIdentifier: String = "", fromMemory: Bool = true,
-                            fromDisk: Bool = true, fromSharedTier: Bool = true) async throws(AlcedoError) {
+    /// with `fromSharedTier` (default `true`; a shared-tier failure is not thrown). On disk, the
+    /// entry removed is the one stored with `forcedExtension` (default `nil`: the configured extension).
+    public func removeImage(forKey key: String, processorIdentifier: String = "", forcedExtension: String? = nil,
+                            fromMemory: Bool = true, fromDisk: Bool = true, fromSharedTier: Bool = true) async throws(AlcedoError) {
         let computedKey = Self.cacheKey(forKey: key, processorIdentifier: processorIdentifier)
         if fromMemory { memoryStorage.remove(forKey: computedKey) }
         if fromSharedTier, let sharedTier { await sharedTier.removeEntry(forKey: computedKey) }
         guard fromDisk else { return }
         let disk = diskStorage
-        try await io.run { () throws(AlcedoError) in try disk.remove(forKey: computedKey) }
+        try await io.run { () throws(AlcedoError) in try disk.remove(forKey: computedKey, forcedExtension: forcedExtension) }
     }
 
     /// Removes every image from memory.

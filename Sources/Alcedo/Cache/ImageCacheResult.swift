@@ -1,4 +1,4 @@
-/// What ``ImageCache/retrieveImage(forKey:processorIdentifier:options:cacheSerializer:extendingExpiration:)``
+/// What ``ImageCache/retrieveImage(forKey:processorIdentifier:forcedExtension:options:cacheSerializer:extendingExpiration:)``
 /// found.
 public enum ImageCacheResult: Sendable {
     /// Found on disk (and now also in memory).

@@ -12,14 +12,16 @@ extension ImageCache {
     /// - Parameters:
     ///   - key: the source's cache key.
     ///   - processorIdentifier: the processor's identifier (default `""`: the original image).
-    public func imageCachedTypeAsync(forKey key: String, processorIdentifier: String = "") async -> CacheType {
-        await loadedImageCachedType(forKey: key, processorIdentifier: processorIdentifier)
+    ///   - forcedExtension: the extension the disk entry was stored with (default `nil`: the configured one).
+    public func imageCachedTypeAsync(forKey key: String, processorIdentifier: String = "",
+                                     forcedExtension: String? = nil) async -> CacheType {
+        await loadedImageCachedType(forKey: key, processorIdentifier: processorIdentifier, forcedExtension: forcedExtension)
     }
 
-    /// The callback form of ``imageCachedTypeAsync(forKey:processorIdentifier:)``: calls
+    /// The callback form of ``imageCachedTypeAsync(forKey:processorIdentifier:forcedExtension:)``: calls
     /// `completionHandler` once, on `callbackQueue` (default ``CallbackQueue/untouch``); a
     /// memory hit at once, before this returns, with ``CallbackQueue/untouch``.
-    public func imageCachedTypeAsync(forKey key: String, processorIdentifier: String = "",
+    public func imageCachedTypeAsync(forKey key: String, processorIdentifier: String = "", forcedExtension: String? = nil,
                                      callbackQueue: CallbackQueue = .untouch,
                                      completionHandler: @escaping @Sendable (CacheType) -> Void) {
         // A memory hit is answered at once, as in Kingfisher.
@@ -28,15 +30,16 @@ extension ImageCache {
             return
         }
         Task {
-            let type = await imageCachedTypeAsync(forKey: key, processorIdentifier: processorIdentifier)
+            let type = await imageCachedTypeAsync(forKey: key, processorIdentifier: processorIdentifier,
+                                                  forcedExtension: forcedExtension)
             callbackQueue.execute { completionHandler(type) }
         }
     }
 
     /// The image on disk, decoded (or `nil` when not there), given to `completionHandler` once
     /// on `callbackQueue` (default ``CallbackQueue/untouch``); Kingfisher's callback form of
-    /// ``retrieveImageInDiskCache(forKey:processorIdentifier:options:cacheSerializer:extendingExpiration:)``.
-    /// `options` are read as a request's (processor identifier, serializer, decoding limits);
+    /// ``retrieveImageInDiskCache(forKey:processorIdentifier:forcedExtension:options:cacheSerializer:extendingExpiration:)``.
+    /// `options` are read as a request's (processor identifier, forced file extension, serializer, decoding limits);
     /// the image is not put in memory. With ``AlcedoOptionsInfoItem/loadDiskFileSynchronously``
     /// the file is read and decoded on the calling thread, and a `callbackQueue` of
     /// ``CallbackQueue/untouch`` calls back before this returns, as in Kingfisher: do not call
@@ -51,7 +54,8 @@ extension ImageCache {
             do throws(AlcedoError) {
                 let computedKey = Self.cacheKey(forKey: key, processorIdentifier: parsed.processor.identifier)
                 let serializer = parsed.cacheSerializer ?? cacheSerializer
-                if let data = try diskStorage.value(forKey: computedKey, extendingExpiration: parsed.diskCacheAccessExtendingExpiration) {
+                if let data = try diskStorage.value(forKey: computedKey, extendingExpiration: parsed.diskCacheAccessExtendingExpiration,
+                                                    forcedExtension: parsed.forcedExtension) {
                     result = .success(try serializer.deserializedImage(with: data, options: parsed.decodingOptions))
                 } else {
                     result = .success(nil)
@@ -66,8 +70,9 @@ extension ImageCache {
             let result: Result<AlcedoImage?, AlcedoError>
             do throws(AlcedoError) {
                 result = .success(try await retrieveImageInDiskCache(
-                    forKey: key, processorIdentifier: parsed.processor.identifier, options: parsed.decodingOptions,
-                    cacheSerializer: parsed.cacheSerializer, extendingExpiration: parsed.diskCacheAccessExtendingExpiration))
+                    forKey: key, processorIdentifier: parsed.processor.identifier, forcedExtension: parsed.forcedExtension,
+                    options: parsed.decodingOptions, cacheSerializer: parsed.cacheSerializer,
+                    extendingExpiration: parsed.diskCacheAccessExtendingExpiration))
             } catch {
                 result = .failure(error)
             }

@@ -45,6 +45,7 @@ extension ImageCache {
     public func retrieveImage(forKey key: String, options: AlcedoOptionsInfo?) async throws(AlcedoError) -> ImageCacheResult {
         let parsed = AlcedoParsedOptionsInfo(options)
         return try await retrieveImage(forKey: key, processorIdentifier: parsed.processor.identifier,
+                                       forcedExtension: parsed.forcedExtension,
                                        options: parsed.decodingOptions, cacheSerializer: parsed.cacheSerializer,
                                        extendingExpiration: parsed.memoryCacheAccessExtendingExpiration)
     }
@@ -74,11 +75,13 @@ extension ImageCache {
         let serializer = options.cacheSerializer ?? cacheSerializer
         let bytes = identifier.isEmpty ? original : nil
         let diskExpiration = options.diskCacheExpiration
+        let forcedExtension = options.forcedExtension
         Task {
             let disk: Result<Void, AlcedoError>
             do throws(AlcedoError) {
                 let data = try serializer.serializedData(with: image, original: bytes)
-                try await storeToDisk(data, forKey: key, processorIdentifier: identifier, expiration: diskExpiration)
+                try await storeToDisk(data, forKey: key, processorIdentifier: identifier, forcedExtension: forcedExtension,
+                                      expiration: diskExpiration)
                 disk = .success(())
             } catch {
                 disk = .failure(error)
@@ -94,7 +97,7 @@ extension ImageCache {
     public func store(_ image: AlcedoImage, original: Data? = nil, forKey key: String,
                       options: AlcedoParsedOptionsInfo, toDisk: Bool = true) async throws(AlcedoError) {
         try await store(image, original: original, forKey: key, processorIdentifier: options.processor.identifier,
-                        cacheSerializer: options.cacheSerializer, memoryExpiration: options.memoryCacheExpiration,
+                        forcedExtension: options.forcedExtension, cacheSerializer: options.cacheSerializer, memoryExpiration: options.memoryCacheExpiration,
                         diskExpiration: options.diskCacheExpiration, toDisk: toDisk)
     }
 }

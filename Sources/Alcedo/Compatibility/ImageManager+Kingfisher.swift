@@ -5,9 +5,10 @@ extension ImageManager {
     /// ``defaultOptions`` are not added), calling `completionHandler` once on the options'
     /// callback queue.
     /// - Parameters:
-    ///   - downloadTaskUpdated: Kingfisher calls it when a retry or an alternative source starts a
-    ///     new download task; Alcedo's returned task stays the caller's handle through retries and
-    ///     alternative sources, so it is not called (default `nil`).
+    ///   - downloadTaskUpdated: called as each alternative source is tried, with its task
+    ///     (`nil` for a data provider), as in
+    ///     ``retrieveImage(with:options:progressBlock:downloadTaskUpdated:completionHandler:)-(Source,_,_,_,_)``
+    ///     (default `nil`: not called).
     ///   - progressiveImageSetter: called with each progressive preview
     ///     (``AlcedoOptionsInfoItem/progressiveJPEG(_:)``) before the completion (default `nil`).
     ///   - referenceTaskIdentifierChecker: whether the caller still wants the image; it becomes
@@ -28,6 +29,84 @@ extension ImageManager {
             preview = { (image: AlcedoImage) in progressiveImageSetter(image) }
         }
         return retrieveImage(with: source, parsedOptions: options, progressBlock: nil, previewHandler: preview,
-                             completionHandler: { result in completionHandler?(result) })
+                             downloadTaskUpdated: downloadTaskUpdated, completionHandler: { result in completionHandler?(result) })
+    }
+}
+
+/// Kingfisher's `downloadTaskUpdated:` form of the callback `retrieveImage`.
+extension ImageManager {
+    /// Retrieves the image of `source` as
+    /// ``retrieveImage(with:options:progressBlock:completionHandler:)-(Source,_,_,_)`` does, and calls
+    /// `downloadTaskUpdated` as each alternative source (``AlcedoOptionsInfoItem/alternativeSources(_:)``)
+    /// is tried, with that source's task, as Kingfisher does: once per alternative source tried,
+    /// as it starts and before the completion handler.
+    ///
+    /// For a network source the task is a ``DownloadTask`` of the source's URL: its
+    /// ``DownloadTask/cancel()`` cancels the attempt, and the retrieval then ends with
+    /// ``RequestErrorReason/cancelled`` without trying the sources after it; its
+    /// ``DownloadTask/progress`` is the attempt's. For a data provider it is `nil`. The returned
+    /// task cancels the whole retrieval, whichever source it is at. Differences from Kingfisher:
+    /// the returned task is a ``RetrieveImageTask``, and `downloadTaskUpdated` is not called for
+    /// retries (``AlcedoOptionsInfoItem/retryStrategy(_:)``), which Alcedo runs inside the
+    /// download the returned task already cancels.
+    /// - Parameters:
+    ///   - source: where the image comes from.
+    ///   - options: the request's options (default `nil`: the manager's ``defaultOptions``).
+    ///   - progressBlock: called as a download's body arrives (default `nil`).
+    ///   - downloadTaskUpdated: called with each alternative source's task, on the thread that
+    ///     tries it, as it starts.
+    ///   - completionHandler: called once with the result or the error, on the options' callback queue.
+    /// - Returns: a task to cancel this caller (never `nil` here, optional for Kingfisher's shape).
+    @discardableResult
+    public func retrieveImage(with source: Source, options: AlcedoOptionsInfo? = nil,
+                              progressBlock: DownloadProgressBlock? = nil,
+                              downloadTaskUpdated: @escaping @Sendable (DownloadTask?) -> Void,
+                              completionHandler: @escaping @Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void) -> RetrieveImageTask? {
+        retrieveImage(with: source, parsedOptions: parsedOptions(options), progressBlock: progressBlock, previewHandler: nil,
+                      downloadTaskUpdated: downloadTaskUpdated, completionHandler: completionHandler)
+    }
+
+    /// ``retrieveImage(with:options:progressBlock:downloadTaskUpdated:completionHandler:)-(Source,_,_,_,_)``
+    /// for a resource (a `URL` is one).
+    @discardableResult
+    public func retrieveImage(with resource: any Resource, options: AlcedoOptionsInfo? = nil,
+                              progressBlock: DownloadProgressBlock? = nil,
+                              downloadTaskUpdated: @escaping @Sendable (DownloadTask?) -> Void,
+                              completionHandler: @escaping @Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void) -> RetrieveImageTask? {
+        retrieveImage(with: resource.convertToSource(), options: options, progressBlock: progressBlock,
+                      downloadTaskUpdated: downloadTaskUpdated, completionHandler: completionHandler)
+    }
+}
+
+/// Kingfisher's return type for the callback `retrieveImage`.
+extension ImageManager {
+    /// The callback `retrieveImage` of a resource as Kingfisher types its result, a `DownloadTask?`:
+    /// the same call as Alcedo's `retrieveImage(with:options:progressBlock:completionHandler:)` of a
+    /// resource, chosen only where a `DownloadTask?` is asked for
+    /// (`let task: DownloadTask? = manager.retrieveImage(with: url) { … }`); elsewhere that form,
+    /// which returns a ``RetrieveImageTask``, is.
+    ///
+    /// The task's ``DownloadTask/url`` is the resource's download URL, its
+    /// ``DownloadTask/progress`` the retrieval's download progress (it ends with the retrieval),
+    /// and its ``DownloadTask/cancel()`` cancels this caller's retrieval as
+    /// ``RetrieveImageTask/cancel()`` does: a cache lookup too, not only a download. Never `nil`
+    /// here, optional for Kingfisher's shape. The parameters and their defaults are those of
+    /// the ``RetrieveImageTask`` form.
+    @_disfavoredOverload
+    @discardableResult
+    public func retrieveImage(with resource: any Resource, options: AlcedoOptionsInfo? = nil,
+                              progressBlock: DownloadProgressBlock? = nil,
+                              completionHandler: @escaping @Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void) -> DownloadTask? {
+        let (updates, continuation) = AsyncStream.makeStream(of: DownloadProgress.self, bufferingPolicy: .bufferingNewest(1))
+        let reportProgress: DownloadProgressBlock = { received, total in
+            continuation.yield(DownloadProgress(receivedSize: received, totalSize: total))
+            progressBlock?(received, total)
+        }
+        let handle = retrieveImage(with: resource.convertToSource(), parsedOptions: parsedOptions(options),
+                                   progressBlock: reportProgress, previewHandler: nil) { result in
+            continuation.finish()
+            completionHandler(result)
+        }
+        return DownloadTask(url: resource.downloadURL, progress: updates, cancel: { handle.cancel() })
     }
 }

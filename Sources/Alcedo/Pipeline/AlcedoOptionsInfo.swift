@@ -161,4 +161,11 @@ public enum AlcedoOptionsInfoItem: Sendable {
     /// it and the requested source is always loaded; accepted (and kept in
     /// ``AlcedoParsedOptionsInfo/lowDataModeSource``) so that shared code compiles unchanged.
     case lowDataMode(Source?)
+    /// The extension of the disk cache files this request reads and writes, instead of the disk
+    /// storage's ``DiskStorage/EntryStore/Config/pathExtension`` (`nil`: the configured one, the
+    /// default when the option is absent), as Kingfisher's `.forcedCacheFileExtension`. It applies
+    /// to the processed image in the target cache and the original in the original cache alike:
+    /// entries stored with another extension, or without one, are not found by this request.
+    /// Memory entries do not depend on it.
+    case forcedCacheFileExtension(String?)
 }

@@ -100,6 +100,8 @@ public struct AlcedoParsedOptionsInfo: Sendable {
     public var diskStoreWriteOptions: Data.WritingOptions = []
     /// ``AlcedoOptionsInfoItem/lowDataMode(_:)`` (default `nil`; never used on Linux).
     public var lowDataModeSource: Source?
+    /// ``AlcedoOptionsInfoItem/forcedCacheFileExtension(_:)`` (default `nil`: the disk storage's extension).
+    public var forcedExtension: String?
     /// Kingfisher's check that the request is still wanted (the view it is for still waits for
     /// this source); no option item sets it. When it answers `false`, a disk-cache retrieval stops
     /// before reading, decoding or storing in memory (``ImageCache`` answers `.none`), and the
@@ -166,6 +168,7 @@ public struct AlcedoParsedOptionsInfo: Sendable {
             case .loadDiskFileSynchronously: loadDiskFileSynchronously = true
             case .diskStoreWriteOptions(let options): diskStoreWriteOptions = options
             case .lowDataMode(let source): lowDataModeSource = source
+            case .forcedCacheFileExtension(let ext): forcedExtension = ext
             }
         }
         if scaleFactor != 1, scaleFactor > 0, let scalable = processor as? any PointSizedProcessor {

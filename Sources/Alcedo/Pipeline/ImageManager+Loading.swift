@@ -6,7 +6,7 @@ import Foundation
 
 /// The flow of one source: memory → disk and shared tier (variant, then original) → load →
 /// decode → process → store, run once per ``PipelineKey`` in flight (and, with a shared tier,
-/// once among the processes that share it: see ``ImageCache/coalesceWork(forKey:processorIdentifier:)``).
+/// once among the processes that share it: see ``ImageCache/coalesceWork(forKey:processorIdentifier:forcedExtension:)``).
 extension ImageManager {
     /// A disk entry found for a request: the processed variant, or the original to process.
     struct DiskHit: Sendable {
@@ -172,7 +172,8 @@ extension ImageManager {
                 let image = try await transform(.image(original), request, options: request.decodingOptions, process: true,
                                                 priority: context.ticket.priority, metrics: &metrics).mapError(\.error).get()
                 // The variant goes to disk only if its original is there (not memory-only, not no-store).
-                let originalOnDisk = try? await request.originalCache.diskMetadata(forKey: request.key)
+                let originalOnDisk = try? await request.originalCache.diskMetadata(forKey: request.key,
+                                                                                   forcedExtension: options.forcedExtension)
                 let variantData = await store(image, data: nil, info: originalOnDisk?.httpCacheInfo, request, storeOriginal: false,
                                               toDisk: originalOnDisk != nil, metrics: &metrics)
                 return LoadedImage(image: image, cacheType: .memory, originalData: nil, response: nil, metrics: metrics,
@@ -244,7 +245,8 @@ extension ImageManager {
     private func coalesce(_ request: LoadRequest, work: LoadRequest.WorkEntry, priority: DownloadPriority,
                           metrics: inout RetrieveImageMetrics) async throws(AlcedoError)
         -> (served: LoadedImage?, lock: LoadRequest.WorkEntry?) {
-        switch await work.cache.coalesceWork(forKey: request.key, processorIdentifier: work.identifier) {
+        switch await work.cache.coalesceWork(forKey: request.key, processorIdentifier: work.identifier,
+                                             forcedExtension: request.options.forcedExtension) {
         case .found(let entry):
             let hit = DiskHit(kind: work.kind, data: entry.data, metadata: DiskEntryMetadata(
                 key: entry.metadata.key, hash: "", dataSize: entry.data.count, fileSize: entry.data.count,
@@ -303,7 +305,8 @@ extension ImageManager {
                 switch outcome {
                 case .notModified(let info, let notModified):
                     _ = try? await cache(for: hit, request).updateDiskMetadata(
-                        forKey: request.key, processorIdentifier: identifier(for: hit, request), httpCacheInfo: info)
+                        forKey: request.key, processorIdentifier: identifier(for: hit, request),
+                        forcedExtension: request.options.forcedExtension, httpCacheInfo: info)
                     if let served = try await serve(hit, request, info: info, response: notModified,
                                                     priority: context.ticket.priority, metrics: &metrics) {
                         return served
@@ -321,15 +324,7 @@ extension ImageManager {
                 (data, response) = (fresh.data, fresh.response)
             }
         case .provider(let provider):
-            do {
-                data = try await provider.data()
-            } catch let error as AlcedoError {
-                throw error
-            } catch is CancellationError {
-                throw .requestError(reason: .dataProviderCancelled(provider: provider))
-            } catch {
-                throw .imageSettingError(reason: .dataProviderError(provider: provider, error: error))
-            }
+            data = try await provider.loadedData()
         }
         metrics.loading = clock.now - loadStart
 
@@ -360,10 +355,13 @@ extension ImageManager {
         let extending = request.options.diskCacheAccessExtendingExpiration
         if request.storesVariantOnDisk,
            let entry = try? await request.targetCache.retrieveStoredData(
-               forKey: request.key, processorIdentifier: request.variant, extendingExpiration: extending) {
+               forKey: request.key, processorIdentifier: request.variant, forcedExtension: request.options.forcedExtension,
+               extendingExpiration: extending) {
             return DiskHit(kind: .variant, data: entry.data, metadata: entry.metadata)
         }
-        if let entry = try? await request.originalCache.retrieveStoredData(forKey: request.key, extendingExpiration: extending) {
+        if let entry = try? await request.originalCache.retrieveStoredData(forKey: request.key,
+                                                                           forcedExtension: request.options.forcedExtension,
+                                                                           extendingExpiration: extending) {
             return DiskHit(kind: .original, data: entry.data, metadata: entry.metadata)
         }
         return nil
@@ -568,5 +566,22 @@ extension ImageManager {
         let processing: Duration
         /// The processing steps, one by one (empty when nothing was processed).
         var steps: [ProcessingStepTime] = []
+    }
+}
+
+extension ImageDataProvider {
+    /// ``data()``, its failure as the manager reports it: an ``AlcedoError`` as thrown, a
+    /// cancellation as `.requestError(.dataProviderCancelled)`, anything else as
+    /// `.imageSettingError(.dataProviderError)`.
+    func loadedData() async throws(AlcedoError) -> Data {
+        do {
+            return try await data()
+        } catch let error as AlcedoError {
+            throw error
+        } catch is CancellationError {
+            throw .requestError(reason: .dataProviderCancelled(provider: self))
+        } catch {
+            throw .imageSettingError(reason: .dataProviderError(provider: self, error: error))
+        }
     }
 }

@@ -100,7 +100,8 @@ private struct DiskWrites: Sendable {
             if case .success(let bytes) = encoded {
                 variant = bytes
                 try? await request.targetCache.storeSerialized(bytes, forKey: request.key, processorIdentifier: request.variant,
-                                                           expiration: options.diskCacheExpiration, httpCacheInfo: info)
+                                                           expiration: options.diskCacheExpiration, httpCacheInfo: info,
+                                                           forcedExtension: options.forcedExtension)
             }
         }
         if writesOriginal, let data {
@@ -119,7 +120,7 @@ private struct DiskWrites: Sendable {
                 bytes = data
             }
             try? await request.originalCache.storeSerialized(bytes, forKey: request.key, expiration: options.diskCacheExpiration,
-                                                         httpCacheInfo: info)
+                                                         httpCacheInfo: info, forcedExtension: options.forcedExtension)
         }
         return (variant, encoding)
     }

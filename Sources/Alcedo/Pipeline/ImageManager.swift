@@ -159,9 +159,12 @@ public final class ImageManager: Sendable {
                       previewHandler: previewHandler, completionHandler: completionHandler)
     }
 
-    /// The callback form with options already read (the manager's ``defaultOptions`` are not added).
+    /// The callback form with options already read (the manager's ``defaultOptions`` are not added);
+    /// `downloadTaskUpdated` is told of each alternative source's task (see
+    /// ``retrieve(_:options:progress:preview:downloadTaskUpdated:)``).
     func retrieveImage(with source: Source, parsedOptions parsed: AlcedoParsedOptionsInfo, progressBlock: DownloadProgressBlock?,
                        previewHandler: (@Sendable (AlcedoImage) -> Void)?,
+                       downloadTaskUpdated: (@Sendable (DownloadTask?) -> Void)? = nil,
                        completionHandler: @escaping @Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void) -> RetrieveImageTask {
         let handle = RetrieveImageTask()
         let previews = handle.previewContinuation
@@ -180,7 +183,7 @@ public final class ImageManager: Sendable {
             let result: Result<RetrieveImageResult, AlcedoError>
             do throws(AlcedoError) {
                 result = .success(try await retrieve(source, options: parsed, progress: progressHandler(progressBlock),
-                                                     preview: deliverPreview))
+                                                     preview: deliverPreview, downloadTaskUpdated: downloadTaskUpdated))
             } catch {
                 result = .failure(error)
             }
@@ -201,16 +204,23 @@ public final class ImageManager: Sendable {
 
     // MARK: Alternative sources
 
-    /// Tries `source`, then each alternative source in order.
+    /// Tries `source`, then each alternative source in order. With `downloadTaskUpdated`, each
+    /// alternative source is tried as a task of its own, and `downloadTaskUpdated` is told of it as
+    /// it starts (see ``retrieveAlternative(_:originalSource:options:progress:preview:downloadTaskUpdated:)``).
     func retrieve(_ source: Source, options: AlcedoParsedOptionsInfo,
                   progress: (@Sendable (DownloadProgress) -> Void)?,
-                  preview: (@Sendable (AlcedoImage) -> Void)? = nil) async throws(AlcedoError) -> RetrieveImageResult {
+                  preview: (@Sendable (AlcedoImage) -> Void)? = nil,
+                  downloadTaskUpdated: (@Sendable (DownloadTask?) -> Void)? = nil) async throws(AlcedoError) -> RetrieveImageResult {
         guard let alternatives = options.alternativeSources, !alternatives.isEmpty else {
             return try await retrieveSingle(source, originalSource: source, options: options, progress: progress, preview: preview)
         }
         var failures: [SourceFailure] = []
-        for candidate in [source] + alternatives {
+        for (index, candidate) in ([source] + alternatives).enumerated() {
             do {
+                if index > 0, let downloadTaskUpdated {
+                    return try await retrieveAlternative(candidate, originalSource: source, options: options, progress: progress,
+                                                         preview: preview, downloadTaskUpdated: downloadTaskUpdated)
+                }
                 return try await retrieveSingle(candidate, originalSource: source, options: options, progress: progress,
                                                 preview: preview)
             } catch {
@@ -220,5 +230,44 @@ public final class ImageManager: Sendable {
             }
         }
         throw .imageSettingError(reason: .alternativeSourcesExhausted(failures))
+    }
+
+    /// Tries the alternative source `candidate` in a task of its own and tells
+    /// `downloadTaskUpdated` of it as it starts, before its outcome, as Kingfisher tells its caller of the new download task an
+    /// alternative source starts: a ``DownloadTask`` for a network source, whose
+    /// ``DownloadTask/cancel()`` cancels this attempt (the retrieval then ends cancelled, without
+    /// trying the sources after it) and whose ``DownloadTask/progress`` is this attempt's; `nil`
+    /// for a data provider, which has no download. Cancelling the calling task cancels the
+    /// attempt too.
+    private func retrieveAlternative(_ candidate: Source, originalSource: Source, options: AlcedoParsedOptionsInfo,
+                                     progress: (@Sendable (DownloadProgress) -> Void)?,
+                                     preview: (@Sendable (AlcedoImage) -> Void)?,
+                                     downloadTaskUpdated: @Sendable (DownloadTask?) -> Void) async throws(AlcedoError) -> RetrieveImageResult {
+        guard case .network(let resource) = candidate else {
+            downloadTaskUpdated(nil)
+            return try await retrieveSingle(candidate, originalSource: originalSource, options: options, progress: progress,
+                                            preview: preview)
+        }
+        let (updates, continuation) = AsyncStream.makeStream(of: DownloadProgress.self, bufferingPolicy: .bufferingNewest(1))
+        let attempt = Task { () async -> Result<RetrieveImageResult, AlcedoError> in
+            defer { continuation.finish() }
+            let report: @Sendable (DownloadProgress) -> Void = { value in
+                continuation.yield(value)
+                progress?(value)
+            }
+            do throws(AlcedoError) {
+                return .success(try await self.retrieveSingle(candidate, originalSource: originalSource, options: options,
+                                                              progress: report, preview: preview))
+            } catch {
+                return .failure(error)
+            }
+        }
+        downloadTaskUpdated(DownloadTask(url: resource.downloadURL, progress: updates, cancel: { attempt.cancel() }))
+        let result = await withTaskCancellationHandler {
+            await attempt.value
+        } onCancel: {
+            attempt.cancel()
+        }
+        return try result.get()
     }
 }

@@ -268,7 +268,8 @@ public final class ImagePrefetcher: Sendable {
             let request = LoadRequest(source: resolved, options: options, manager: manager)
             // Answered at once (the memory cache, then the disk index): thousands of sources
             // checked at the same time wait for no I/O thread.
-            let cached = request.targetCache.imageCachedType(forKey: request.key, processorIdentifier: request.variant)
+            let cached = request.targetCache.imageCachedType(forKey: request.key, processorIdentifier: request.variant,
+                                                             forcedExtension: options.forcedExtension)
             if cached.cached {
                 // Loading a disk hit stores it in memory.
                 if cached == .disk && options.alsoPrefetchToMemory {

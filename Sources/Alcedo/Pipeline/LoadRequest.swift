@@ -109,7 +109,7 @@ struct LoadRequest: Sendable {
         }
         return PipelineKey(url: url, cacheKey: key, variant: variant, decoding: decodingOptions,
                            targetCache: ObjectIdentifier(targetCache), originalCache: ObjectIdentifier(originalCache),
-                           downloader: ObjectIdentifier(downloader), flags: flags)
+                           downloader: ObjectIdentifier(downloader), forcedExtension: options.forcedExtension, flags: flags)
     }
 
     /// The memory expiration of an image stored now: the option's, capped by the response's
@@ -150,6 +150,8 @@ struct PipelineKey: Hashable, Sendable {
     let targetCache: ObjectIdentifier
     let originalCache: ObjectIdentifier
     let downloader: ObjectIdentifier
+    /// The disk files' forced extension: requests that store under different names are not one.
+    let forcedExtension: String?
     let flags: Flags
 }
 

@@ -50,4 +50,9 @@ public final class RetrieveImageTask: Sendable {
 
     /// `true` once ``cancel()`` was called.
     public var isCancelled: Bool { cancelled.withLock { $0 } }
+
+    /// Kingfisher's `isInitialized` (of its `DownloadTask`): whether the task can cancel its
+    /// request. Always `true`: the request is attached before the call that returns the task
+    /// returns, and a ``cancel()`` that comes first is applied when it starts.
+    public var isInitialized: Bool { true }
 }
