@@ -130,13 +130,7 @@ public struct ImgproxyProcessor: ImageProcessor {
     /// The bytes of the resize's output for an image of `unclipped` (turned by `rotate`) when a
     /// crop to a smaller result follows it; 0 when the resize's output is the result.
     private func scaledBytes(for unclipped: PixelSize) -> Int {
-        var source = unclipped
-        if let region = options.region {
-            let width = max(0, min(region.right, source.width)) - max(0, min(region.left, source.width))
-            let height = max(0, min(region.bottom, source.height)) - max(0, min(region.top, source.height))
-            if width > 0, height > 0 { source = PixelSize(width: width, height: height) }
-        }
-        let plan = ImgproxyGeometry(source: source, options: requested(within: unclipped, cropped: source), maxResultDimension: effectiveResultDimension)
+        let plan = geometry(forTurned: unclipped)
         let width = max(1, plan.scaledWidth), height = max(1, plan.scaledHeight)
         let result = ImgproxyGeometry.minNonZero(plan.resultCropWidth, width) * ImgproxyGeometry.minNonZero(plan.resultCropHeight, height)
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
@@ -144,6 +138,17 @@ public struct ImgproxyProcessor: ImageProcessor {
         guard pixels > result else { return 0 }
         let (bytes, tooMany) = pixels.multipliedReportingOverflow(by: 4)
         return tooMany ? Int.max : bytes
+    }
+
+    /// The geometry of an image of `unclipped` (already turned by `rotate`) after the region crop.
+    private func geometry(forTurned unclipped: PixelSize) -> ImgproxyGeometry {
+        var source = unclipped
+        if let region = options.region {
+            let width = max(0, min(region.right, source.width)) - max(0, min(region.left, source.width))
+            let height = max(0, min(region.bottom, source.height)) - max(0, min(region.top, source.height))
+            if width > 0, height > 0 { source = PixelSize(width: width, height: height) }
+        }
+        return ImgproxyGeometry(source: source, options: requested(within: unclipped, cropped: source), maxResultDimension: effectiveResultDimension)
     }
 
     /// The options with the requested size lowered to `loaded` when
@@ -163,13 +168,7 @@ public struct ImgproxyProcessor: ImageProcessor {
 
     /// ``outputSize(for:)`` of an image already turned by `rotate`.
     private func resultSize(for unclipped: PixelSize) -> PixelSize {
-        var source = unclipped
-        if let region = options.region {
-            let width = max(0, min(region.right, source.width)) - max(0, min(region.left, source.width))
-            let height = max(0, min(region.bottom, source.height)) - max(0, min(region.top, source.height))
-            if width > 0, height > 0 { source = PixelSize(width: width, height: height) }
-        }
-        let plan = ImgproxyGeometry(source: source, options: requested(within: unclipped, cropped: source), maxResultDimension: effectiveResultDimension)
+        let plan = geometry(forTurned: unclipped)
         // The crop before the resize, the resize to the scaled size, the crop to the result.
         let scaledWidth = max(1, plan.scaledWidth), scaledHeight = max(1, plan.scaledHeight)
         var size = PixelSize(width: ImgproxyGeometry.minNonZero(plan.resultCropWidth, scaledWidth),
