@@ -252,7 +252,8 @@ def report(table, cases, servers, meta):
     if meta["notes"]:
         lines.append("")
     header = "| case | " + " | ".join(f"{label[s]} req/s (CPU ms/req)" for s in servers) + \
-        " | vs thumbor | vs libvips | bytes: Alcedo, thumbor, libvips | SSIM: Alcedo, thumbor, libvips |"
+        " | vs thumbor | vs libvips | bytes: " + ", ".join(label[s] for s in servers) + \
+        " | SSIM: " + ", ".join(label[s] for s in servers) + " |"
     lines += [header, "|" + "---|" * (len(servers) + 5)]
     for case in cases:
         cells = []

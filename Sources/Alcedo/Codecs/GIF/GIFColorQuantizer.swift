@@ -5,9 +5,11 @@
 /// index), the palette is exact and the pixels keep their colours. Otherwise the palette is
 /// built by median cut over a 5-bit-per-channel histogram (the box with the largest squared
 /// error is split at the weighted median of its widest channel), each entry being the mean of
-/// the pixels in its box, refined by two rounds of k-means; pixels are mapped to the nearest
-/// entry (looked up per 6-bit-per-channel cell), with Floyd-Steinberg error diffusion when a
-/// dithering level above 0 is asked for (``quantize(_:width:maxColors:dithering:)``).
+/// the pixels in its box, refined by two rounds of k-means; every pixel is mapped to its
+/// nearest entry (exactly, from a short list of candidates kept per 6-bit-per-channel cell),
+/// with Floyd-Steinberg error diffusion when a dithering level above 0 is asked for
+/// (``quantize(_:width:maxColors:dithering:)``). Distances weigh the channels by their share
+/// of luma (``Color/distance(to:)``).
 struct GIFColorQuantizer {
     /// A quantised frame.
     struct Result: Equatable {
@@ -161,10 +163,20 @@ struct GIFColorQuantizer {
     struct Color: Equatable {
         var red: Double, green: Double, blue: Double
 
+        /// How much each channel's difference counts in ``distance(to:)``: Rec. 601's luma
+        /// coefficients, times 3 (so that the three add up to 3, as unweighted channels do). A
+        /// green error shows about five times as much as a blue one; weighing the channels so
+        /// puts the palette's entries where the eye (and a luma metric) sees the differences.
+        static let redWeight = 0.897, greenWeight = 1.761, blueWeight = 0.342
+
+        /// The weighted squared distance between two colours.
         func distance(to other: Color) -> Double {
             let r = red - other.red, g = green - other.green, b = blue - other.blue
-            return r * r + g * g + b * b
+            return Self.redWeight * r * r + Self.greenWeight * g * g + Self.blueWeight * b * b
         }
+
+        /// The weight of channel `axis` (0 red, 1 green, 2 blue).
+        static func weight(_ axis: Int) -> Double { axis == 0 ? redWeight : (axis == 1 ? greenWeight : blueWeight) }
     }
 
     /// One non-empty cell of the 5-bit histogram: how many pixels fell in it and their mean.
@@ -236,12 +248,9 @@ struct GIFColorQuantizer {
         for _ in 0..<rounds {
             var sums = [Color](repeating: Color(red: 0, green: 0, blue: 0), count: palette.count)
             var counts = [Double](repeating: 0, count: palette.count)
+            let search = PaletteSearch(palette)
             for cell in cells {
-                var best = 0, bestDistance = Double.infinity
-                for (index, entry) in palette.enumerated() {
-                    let distance = cell.mean.distance(to: entry)
-                    if distance < bestDistance { bestDistance = distance; best = index }
-                }
+                let best = search.nearest(to: cell.mean).index
                 sums[best].red += cell.mean.red * cell.count
                 sums[best].green += cell.mean.green * cell.count
                 sums[best].blue += cell.mean.blue * cell.count
@@ -274,30 +283,134 @@ struct GIFColorQuantizer {
         var best = 0, bestRange = -1.0
         for axis in 0..<3 {
             let values = cells.map { $0.channel(axis) }
-            let range = (values.max() ?? 0) - (values.min() ?? 0)
+            let range = ((values.max() ?? 0) - (values.min() ?? 0)) * Color.weight(axis).squareRoot()
             if range > bestRange { bestRange = range; best = axis }
         }
         return best
     }
 
-    /// The nearest palette entry for a colour, cached per 6-bit-per-channel cell.
+    /// Finds palette entries near a colour without measuring the distance to every entry: the
+    /// entries are sorted by green (the heaviest channel), and a search stops in each
+    /// direction once the green difference alone puts the rest out of reach.
+    struct PaletteSearch {
+        let palette: [Color]
+        /// Palette indices in order of green.
+        private let order: [Int]
+        /// The green of each entry of `order`.
+        private let greens: [Double]
+
+        init(_ palette: [Color]) {
+            self.palette = palette
+            order = palette.indices.sorted { palette[$0].green < palette[$1].green }
+            greens = order.map { palette[$0].green }
+        }
+
+        /// The first position in `order` whose green is at least `green`.
+        private func position(ofGreen green: Double) -> Int {
+            var low = 0, high = greens.count
+            while low < high {
+                let middle = (low + high) / 2
+                if greens[middle] < green { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+
+        /// The entry nearest to `color` (the lowest index among equals is not promised) and its
+        /// weighted squared distance.
+        func nearest(to color: Color) -> (index: Int, distance: Double) {
+            var best = order.isEmpty ? 0 : order[0], bestDistance = Double.infinity
+            let start = position(ofGreen: color.green)
+            var up = start, down = start - 1
+            while up < order.count || down >= 0 {
+                if up < order.count {
+                    let gap = greens[up] - color.green
+                    if Color.greenWeight * gap * gap >= bestDistance {
+                        up = order.count
+                    } else {
+                        let distance = color.distance(to: palette[order[up]])
+                        if distance < bestDistance { bestDistance = distance; best = order[up] }
+                        up += 1
+                    }
+                }
+                if down >= 0 {
+                    let gap = color.green - greens[down]
+                    if Color.greenWeight * gap * gap >= bestDistance {
+                        down = -1
+                    } else {
+                        let distance = color.distance(to: palette[order[down]])
+                        if distance < bestDistance { bestDistance = distance; best = order[down] }
+                        down -= 1
+                    }
+                }
+            }
+            return (best, bestDistance)
+        }
+
+        /// Calls `body` with the index of every entry within weighted squared distance `limit`
+        /// of `color`.
+        func forEach(within limit: Double, of color: Color, _ body: (Int) -> Void) {
+            let reach = (limit / Color.greenWeight).squareRoot()
+            var position = position(ofGreen: color.green - reach)
+            while position < order.count, greens[position] <= color.green + reach {
+                if color.distance(to: palette[order[position]]) <= limit { body(order[position]) }
+                position += 1
+            }
+        }
+    }
+
+    /// The nearest palette entry for a colour, exactly, found among a short list of candidates
+    /// kept per 6-bit-per-channel cell. A cell spans 4 levels a channel, so every colour in it
+    /// lies within `cellRadius` of the cell's centre; an entry farther from the centre than the
+    /// centre's nearest entry plus twice that radius cannot be nearest to any colour in the cell.
+    /// The list of the others is built the first time a colour of the cell is asked for.
     struct NearestColor {
         let palette: [Color]
-        private var cache = [UInt16](repeating: .max, count: 1 << 18)
+        private let search: PaletteSearch
+        /// Where each cell's list starts in `candidates` (-1: not built yet).
+        private var listStart = [Int32](repeating: -1, count: 1 << 18)
+        /// The lists, each its length followed by that many palette indices.
+        private var candidates: [UInt16] = []
+        /// The largest weighted distance from a cell's centre to a colour in the cell.
+        private static let cellRadius = (Color.redWeight + Color.greenWeight + Color.blueWeight).squareRoot() * 1.5
 
-        init(palette: [Color]) { self.palette = palette }
+        init(palette: [Color]) {
+            self.palette = palette
+            search = PaletteSearch(palette)
+            candidates.reserveCapacity(4096)
+        }
 
         mutating func index(red: UInt8, green: UInt8, blue: UInt8) -> UInt8 {
             let cell = Int(red >> 2) << 12 | Int(green >> 2) << 6 | Int(blue >> 2)
-            if cache[cell] != .max { return UInt8(cache[cell]) }
-            let center = Color(red: Double(red & 0xFC) + 1.5, green: Double(green & 0xFC) + 1.5, blue: Double(blue & 0xFC) + 1.5)
-            var best = 0, bestDistance = Double.infinity
-            for (index, entry) in palette.enumerated() {
-                let distance = center.distance(to: entry)
+            var start = Int(listStart[cell])
+            if start < 0 {
+                start = makeList(red: red, green: green, blue: blue)
+                listStart[cell] = Int32(start)
+            }
+            let count = Int(candidates[start])
+            if count == 1 { return UInt8(candidates[start + 1]) }
+            let color = Color(red: Double(red), green: Double(green), blue: Double(blue))
+            var best = candidates[start + 1], bestDistance = Double.infinity
+            for offset in 1...count {
+                let index = candidates[start + offset]
+                let distance = color.distance(to: palette[Int(index)])
                 if distance < bestDistance { bestDistance = distance; best = index }
             }
-            cache[cell] = UInt16(best)
             return UInt8(best)
+        }
+
+        /// Appends the candidate list of the cell holding the colour and returns where it starts.
+        private mutating func makeList(red: UInt8, green: UInt8, blue: UInt8) -> Int {
+            let center = Color(red: Double(red & 0xFC) + 1.5, green: Double(green & 0xFC) + 1.5, blue: Double(blue & 0xFC) + 1.5)
+            let reach = search.nearest(to: center).distance.squareRoot() + 2 * Self.cellRadius
+            let start = candidates.count
+            candidates.append(0)
+            var count: UInt16 = 0
+            search.forEach(within: reach * reach, of: center) { index in
+                candidates.append(UInt16(index))
+                count += 1
+            }
+            candidates[start] = count
+            return start
         }
     }
 }

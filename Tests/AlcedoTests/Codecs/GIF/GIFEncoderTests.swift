@@ -43,14 +43,61 @@ struct GIFEncoderTests {
         #expect(decoded.pixels == [0, 0, 0, 0, 10, 20, 30, 255, 0, 0, 0, 0, 0, 0, 200, 255])
     }
 
-    /// A photograph is quantised to 256 colours by median cut: measured 37.5 dB on Go's
-    /// `video-001.png` (Go's own 256-colour GIF of it measures 34.5 dB).
+    /// A photograph is quantised to 256 colours by median cut. The palette weighs the channels
+    /// by their share of luma, and every pixel gets its nearest entry: on Go's `video-001.png`,
+    /// measured 42.4 dB of luma PSNR and 36.9 dB over R, G and B (Go's own 256-colour GIF of it
+    /// measures 34.5 dB over R, G and B; unweighted and mapped by cell, Alcedo's measured 40.7
+    /// and 37.5 dB).
     @Test func photoIsQuantisedWithinPSNR() throws {
         let photo = try PNGDecoder().decode(Fixtures.data("go-image/image-testdata/video-001.png"), options: .default)
         let decoded = try Self.roundTrip(photo)
         let psnr = gifColorPSNR(decoded.pixels, photo.pixels)
-        #expect(psnr >= 37)
+        #expect(psnr >= 36.5)
+        let lumaPSNR = PixelCompare.psnr(Self.luma(decoded.pixels), Self.luma(photo.pixels))
+        #expect(lumaPSNR >= 41.5)
         #expect(!decoded.hasAlpha)
+    }
+
+    /// The per-cell candidate lists give every colour its nearest entry, exactly as a search
+    /// of the whole palette does (ties may pick either of the equals): random palettes of 2, 17
+    /// and 256 entries, and every colour of a 64-level-per-channel grid plus random colours.
+    @Test(arguments: [2, 17, 256])
+    func nearestColourIsExact(entries: Int) {
+        var generator = SeededRandom(seed: UInt64(entries))
+        func channel() -> Double { Double(generator.next() % 25_600) / 100 }
+        let palette = (0..<entries).map { _ in GIFColorQuantizer.Color(red: channel(), green: channel(), blue: channel()) }
+        var mapper = GIFColorQuantizer.NearestColor(palette: palette)
+        var colors: [(UInt8, UInt8, UInt8)] = []
+        for red in stride(from: 0, to: 256, by: 4) {
+            for green in stride(from: 1, to: 256, by: 4) {
+                for blue in stride(from: 3, to: 256, by: 12) { colors.append((UInt8(red), UInt8(green), UInt8(blue))) }
+            }
+        }
+        for _ in 0..<20_000 {
+            let value = generator.next()
+            colors.append((UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value >> 16)))
+        }
+        var wrong = 0
+        for (red, green, blue) in colors {
+            let color = GIFColorQuantizer.Color(red: Double(red), green: Double(green), blue: Double(blue))
+            let best = palette.map { color.distance(to: $0) }.min() ?? 0
+            let chosen = color.distance(to: palette[Int(mapper.index(red: red, green: green, blue: blue))])
+            if chosen > best + 1e-9 { wrong += 1 }
+        }
+        #expect(wrong == 0)
+    }
+
+    /// Rec. 601 luma of RGBA8 pixels, rounded to bytes.
+    static func luma(_ rgba: [UInt8]) -> [UInt8] {
+        var result = [UInt8]()
+        result.reserveCapacity(rgba.count / 4)
+        for index in stride(from: 0, to: rgba.count, by: 4) {
+            let red = 0.299 * Double(rgba[index])
+            let green = 0.587 * Double(rgba[index + 1])
+            let blue = 0.114 * Double(rgba[index + 2])
+            result.append(UInt8((red + green + blue).rounded()))
+        }
+        return result
     }
 
     @Test func quantisedImageWithTransparencyKeepsItsTransparentPixels() throws {
