@@ -20,14 +20,25 @@ enum Fixtures {
 }
 
 /// A temporary folder removed when the value is dropped.
+///
+/// Every folder is made inside one folder of the test process (``processFolder``), which is
+/// removed when the process exits: a cache that finishes a background write after its test
+/// dropped the folder makes it again, and that late copy goes with the process's folder.
 final class TemporaryDirectory: Sendable {
     let url: URL
 
     init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("alcedo-tests-\(UUID().uuidString)", isDirectory: true)
+        url = Self.processFolder.appendingPathComponent(UUID().uuidString, isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
     deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// `alcedo-tests-<process id>` in the system's temporary folder, removed at exit.
+    static let processFolder: URL = {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("alcedo-tests-\(getpid())", isDirectory: true)
+        atexit { try? FileManager.default.removeItem(at: TemporaryDirectory.processFolder) }
+        return folder
+    }()
 }
