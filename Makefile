@@ -49,10 +49,14 @@ demo: release
 serve: release
 	@bash scripts/serve.sh
 
+# Prints how long the test build and the tests took (the release binary's build is `make release`).
 test: release
-	$(SWIFT) build -c release $(RELEASE_FLAGS) --product generate-manual $(SWIFT_FLAGS)
-	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
-	ALCEDO_TEST_BINARY="$(RELEASE_BIN)" $(SWIFT) test --skip-build $(SWIFT_FLAGS)
+	start=$$(date +%s); \
+	$(SWIFT) build -c release $(RELEASE_FLAGS) --product generate-manual $(SWIFT_FLAGS) && \
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS) && \
+	built=$$(date +%s) && \
+	{ ALCEDO_TEST_BINARY="$(RELEASE_BIN)" $(SWIFT) test --skip-build $(SWIFT_FLAGS); status=$$?; \
+	  echo "make test: test build $$((built - start)) s, tests $$(($$(date +%s) - built)) s"; exit $$status; }
 
 # The tracing tests, against `alcedo` built with the OpenTelemetry trait and a real OTLP receiver.
 test-otel: deps
