@@ -67,6 +67,10 @@ final class GIFFileReader {
     /// Reads the next record; for an image, its descriptor too.
     func nextRecord() throws(AlcedoError) -> Record {
         guard let file else { return .end }
+        // A zero byte where a record starts is a block terminator with no block (some writers
+        // put one after the colour table or after a record's own terminator): skipped, as
+        // Pillow and ImageMagick skip it, where giflib would call it a wrong record.
+        while offset < bytes.count, bytes[offset] == 0 { offset += 1 }
         if offset == bytes.count { return .end }
         var type = GifRecordType(0)
         guard DGifGetRecordType(file, &type) == ALCEDO_GIF_OK else {

@@ -438,7 +438,7 @@ struct GIFDecoderTests {
     }
 
     /// Bytes that start no record end the file after a complete frame; before any frame they
-    /// are an error.
+    /// are an error. Zero bytes where a record starts (empty block terminators) are skipped.
     @Test func unknownDataAfterTheLastFrameEndsTheFile() throws {
         var gif = GIFTestFile(width: 1, height: 1, palette: palette4)
         gif.control(delay: 30)
@@ -451,10 +451,29 @@ struct GIFDecoderTests {
         #expect(try decoder.info(for: gif.data, options: .default).frameCount == 2)
 
         var junkFirst = GIFTestFile(width: 1, height: 1, palette: palette4)
-        junkFirst.append([0x00])
+        junkFirst.append([0x13])
         junkFirst.image(width: 1, height: 1, indices: [0])
         junkFirst.trailer()
         #expect(pngGIFDecodingFailure { _ = try decoder.decode(junkFirst.data, options: .default) }?.pngGIFKind == "corrupt")
+    }
+
+    /// A zero byte before the first record (as thumbor 7.8 writes a trimmed animation, after the
+    /// global colour table) or between two frames is an empty block terminator: skipped, as
+    /// Pillow and ImageMagick skip it, so every frame is read.
+    @Test func zeroBytesBetweenRecordsAreSkipped() throws {
+        var gif = GIFTestFile(width: 1, height: 1, palette: palette4)
+        gif.append([0x00, 0x00])
+        gif.control(delay: 30)
+        gif.image(width: 1, height: 1, indices: [0])
+        gif.append([0x00])
+        gif.control(delay: 40)
+        gif.image(width: 1, height: 1, indices: [1])
+        gif.append([0x00])
+        gif.trailer()
+        let image = try decoder.decode(gif.data, options: .default)
+        #expect(image.frames.count == 2 && image.frames.map(\.duration) == [0.3, 0.4])
+        #expect(picture(image, frame: 0) == ["R"] && picture(image, frame: 1) == ["G"])
+        #expect(try decoder.info(for: gif.data, options: .default).frameCount == 2)
     }
 
     @Test func fileWithoutImagesIsCorrupt() {
