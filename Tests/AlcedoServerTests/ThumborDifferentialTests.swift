@@ -182,6 +182,27 @@ struct ThumborDifferentialTests {
         "trim:bogus/ORIGIN/framed.png",
         "trim:top-left:10:5/ORIGIN/framed.png",
         "300x200/filters:grayscale/ORIGIN/dusk.jpg",
+        // Transparency written as JPEG keeps the colours and drops the alpha (black under
+        // transparent pixels after a resize, what is stored there without one); as GIF only
+        // fully transparent pixels stay transparent.
+        "filters:format(jpeg)/ORIGIN/ramp.png",
+        "120x90/filters:format(jpeg)/ORIGIN/ramp.png",
+        "fit-in/200x200/filters:format(jpeg)/ORIGIN/badge.png",
+        "120x90/filters:format(gif)/ORIGIN/ramp.png",
+        "fit-in/300x300/filters:fill(transparent)/ORIGIN/dusk.jpg",
+        // Colours as Pillow reads them: names, 3, 4 and 8 hex digits; background_color(auto) and alpha.
+        "fit-in/300x300/filters:fill(00ff0080)/ORIGIN/dusk.jpg",
+        "fit-in/300x300/filters:fill(cornflowerblue)/ORIGIN/dusk.jpg",
+        "fit-in/300x300/filters:fill(0f0)/ORIGIN/dusk.jpg",
+        "200x200/filters:background_color(auto)/ORIGIN/badge.png",
+        "200x200/filters:background_color(0000ff80)/ORIGIN/badge.png",
+        "fit-in/300x300/filters:fill(blue,1)/ORIGIN/ramp.png",
+        // contrast past ±100, blur's kernel cut at its radius, debug/ without the resize.
+        "300x200/filters:contrast(-200)/ORIGIN/dusk.jpg",
+        "300x200/filters:contrast(200)/ORIGIN/dusk.jpg",
+        "300x200/filters:blur(5,200)/ORIGIN/dusk.jpg",
+        "100x100/filters:blur(150)/ORIGIN/badge.png",
+        "debug/300x200/ORIGIN/dusk.jpg",
         // Failures: thumbor's statuses.
         "ORIGIN/missing.jpg",
         "300x200/ORIGIN/text.jpg",
@@ -246,6 +267,14 @@ struct ThumborDifferentialTests {
         "meta/trim:10/ORIGIN/framed.png",
         "meta/trim/10x10:100x100/50x50/ORIGIN/framed.png",
         "meta/ORIGIN/spinner.gif",
+        // The filters change the engine's size only (the source's in the JSON), not the operations;
+        // focal() boxes are the focal points and move the crop.
+        "meta/300x200/filters:rotate(90)/ORIGIN/dusk.jpg",
+        "meta/300x200/filters:proportion(0.5)/ORIGIN/dusk.jpg",
+        "meta/fit-in/600x600/filters:upscale()/ORIGIN/badge.png",
+        "meta/fit-in/300x300/filters:fill(red)/ORIGIN/dusk.jpg",
+        "meta/300x300/filters:focal(600x400:750x550)/ORIGIN/valley.jpg",
+        "meta/trim/ORIGIN/spinner.gif",
     ]
 
     static let samples = ["dusk.jpg", "valley.jpg", "badge.png", "meadow.webp", "spinner.gif"]
@@ -293,6 +322,17 @@ struct ThumborDifferentialTests {
         for index in stride(from: 3, to: framed.count, by: 4) { framed[index] = 255 }
         let framedImage = AlcedoImage(width: 200, height: 150, pixels: framed)
         origin.route("/framed.png", .ok(try ImageCodecRegistry.shared.encode(framedImage, as: .png), contentType: "image/png"))
+        // The small photo with alpha rising from 0 (the left quarter, red stored under it) to opaque.
+        var ramp = small.frames[0].pixels
+        for y in 0..<120 {
+            for x in 0..<160 {
+                let index = (y * 160 + x) * 4
+                ramp[index + 3] = UInt8(max(0, x - 40) * 255 / 119)
+                if x <= 40 { ramp.replaceSubrange(index..<(index + 3), with: [255, 0, 0]) }
+            }
+        }
+        origin.route("/ramp.png", .ok(try ImageCodecRegistry.shared.encode(AlcedoImage(width: 160, height: 120, pixels: ramp), as: .png),
+                                      contentType: "image/png"))
         origin.route("/text.jpg", .ok(Data("not an image\n".utf8), contentType: "image/jpeg"))
         // A 20x20 nine patch: a 4-pixel band shading from dark green to orange, the middle 8
         // columns and rows stretchable, the content area inset 4 pixels.

@@ -99,7 +99,7 @@ struct ThumborFilterTests {
     @Test("fill(auto) and fill(blur) extend fit-in results; fill(auto) is the mean colour")
     func fill() throws {
         let auto = try Self.plan("/unsafe/fit-in/300x300/filters:fill(auto)/a.com/i.jpg")
-        #expect(auto.steps == [.fill(.average, color: nil, extend: true)] && auto.background == nil)
+        #expect(auto.steps == [.fill(.average, color: nil, extend: true, merge: false)] && auto.background == nil)
         #expect(try Self.plan("/unsafe/fit-in/300x300/filters:fill(blur)/a.com/i.jpg").steps == [.fill(.blur, color: nil, extend: true)])
         #expect(try Self.plan("/unsafe/fit-in/300x300/filters:fill(red)/a.com/i.jpg").steps
             == [.fill(.background, color: RGBA(red: 255, green: 0, blue: 0), extend: true, merge: false)])
@@ -120,6 +120,40 @@ struct ThumborFilterTests {
         let corner = Array(blurred.frames[0].pixels[0..<4])
         // The blurred, stretched image: between the two halves' colours, opaque.
         #expect(corner[3] == 255 && corner[0] > 0 && corner[0] < 200 && corner[1] > 0 && corner[1] < 100)
+    }
+
+    @Test("colours as Pillow reads them: CSS names in any case, hex of 3, 4, 6 or 8 digits, transparent")
+    func colors() throws {
+        #expect(ThumborFilter.color("CornflowerBlue") == RGBA(red: 100, green: 149, blue: 237))
+        #expect(ThumborFilter.color("darkslategray") == RGBA(red: 47, green: 79, blue: 79))
+        #expect(ThumborFilter.color("f80") == RGBA(red: 255, green: 136, blue: 0))
+        #expect(ThumborFilter.color("0f08") == RGBA(red: 0, green: 255, blue: 0, alpha: 136))
+        #expect(ThumborFilter.color("00FF00") == RGBA(red: 0, green: 255, blue: 0))
+        #expect(ThumborFilter.color("00ff0080") == RGBA(red: 0, green: 255, blue: 0, alpha: 128))
+        #expect(ThumborFilter.color("transparent") == .clear)
+        #expect(ThumborFilter.color("bogus") == nil)
+        #expect(ThumborFilter.color("12345") == nil)
+        #expect(ThumborFilter.pillowColorNames.count == 148)
+        // A name of six letters is no hex for colorize, whose colour is bytes.fromhex's.
+        #expect(try Self.plan("/unsafe/filters:colorize(10,10,10,orange)/a.com/i.jpg").steps.isEmpty)
+        #expect(try Self.plan("/unsafe/filters:background_color(auto)/a.com/i.png").steps
+            == [.fill(.average, color: nil, extend: false, merge: true)])
+        #expect(try Self.plan("/unsafe/filters:background_color(0000ff80)/a.com/i.png").steps
+            == [.background(RGBA(red: 0, green: 0, blue: 255, alpha: 128))])
+    }
+
+    @Test("compositing over a colour with alpha, and alpha dropped as Pillow drops it")
+    func compositingAndDroppedAlpha() throws {
+        // A transparent pixel, a half-transparent red one and an opaque green one.
+        let image = AlcedoImage(width: 3, height: 1, pixels: [9, 9, 9, 0, 255, 0, 0, 128, 0, 255, 0, 255])
+        let over = image.composited(over: RGBA(red: 0, green: 0, blue: 255, alpha: 128))
+        #expect(Array(over.frames[0].pixels[0..<4]) == [0, 0, 255, 128])
+        // alpha 0.502 + 0.502 * 0.498 = 0.752; red 255 * 0.502 / 0.752, blue 255 * 0.25 / 0.752.
+        #expect(Array(over.frames[0].pixels[4..<8]) == [170, 0, 85, 192])
+        #expect(Array(over.frames[0].pixels[8..<12]) == [0, 255, 0, 255])
+        #expect(image.composited(over: .clear).frames[0].pixels == image.frames[0].pixels)
+        #expect(image.opaque(fromAlpha: 0).frames[0].pixels == [9, 9, 9, 255, 255, 0, 0, 255, 0, 255, 0, 255])
+        #expect(image.opaque(fromAlpha: 1).frames[0].pixels == [9, 9, 9, 0, 255, 0, 0, 255, 0, 255, 0, 255])
     }
 
     @Test("sharpen(amount,radius,luminance_only) is the wavelet sharpen, arguments honoured")

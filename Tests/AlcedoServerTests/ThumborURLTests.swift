@@ -127,6 +127,10 @@ struct ThumborURLTests {
         #expect(try LevelsImageProcessor(.rgb(red: -50, green: 0, blue: 30)).process(image).frames[0].pixels == [0, 150, 255, 255])
         // (40 + 100)² / 100 = 196: 196 * (100 - 128) / 100 + 128 = 74 (C division truncates).
         #expect(try LevelsImageProcessor(.contrast(percent: 40)).process(image).frames[0].pixels == [74, 171, 255, 255])
+        // Past ±100 the same arithmetic: (-200 + 100)² / 100 = 100 leaves the image as it is; -150 gives 25.
+        #expect(try LevelsImageProcessor(.contrast(percent: -200)).process(image).frames[0].pixels == [100, 150, 200, 255])
+        #expect(try LevelsImageProcessor(.contrast(percent: -150)).process(image).frames[0].pixels == [121, 133, 146, 255])
+        #expect(try LevelsImageProcessor(.contrast(percent: 200)).process(image).frames[0].pixels == [0, 255, 255, 255])
         #expect(try LevelsImageProcessor(.grayscale).process(image).frames[0].pixels == [141, 141, 141, 255])
         let composed = LevelsImageProcessor(.brightness(percent: 10)) |> LevelsImageProcessor(.grayscale)
         #expect(composed.identifier.contains("levels(brightness:10)"))

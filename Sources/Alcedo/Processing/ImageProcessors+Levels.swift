@@ -18,8 +18,10 @@ public struct LevelsImageProcessor: ImageProcessor {
     public enum Adjustment: Sendable, Hashable {
         /// Adds `255 * percent / 100` (truncated) to R, G and B; `percent` in `-100...100`.
         case brightness(percent: Int)
-        /// Scales each channel around 128 by `(percent + 100)² / 100` percent (integer steps);
-        /// `percent` in `-100...100`, 0 unchanged.
+        /// Scales each channel around 128 by `(percent + 100)² / 100` percent (integer steps),
+        /// thumbor's arithmetic for any `percent` (held to ±1,000,000): 0 leaves the image
+        /// unchanged, -100 makes it grey, -200 (a factor of 100%) unchanged again, past 100 the
+        /// contrast keeps growing.
         case contrast(percent: Int)
         /// Adds `255 * percent / 100` (truncated) to each channel separately, each in `-100...100`.
         case rgb(red: Int, green: Int, blue: Int)
@@ -86,7 +88,7 @@ public struct LevelsImageProcessor: ImageProcessor {
         case .rgb(let r, let g, let b):
             return Self.shifted(image, Self.offset(r), Self.offset(g), Self.offset(b))
         case .contrast(let percent):
-            let clampedPercent = max(-100, min(100, percent))
+            let clampedPercent = max(-1_000_000, min(1_000_000, percent))
             let factor = (clampedPercent + 100) * (clampedPercent + 100) / 100
             let table = (0...255).map { Self.clamp(factor * ($0 - 128) / 100 + 128) }
             return image.mappingFrames { PixelOps.mapChannels($0, red: table, green: table, blue: table) }

@@ -83,6 +83,53 @@ extension AlcedoImage {
         blended(toward: background, makingOpaque: true) { pixels, index in pixels[index + 3] }
     }
 
+    /// Composited over a canvas of `background` (the "over" operator): an opaque background
+    /// flattens the image (``flattened(over:)``); a transparent one leaves it as it is; one in
+    /// between leaves each pixel as transparent as both together.
+    func composited(over background: RGBA) -> AlcedoImage {
+        if background.alpha == 255 { return flattened(over: background) }
+        guard background.alpha > 0 else { return self }
+        let below = Double(background.alpha) / 255
+        let paint = (Double(background.red), Double(background.green), Double(background.blue))
+        let compositedFrames = frames.map { frame -> Frame in
+            var pixels = frame.pixels
+            pixels.withUnsafeMutableBufferPointer { p in
+                var index = 0
+                while index < p.count {
+                    let above = Double(p[index + 3]) / 255
+                    if above < 1 {
+                        let alpha = above + below * (1 - above), under = below * (1 - above)
+                        p[index] = UInt8(((Double(p[index]) * above + paint.0 * under) / alpha).rounded())
+                        p[index + 1] = UInt8(((Double(p[index + 1]) * above + paint.1 * under) / alpha).rounded())
+                        p[index + 2] = UInt8(((Double(p[index + 2]) * above + paint.2 * under) / alpha).rounded())
+                        p[index + 3] = UInt8((alpha * 255).rounded())
+                    }
+                    index += 4
+                }
+            }
+            return Frame(pixels: pixels, duration: frame.duration)
+        }
+        return replacingFrames(compositedFrames)
+    }
+
+    /// Every pixel whose alpha is at least `threshold` made opaque, its colour kept as it is
+    /// (not composited onto anything); the others left as they are. A threshold of 0 drops the
+    /// alpha channel, as Pillow's RGBA-to-RGB conversion does.
+    func opaque(fromAlpha threshold: UInt8) -> AlcedoImage {
+        let opaqueFrames = frames.map { frame -> Frame in
+            var pixels = frame.pixels
+            pixels.withUnsafeMutableBufferPointer { p in
+                var index = 3
+                while index < p.count {
+                    if p[index] >= threshold { p[index] = 255 }
+                    index += 4
+                }
+            }
+            return Frame(pixels: pixels, duration: frame.duration)
+        }
+        return replacingFrames(opaqueFrames)
+    }
+
     /// Each pixel's colour blended toward `color` by how much of it `coverage` (a byte a pixel,
     /// 255: all of it) leaves out; every pixel keeps its alpha.
     func painted(_ color: RGBA, outside coverage: [UInt8]) -> AlcedoImage {

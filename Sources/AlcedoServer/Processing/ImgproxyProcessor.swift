@@ -12,7 +12,7 @@ import Foundation
 /// pixelate, extend and extend-aspect-ratio by their gravities, padding, background, watermark,
 /// then Alcedo's round corners, border and tint, and last ``ProcessingOptions/steps`` in their
 /// own order (thumbor's post-transform filters, as its URL orders them). Every frame of an animation is processed
-/// (``ProcessingOptions/page`` keeps one); trim applies to still images only, as in imgproxy.
+/// (``ProcessingOptions/page`` keeps one); `trim` applies to still images only, as in imgproxy; thumbor's corner trim cuts every frame to the first frame's box.
 /// The sizes follow ``ImgproxyGeometry``.
 ///
 /// Identifier: `com.alcedo.imgproxy(<canonical options>)`; options that do not change pixels
@@ -228,9 +228,10 @@ public struct ImgproxyProcessor: ImageProcessor {
                                            equalVertical: trim.equalVertical).process(image)
             clock.lap("trim")
         }
-        // thumbor's trim: the manual crop stays in the untrimmed image's pixels.
+        // thumbor's trim: the manual crop stays in the untrimmed image's pixels. An animation's
+        // frames are all cut to the first frame's box, as thumbor cuts a GIF's.
         var trimmed = (x: 0, y: 0)
-        if let trim = options.cornerTrim, !image.isAnimated {
+        if let trim = options.cornerTrim {
             let processor = CornerTrimImageProcessor(corner: trim.corner, tolerance: trim.tolerance)
             if let rect = processor.contentRect(of: image) {
                 trimmed = (rect.x, rect.y)
@@ -356,10 +357,11 @@ public struct ImgproxyProcessor: ImageProcessor {
                 result = try self.extend(image, to: PixelSize(width: plan.targetWidth, height: plan.targetHeight), gravity: .center,
                                          dpr: plan.dprScale, fill: color ?? .clear, kind: fill, centredRoundingDown: true)
             }
-            guard merge, let color else { return result }
-            return result.flattened(over: color)
+            // The average colour is the image's as it came to this step, before the canvas.
+            guard merge, let color = color ?? (fill == .average ? image.meanColor : nil) else { return result }
+            return result.composited(over: color)
         case .background(let color):
-            return image.flattened(over: color)
+            return image.composited(over: color)
         case .roundCorner(let radius, let verticalRadius, let color):
             return Self.roundCorners(image, radius: radius, verticalRadius: verticalRadius ?? radius, color: color)
         case .urlWatermark(let mark):

@@ -234,7 +234,10 @@ public final class ImageService: Sendable {
         responseEncoding.pngInterlaced = configuration.pngInterlaced
         responseEncoding.pngPaletteColors = configuration.pngQuantize ? configuration.pngQuantizationColors : 0
         responseEncoding.pngToJPEG = parsed.options.pngToJPEG ?? configuration.thumbor.autoPNGToJPG
-        if configuration.dialect == .thumbor { responseEncoding.maxBytesSchedule = .thumbor }
+        if configuration.dialect == .thumbor {
+            responseEncoding.maxBytesSchedule = .thumbor
+            responseEncoding.alphaConversion = .drop
+        }
         let encoding = responseEncoding
         let variantKey = canonical.signedPart + "|" + encoding.identifier
 
@@ -597,12 +600,20 @@ public final class ImageService: Sendable {
         return encoding.negotiation.outputFormat(source: source.format, animated: animated, accepted: encoding.accepted)
     }
 
-    /// Encodes with the encoding's quality for `format`, flattening onto the background (white
-    /// by default) for JPEG, and lowering the quality of JPEG, WebP and AVIF until the result
+    /// Encodes with the encoding's quality for `format`, writing transparency to JPEG and GIF as
+    /// the encoding's ``AlphaConversion`` says (for JPEG, by default, flattened onto the
+    /// background, white unless set), and lowering the quality of JPEG, WebP and AVIF until the result
     /// fits `maxBytes` on the encoding's ``MaxBytesSchedule``. AVIF is written at the encoding's speed.
     static func encode(_ image: AlcedoImage, as format: ImageFormat, encoding: ResponseEncoding) throws(AlcedoError) -> Data {
         var image = image
-        if format == .jpeg, image.hasAlpha { image = image.flattened(over: encoding.background ?? .white) }
+        if format == .jpeg || format == .gif, image.hasAlpha {
+            switch (format, encoding.alphaConversion) {
+            case (.jpeg, .flatten): image = image.flattened(over: encoding.background ?? .white)
+            case (.jpeg, .drop): image = image.opaque(fromAlpha: 0)
+            case (.gif, .drop): image = image.opaque(fromAlpha: 1)
+            default: break
+            }
+        }
         var quality = encoding.quality(for: format)
         func encode(_ quality: Int) throws(AlcedoError) -> Data {
             let options = EncodingOptions(quality: quality, writesMetadata: true)

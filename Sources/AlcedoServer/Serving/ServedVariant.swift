@@ -42,6 +42,8 @@ struct ResponseEncoding: Sendable, Hashable {
     var pngToJPEG = false
     /// How `max_bytes` lowers the quality (imgproxy's schedule unless the thumbor dialect asks).
     var maxBytesSchedule = MaxBytesSchedule.imgproxy
+    /// How transparency is written to JPEG and GIF (imgproxy's unless the thumbor dialect asks).
+    var alphaConversion = AlphaConversion.flatten
     /// PNG results interlaced (``ImageServerConfiguration/pngInterlaced``).
     var pngInterlaced = false
     /// The palette size of PNG results, or 0 for true colour (``ImageServerConfiguration/pngQuantize``).
@@ -126,9 +128,20 @@ struct ResponseEncoding: Sendable, Hashable {
         let metadata = !stripMetadata ? ",meta" : keepCopyright ? "" : ",nometa"
         let progressive = progressiveJPEG ? ",prog" : ""
         let effort = (webpEffort != ImageServerConfiguration.defaultWebPEffort ? ",e\(webpEffort)" : "") + (webpPreset != .default ? ",wp\(webpPreset)" : "")
-        let png = (maxBytesSchedule == .thumbor ? ",mbt" : "") + (pngInterlaced ? ",pngi" : "") + (pngPaletteColors > 0 ? ",pngq\(pngPaletteColors)" : "")
+        let png = (maxBytesSchedule == .thumbor ? ",mbt" : "") + (alphaConversion == .drop ? ",adrop" : "") + (pngInterlaced ? ",pngi" : "") + (pngPaletteColors > 0 ? ",pngq\(pngPaletteColors)" : "")
         return "\(format),\(qualityText),bg\(background),mb\(maxBytes)\(speed)\(metadata)\(progressive)\(effort)\(png)"
     }
+}
+
+/// How a result with transparency is written as a format that holds less of it.
+enum AlphaConversion: Sendable, Hashable {
+    /// imgproxy's: JPEG composited onto the background (white by default); GIF with pixels of
+    /// alpha under 128 transparent (``GIFEncoder``'s own rule).
+    case flatten
+    /// Pillow's, as thumbor 7.8 writes: JPEG keeps each pixel's colour and drops its alpha (a
+    /// transparent pixel shows the colour stored under it: black after a resize); GIF makes only
+    /// fully transparent pixels transparent and every other one opaque.
+    case drop
 }
 
 /// The quality of each output format when a URL sets none: imgproxy's `IMGPROXY_QUALITY` and

@@ -306,7 +306,7 @@ public struct ProcessingOptions: Sendable, Hashable {
     public enum Step: Sendable, Hashable {
         /// A channel adjustment (``LevelsImageProcessor``).
         case levels(LevelsImageProcessor.Adjustment)
-        /// A pixel effect (noise, convolution).
+        /// A pixel effect (noise, convolution, thumbor's blur).
         case effect(Effect)
         /// A Gaussian blur of this σ in pixels (``BlurImageProcessor``), as ``ProcessingOptions/blur``.
         case blur(sigma: Double)
@@ -314,10 +314,11 @@ public struct ProcessingOptions: Sendable, Hashable {
         case waveletSharpen(WaveletSharpen)
         /// The image centred on a canvas of the requested size when `extend` (filled as `fill` says,
         /// a ``ExtendFill/background`` canvas with `color`, transparent when it is `nil`), its
-        /// pixels replacing the canvas's, then flattened over `color` when `merge` (default `true`)
-        /// and there is one (thumbor's `fill(color[,fill_transparent])`).
+        /// pixels replacing the canvas's, then composited over `color` when `merge` (default `true`)
+        /// and there is one, or over the image's average colour for ``ExtendFill/average``
+        /// (thumbor's `fill(color[,fill_transparent])`, and `background_color(auto)` without `extend`).
         case fill(ExtendFill, color: RGBA?, extend: Bool, merge: Bool = true)
-        /// The image flattened over a colour (thumbor's `background_color`).
+        /// The image composited over a colour, flattened when it is opaque (thumbor's `background_color`).
         case background(RGBA)
         /// Corners rounded by this radius in pixels (quarter ellipses when `verticalRadius`, the
         /// radius down the sides, differs), cut corners painted with `color` (made transparent
@@ -418,6 +419,8 @@ public struct ProcessingOptions: Sendable, Hashable {
         case noise(amount: Int, seed: UInt32)
         /// ``ConvolutionImageProcessor``.
         case convolution(kernel: [Double], columns: Int, normalize: Bool)
+        /// ``KernelBlurImageProcessor`` (thumbor's `blur`).
+        case kernelBlur(radius: Int, sigma: Double)
 
         /// The processor that runs it.
         public var processor: any ImageProcessor {
@@ -425,6 +428,7 @@ public struct ProcessingOptions: Sendable, Hashable {
             case .noise(let amount, let seed): return NoiseImageProcessor(amount: amount, seed: seed)
             case .convolution(let kernel, let columns, let normalize):
                 return ConvolutionImageProcessor(kernel: kernel, columns: columns, normalize: normalize)
+            case .kernelBlur(let radius, let sigma): return KernelBlurImageProcessor(radius: radius, sigma: sigma)
             }
         }
     }

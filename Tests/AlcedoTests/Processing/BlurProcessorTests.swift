@@ -127,4 +127,23 @@ struct BlurProcessorTests {
         let reason = invalidParameter { () throws(AlcedoError) in try BlurImageProcessor(blurRadius: 250.5).process(image) }
         #expect(reason?.message.contains("at most 250") == true)
     }
+
+    @Test("KernelBlurImageProcessor: thumbor's Gaussian cut at the radius, rows then columns")
+    func kernelBlur() throws {
+        let image = Self.dot(size: 21)
+        let blurred = try KernelBlurImageProcessor(radius: 3, sigma: 2).process(image)
+        // The dot spreads to 3 pixels each way and no further, symmetrically.
+        #expect(blurred.pixel(x: 10, y: 10).red > blurred.pixel(x: 11, y: 10).red)
+        #expect(blurred.pixel(x: 11, y: 10).red == blurred.pixel(x: 9, y: 10).red)
+        #expect(blurred.pixel(x: 10, y: 13).red == blurred.pixel(x: 13, y: 10).red)
+        #expect(blurred.pixel(x: 13, y: 10).red > 0)
+        #expect(blurred.pixel(x: 14, y: 10).red == 0 && blurred.pixel(x: 10, y: 14).red == 0)
+        // The default σ is the radius; one far larger than the radius makes an even box.
+        #expect(KernelBlurImageProcessor(radius: 200).sigma == 200 && KernelBlurImageProcessor(radius: 200).radius == 150)
+        let box = try #require(KernelBlurImageProcessor(radius: 2, sigma: 10_000).kernel)
+        let even = box.allSatisfy { abs($0 - box[2]) < 1e-6 * box[2] }
+        #expect(box.count == 5 && even)
+        #expect(try KernelBlurImageProcessor(radius: 0).process(image).frames[0].pixels == image.frames[0].pixels)
+        #expect(KernelBlurImageProcessor(radius: 3, sigma: 2).identifier == "com.alcedo.kernelBlur(3,2.0)")
+    }
 }

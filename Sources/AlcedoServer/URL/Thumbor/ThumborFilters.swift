@@ -162,23 +162,4 @@ public struct ThumborFilter: Sendable, Hashable {
         if text.count >= 2, text.hasPrefix("'"), text.hasSuffix("'") { return String(text.dropFirst().dropLast()) }
         return text
     }
-
-    /// A colour as thumbor's engine reads it: a CSS name Pillow knows (the common ones), or hex
-    /// `RGB`/`RRGGBB` with or without `#`; `nil` for anything else.
-    static func color(_ text: String) -> RGBA? {
-        let named: [String: RGBA] = [
-            "white": .white, "black": .black, "red": RGBA(red: 255, green: 0, blue: 0), "lime": RGBA(red: 0, green: 255, blue: 0),
-            "green": RGBA(red: 0, green: 128, blue: 0), "blue": RGBA(red: 0, green: 0, blue: 255),
-            "yellow": RGBA(red: 255, green: 255, blue: 0), "cyan": RGBA(red: 0, green: 255, blue: 255),
-            "magenta": RGBA(red: 255, green: 0, blue: 255), "gray": RGBA(red: 128, green: 128, blue: 128),
-            "grey": RGBA(red: 128, green: 128, blue: 128), "silver": RGBA(red: 192, green: 192, blue: 192),
-            "orange": RGBA(red: 255, green: 165, blue: 0), "purple": RGBA(red: 128, green: 0, blue: 128),
-            "transparent": .clear,
-        ]
-        let lowered = text.lowercased()
-        if let color = named[lowered] { return color }
-        let hex = lowered.hasPrefix("#") ? String(lowered.dropFirst()) : lowered
-        guard hex.count == 3 || hex.count == 6 else { return nil }
-        return try? ProcessingOptions.color(hex, "color")
-    }
 }

@@ -16,6 +16,8 @@ public struct ThumborPath: Sendable, Hashable {
     public var signature: String?
     /// The path after the signature segment, without its leading `/`: what the signature signs.
     public var signedPart: String
+    /// `debug/`: the image as the trim and the manual crop leave it, not resized, cropped to the
+    /// size or flipped (thumbor's debug mode, without its focal point outlines).
     public var debug = false
     /// `meta/`: answer thumbor's JSON description instead of the image.
     public var meta = false

@@ -77,6 +77,19 @@ public enum ThumborPlan {
         options.flipVertical = path.verticalFlip
         options.gravity = gravity(path.horizontalFlip ? mirrored(path.horizontalAlign) : path.horizontalAlign,
                                   path.verticalFlip ? mirrored(path.verticalAlign) : path.verticalAlign)
+        if path.debug {
+            // thumbor's `debug/` only outlines the explicit focal points (Alcedo draws nothing)
+            // and skips the resize, the crop to the size and the flips: the image as the trim
+            // and the manual crop left it.
+            options.width = 0
+            options.height = 0
+            options.widthFromSource = false
+            options.heightFromSource = false
+            options.resizingType = .fit
+            options.enlarge = false
+            options.flipHorizontal = false
+            options.flipVertical = false
+        }
         for filter in ThumborFilter.list(path.filters) where rules.filters.map({ $0.contains(filter.name) }) ?? !ThumborFilter.optIn.contains(filter.name) {
             try apply(filter, to: &options, fitIn: path.fitIn, autoPNGToJPG: rules.autoPNGToJPG)
         }
@@ -147,23 +160,30 @@ public enum ThumborPlan {
         case "max_age":
             if let value = filter.integer(0, negative: false) { options.maxAge = value }
         case "background_color":
-            if let text = filter.string(0), let color = ThumborFilter.color(text) { options.steps.append(.background(color)) }
+            // The image composited over a canvas of the colour (`auto`: the image's average).
+            guard let text = filter.string(0) else { return }
+            if text == "auto" {
+                options.steps.append(.fill(.average, color: nil, extend: false, merge: true))
+            } else if let color = ThumborFilter.color(text) {
+                options.steps.append(.background(color))
+            }
         case "fill":
             guard let text = filter.string(0), text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }),
                   let transparent = filter.boolean(1, default: false) else { return }
+            // Without fill_transparent the image's own pixels, transparent ones too, replace the
+            // canvas's; with it, the image is composited over the canvas's colour.
             switch text {
-            case "auto": options.steps.append(.fill(.average, color: nil, extend: fitIn))
+            case "auto": options.steps.append(.fill(.average, color: nil, extend: fitIn, merge: transparent))
             case "blur": options.steps.append(.fill(.blur, color: nil, extend: fitIn))
             default:
-                // Without fill_transparent the image's own pixels, transparent ones too, replace the canvas's.
-                let color = ThumborFilter.color(text).flatMap { $0.alpha == 255 || transparent ? $0 : nil }
-                options.steps.append(.fill(.background, color: color, extend: fitIn, merge: transparent))
+                options.steps.append(.fill(.background, color: ThumborFilter.color(text), extend: fitIn, merge: transparent))
             }
         case "blur":
             guard let radius = filter.integer(0, negative: false), radius > 0 else { return }
             let sigma = filter.arguments.count > 1 ? filter.decimal(1) : 0
             guard let sigma else { return }
-            options.steps.append(.blur(sigma: min(150, sigma == 0 ? Double(radius) : abs(sigma))))
+            // thumbor's kernel: the Gaussian of σ cut at the radius (at most 150), rows then columns.
+            options.steps.append(.effect(.kernelBlur(radius: radius, sigma: sigma)))
         case "sharpen":
             guard let amount = filter.decimal(0), let radius = filter.decimal(1), filter.boolean(2, default: false) != nil,
                   filter.arguments.count == 3 else { return }
@@ -192,7 +212,7 @@ public enum ThumborPlan {
             if let value = filter.decimal(0) { options.steps.append(.levels(.saturation(factor: value))) }
         case "colorize":
             if let r = filter.integer(0, negative: false), let g = filter.integer(1, negative: false), let b = filter.integer(2, negative: false),
-               let text = filter.string(3), text.count == 6, let color = ThumborFilter.color(text) {
+               let text = filter.string(3), text.utf8.count == 6, ThumborFilter.isHex(text), let color = ThumborFilter.color(text) {
                 options.steps.append(.levels(.colorize(red: r, green: g, blue: b, color: color)))
             }
         case "curve":
@@ -227,14 +247,10 @@ public enum ThumborPlan {
             // thumbor scales what the filters before it left (after the resize): a step.
             if let value = filter.decimal(0), value > 0, value <= 1 { options.steps.append(.proportion(value)) }
         case "focal":
-            guard let text = filter.string(0) else { return }
-            let corners = text.split(separator: ":")
-            let numbers = corners.flatMap { $0.split(separator: "x") }.compactMap { Int($0) }
-            guard corners.count == 2, numbers.count == 4, numbers.allSatisfy({ (0...1_000_000).contains($0) }) else { return }
-            let width = numbers[2] - numbers[0], height = numbers[3] - numbers[1]
-            guard width != 0, height != 0 else { return }
-            options.focusPixel = ProcessingOptions.FocusPixel(x: (Double(numbers[0]) + Double(width) / 2).rounded(.down),
-                                                              y: (Double(numbers[1]) + Double(height) / 2).rounded(.down))
+            guard let box = filter.string(0).flatMap(focalBox) else { return }
+            let width = box.right - box.left, height = box.bottom - box.top
+            options.focusPixel = ProcessingOptions.FocusPixel(x: (Double(box.left) + Double(width) / 2).rounded(.down),
+                                                              y: (Double(box.top) + Double(height) / 2).rounded(.down))
         case "autojpg":
             guard filter.arguments.count <= 1, let enabled = filter.boolean(0, default: true) else { return }
             // thumbor 7.8: with AUTO_PNG_TO_JPG on, any autojpg() turns it off for the URL.
@@ -277,6 +293,16 @@ public enum ThumborPlan {
             // Unknown filters are ignored, as thumbor ignores them.
             break
         }
+    }
+
+    /// `focal(LxT:RxB)`'s box, `nil` when the text is not two corners of whole numbers up to
+    /// 1,000,000 or the box has no width or height (thumbor ignores those).
+    static func focalBox(_ text: String) -> ThumborCrop? {
+        let corners = text.split(separator: ":")
+        let numbers = corners.flatMap { $0.split(separator: "x") }.compactMap { Int($0) }
+        guard corners.count == 2, numbers.count == 4, numbers.allSatisfy({ (0...1_000_000).contains($0) }),
+              numbers[2] != numbers[0], numbers[3] != numbers[1] else { return nil }
+        return ThumborCrop(left: numbers[0], top: numbers[1], right: numbers[2], bottom: numbers[3])
     }
 
     /// `watermark(url,x,y,alpha[,w_ratio,h_ratio])`: `nil` when the arguments do not match
