@@ -22,6 +22,43 @@ extension AlcedoImage {
         return replacingFrames(newFrames, width: target.width, height: target.height)
     }
 
+    /// The `window` of this image resized to `size`: byte for byte `resized(to: size)` cut to
+    /// `window`, made without the rest of the resized image. Only the window's pixels are
+    /// computed and held, so a crop of an extreme enlargement (a 2000 x 1500 image scaled to
+    /// 26667 x 20000 to keep 100 x 20000 of it) costs what the window does.
+    ///
+    /// Every frame is resized; durations, loop count, source format and orientation are kept.
+    /// A side of `size` below 1 is raised to 1; the window's origin is moved inside the resized
+    /// image and its sides cut to it (at least 1 pixel each). Synchronous and CPU-bound: run it
+    /// off Swift's cooperative pool.
+    public func resized(to size: PixelSize, cropping window: (x: Int, y: Int, size: PixelSize)) -> AlcedoImage {
+        let target = Resampler.clamped(size)
+        let window = Resampler.clamped(window, in: target)
+        guard window.size != target else { return resized(to: target) }
+        guard target != self.pixelSize else { return cut(window) }
+        let plan = ResamplerPlan(from: self.pixelSize, to: target, window: window)
+        let pixels = Self.resize(frames.map(\.pixels), with: plan)
+        let newFrames = zip(frames, pixels).map { Frame(pixels: $1, duration: $0.duration) }
+        return replacingFrames(newFrames, width: window.size.width, height: window.size.height)
+    }
+
+    /// Every frame cut to `rect`, which lies inside the image.
+    func cut(_ rect: (x: Int, y: Int, size: PixelSize)) -> AlcedoImage {
+        let sourceRowBytes = width * 4
+        let rowBytes = rect.size.width * 4
+        return mappingFrames(to: rect.size) { pixels in
+            pixels.withUnsafeBufferPointer { source in
+                PixelOps.makeBuffer(count: rowBytes * rect.size.height) { destination in
+                    guard let src = source.baseAddress else { return }
+                    for row in 0..<rect.size.height {
+                        let from = src + (rect.y + row) * sourceRowBytes + rect.x * 4
+                        (destination + row * rowBytes).initialize(from: from, count: rowBytes)
+                    }
+                }
+            }
+        }
+    }
+
     /// A copy scaled to fit inside `bounds` with its aspect ratio kept (the largest such size,
     /// see ``PixelSize/fitting(in:)``). Never enlarges: an image already inside `bounds` is
     /// returned as it is.

@@ -99,8 +99,13 @@ struct ComposedImageProcessor: ImageProcessor {
     func outputSize(for size: PixelSize) -> PixelSize { second.outputSize(for: first.outputSize(for: size)) }
 
     /// The first one's intermediates while it runs; then its result, held while the second
-    /// one runs, with the second one's intermediates.
+    /// one runs, with the second one's intermediates. A resize followed by a crop makes only
+    /// the crop: no resized image is held, only the resampler's rows for the crop.
     func intermediateBytes(for size: PixelSize) -> Int {
+        if case let (resizing, cropping)? = resizeThenCrop {
+            let target = resizing.outputSize(for: size)
+            return ResamplerPlan.workingMemory(from: size, to: target, window: cropping.outputSize(for: target))
+        }
         let middle = first.outputSize(for: size)
         let whileSecondRuns = WorkingSetEstimate.saturatingSum([WorkingSetEstimate.bytes(middle, frames: 1),
                                                                 second.intermediateBytes(for: middle)])
@@ -108,6 +113,14 @@ struct ComposedImageProcessor: ImageProcessor {
     }
 
     func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
-        try second.process(first.process(image))
+        if case let (resizing, cropping)? = resizeThenCrop { return try resizing.process(image, croppedBy: cropping) }
+        return try second.process(first.process(image))
+    }
+
+    /// The two processors when they are a ``ResizingImageProcessor`` and a
+    /// ``CroppingImageProcessor``: run as one, the resize makes only the pixels the crop keeps.
+    private var resizeThenCrop: (ResizingImageProcessor, CroppingImageProcessor)? {
+        guard let resizing = first as? ResizingImageProcessor, let cropping = second as? CroppingImageProcessor else { return nil }
+        return (resizing, cropping)
     }
 }

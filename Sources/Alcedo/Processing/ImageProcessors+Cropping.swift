@@ -71,23 +71,16 @@ public struct CroppingImageProcessor: ImageProcessor {
     /// Crops every frame. Throws `.invalidParameter` for a size with a side <= 0 or an anchor
     /// coordinate outside `0...1`.
     public func process(_ image: AlcedoImage) throws(AlcedoError) -> AlcedoImage {
+        try validate()
+        let rect = cropRect(for: image.pixelSize)
+        if rect.size == image.pixelSize { return image }
+        return image.cut(rect)
+    }
+
+    /// Checks the parameters as ``process(_:)`` does.
+    func validate() throws(AlcedoError) {
         try ProcessorSupport.requirePositive(size, "size", in: "CroppingImageProcessor")
         try ProcessorSupport.requireFraction(anchor.x, "anchor.x", in: "CroppingImageProcessor")
         try ProcessorSupport.requireFraction(anchor.y, "anchor.y", in: "CroppingImageProcessor")
-        let rect = cropRect(for: image.pixelSize)
-        if rect.size == image.pixelSize { return image }
-        let sourceRowBytes = image.width * 4
-        let rowBytes = rect.size.width * 4
-        return image.mappingFrames(to: rect.size) { pixels in
-            pixels.withUnsafeBufferPointer { source in
-                PixelOps.makeBuffer(count: rowBytes * rect.size.height) { destination in
-                    guard let src = source.baseAddress else { return }
-                    for row in 0..<rect.size.height {
-                        let from = src + (rect.y + row) * sourceRowBytes + rect.x * 4
-                        (destination + row * rowBytes).initialize(from: from, count: rowBytes)
-                    }
-                }
-            }
-        }
     }
 }

@@ -73,4 +73,18 @@ public struct ResizingImageProcessor: ImageProcessor {
         try ProcessorSupport.requireResampling(from: image.pixelSize, to: target, in: "ResizingImageProcessor")
         return image.resized(to: target)
     }
+
+    /// ``process(_:)`` followed by `cropping`'s ``CroppingImageProcessor/process(_:)``, as
+    /// `self |> cropping` runs them: the same pixels, but only those the crop keeps are made
+    /// (``AlcedoImage/resized(to:cropping:)``), so the limits hold the crop, not the resized
+    /// image (an `.aspectFill` of a panorama may be far larger than the crop it is cut to).
+    func process(_ image: AlcedoImage, croppedBy cropping: CroppingImageProcessor) throws(AlcedoError) -> AlcedoImage {
+        try ProcessorSupport.requirePositive(referenceSize, "referenceSize", in: "ResizingImageProcessor")
+        try cropping.validate()
+        let target = targetSize(for: image.pixelSize)
+        let rect = cropping.cropRect(for: target)
+        try ProcessorSupport.requireOutput(rect.size, frameCount: image.frames.count, in: "ResizingImageProcessor")
+        try ProcessorSupport.requireResampling(from: image.pixelSize, to: target, window: rect.size, in: "ResizingImageProcessor")
+        return image.resized(to: target, cropping: rect)
+    }
 }

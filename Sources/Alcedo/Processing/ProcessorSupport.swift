@@ -65,9 +65,10 @@ enum ProcessorSupport {
     /// working memory (weight tables, filtered rows) than ``DecodingLimits/maxWorkingMemory``
     /// of ``DecodingLimits/default``: checked before anything is allocated. An extreme aspect
     /// ratio (1x100,000,000) is within the pixel limit but not within this one.
-    static func requireResampling(from source: PixelSize, to target: PixelSize, in processor: String) throws(AlcedoError) {
+    static func requireResampling(from source: PixelSize, to target: PixelSize, window: PixelSize? = nil,
+                                  in processor: String) throws(AlcedoError) {
         let limit = DecodingLimits.default.maxWorkingMemory
-        let bytes = ResamplerPlan.workingMemory(from: source, to: target)
+        let bytes = ResamplerPlan.workingMemory(from: source, to: target, window: window ?? target)
         if bytes > limit {
             throw .processorError(reason: .workingMemoryTooLarge(processor: processor, size: target, bytes: bytes, limit: limit))
         }

@@ -65,10 +65,19 @@ struct ResamplerBox: ~Copyable {
     /// pixels; returns `true` when every source pixel it was made from had alpha 255.
     @discardableResult
     func makeRow(_ index: Int, into output: UnsafeMutableBufferPointer<SIMD4<Float>>) -> Bool {
+        makeRow(index, columns: 0..<rowWidth, into: output)
+    }
+
+    /// Writes the pixels `columns` of row `index` into `output` (`columns.count` pixels), each
+    /// exactly as the whole row has it; returns `true` when every source pixel of the whole row
+    /// (not only of `columns`) had alpha 255, as for the whole row. Only the source columns
+    /// under `columns` are summed; the others are only read for their alpha.
+    @discardableResult
+    func makeRow(_ index: Int, columns: Range<Int>, into output: UnsafeMutableBufferPointer<SIMD4<Float>>) -> Bool {
         if boxX * boxY == 1 {
-            return premultiply(sourceRow: index, into: output)
+            return premultiply(sourceRow: index, columns: columns, into: output)
         } else {
-            return boxRow(index, into: output)
+            return boxRow(index, columns: columns, into: output)
         }
     }
 
@@ -78,41 +87,49 @@ struct ResamplerBox: ~Copyable {
         UnsafeBufferPointer(rebasing: source[(y * width * 4)..<((y + 1) * width * 4)])
     }
 
-    /// Converts one source row to premultiplied `Float` pixels; returns whether it is opaque.
-    private func premultiply(sourceRow y: Int, into output: UnsafeMutableBufferPointer<SIMD4<Float>>) -> Bool {
+    /// Converts the pixels `columns` of one source row to premultiplied `Float` pixels;
+    /// returns whether the whole row is opaque.
+    private func premultiply(sourceRow y: Int, columns: Range<Int>, into output: UnsafeMutableBufferPointer<SIMD4<Float>>) -> Bool {
         let row = UnsafeRawBufferPointer(sourceRow(y))
         if Self.isOpaque(row) {
             output.withMemoryRebound(to: Float.self) { floats in
-                alcedo_load_rgba8(row.baseAddress!.assumingMemoryBound(to: UInt8.self), floats.baseAddress!, width)
+                alcedo_load_rgba8(row.baseAddress!.assumingMemoryBound(to: UInt8.self) + columns.lowerBound * 4, floats.baseAddress!,
+                                  columns.count)
             }
             return true
         } else {
-            for x in 0..<width {
+            for x in columns {
                 let pixel = Self.float(row.loadUnaligned(fromByteOffset: x * 4, as: SIMD4<UInt8>.self))
                 var scale = SIMD4<Float>(repeating: pixel.w * (1 / 255))
                 scale.w = 1
-                output[x] = pixel * scale
+                output[x - columns.lowerBound] = pixel * scale
             }
             return false
         }
     }
 
-    /// Averages the blocks of box row `index`; returns whether all of their pixels are opaque.
-    private func boxRow(_ index: Int, into output: UnsafeMutableBufferPointer<SIMD4<Float>>) -> Bool {
+    /// Averages the blocks `columns` of box row `index`; returns whether all the pixels of
+    /// the whole row's blocks are opaque.
+    private func boxRow(_ index: Int, columns: Range<Int>, into output: UnsafeMutableBufferPointer<SIMD4<Float>>) -> Bool {
         let firstRow = index * boxY
         let endRow = min(firstRow + boxY, height)
         var hasTranslucentRows = false
         var flushed = false
+        // The source samples under `columns`; the rest of the row is read for its alpha only.
+        let bytes = (columns.lowerBound * boxX * 4)..<(min(columns.upperBound * boxX, width) * 4)
+        let wholeRow = bytes.count == width * 4
 
         // Vertical: sum the block's rows column by column, at most 257 rows at a time.
         var chunkStart = firstRow
         while chunkStart < endRow {
             let chunkEnd = min(chunkStart + Self.rowsPerNarrowSum, endRow)
             if chunkStart > firstRow {
-                flushNarrowSums(first: !flushed)
+                flushNarrowSums(first: !flushed, bytes: bytes)
                 flushed = true
             }
-            if !sumRows(chunkStart..<chunkEnd) {
+            // Whether rows are translucent is decided on whole rows, as the whole row's blocks
+            // are: which formula a block takes does not depend on the columns made.
+            if !sumRows(chunkStart..<chunkEnd, bytes: bytes) || !(wholeRow || outsideOpaque(chunkStart..<chunkEnd, bytes: bytes)) {
                 for y in chunkStart..<chunkEnd {
                     let row = sourceRow(y)
                     guard !Self.isOpaque(UnsafeRawBufferPointer(row)) else { continue }
@@ -120,19 +137,20 @@ struct ResamplerBox: ~Copyable {
                         corrections.update(repeating: 0)
                         hasTranslucentRows = true
                     }
-                    Self.accumulateCorrections(row, into: corrections)
+                    Self.accumulateCorrections(UnsafeBufferPointer(rebasing: row[bytes]),
+                                               into: UnsafeMutableBufferPointer(rebasing: corrections[bytes]))
                 }
             }
             chunkStart = chunkEnd
         }
-        if flushed { flushNarrowSums(first: false) }
+        if flushed { flushNarrowSums(first: false, bytes: bytes) }
 
         // Horizontal: sum `boxX` columns, divide by the block's pixel count.
         let narrow = UnsafeRawBufferPointer(narrowSums)
         let wide = UnsafeRawBufferPointer(wideSums)
         let correction = UnsafeRawBufferPointer(corrections)
         let rows = endRow - firstRow
-        for column in 0..<rowWidth {
+        for column in columns {
             let first = column * boxX
             let end = min(first + boxX, width)
             let area = Float((end - first) * rows)
@@ -147,36 +165,48 @@ struct ResamplerBox: ~Copyable {
             if hasTranslucentRows {
                 var weighted = sum &* 255
                 for x in first..<end { weighted &-= correction.loadUnaligned(fromByteOffset: x * 16, as: SIMD4<UInt32>.self) }
-                output[column] = Self.float(weighted) * SIMD4(repeating: 1 / (area * 255))
+                output[column - columns.lowerBound] = Self.float(weighted) * SIMD4(repeating: 1 / (area * 255))
             } else {
                 // At most 65,536 * 255: the signed conversion, which vectorises, is exact.
-                output[column] = Self.float(SIMD4<Int32>(truncatingIfNeeded: sum)) * SIMD4(repeating: 1 / area)
+                output[column - columns.lowerBound] = Self.float(SIMD4<Int32>(truncatingIfNeeded: sum)) * SIMD4(repeating: 1 / area)
             }
         }
         return !hasTranslucentRows
     }
 
-    /// Adds ``narrowSums`` to ``wideSums`` (replacing them when `first`).
-    private func flushNarrowSums(first: Bool) {
-        for i in 0..<narrowSums.count {
+    /// Adds the ``narrowSums`` of the samples `bytes` to ``wideSums`` (replacing them when `first`).
+    private func flushNarrowSums(first: Bool, bytes: Range<Int>) {
+        for i in bytes {
             wideSums[i] = (first ? 0 : wideSums[i]) &+ UInt32(narrowSums[i])
         }
     }
 
-    /// Stores in ``narrowSums`` the column sums of source `rows` (at most 257 of them);
-    /// returns `true` when every pixel of those rows had alpha 255.
+    /// `true` when every pixel of source `rows` outside the samples `bytes` has alpha 255.
+    private func outsideOpaque(_ rows: Range<Int>, bytes: Range<Int>) -> Bool {
+        for y in rows {
+            let row = UnsafeRawBufferPointer(sourceRow(y))
+            guard Self.isOpaque(UnsafeRawBufferPointer(rebasing: row[0..<bytes.lowerBound])),
+                  Self.isOpaque(UnsafeRawBufferPointer(rebasing: row[bytes.upperBound...])) else { return false }
+        }
+        return true
+    }
+
+    /// Stores in ``narrowSums`` the column sums of the samples `bytes` (a range of whole
+    /// pixels) of source `rows` (at most 257 of them); returns `true` when every pixel summed
+    /// had alpha 255.
     ///
     /// Works in strips of 64 bytes (a cache line, 16 pixels), going down all the rows before
     /// moving right, so each sum stays in a register and is stored once; the last few pixels
     /// of a row that do not fill a strip are summed one sample at a time.
-    private func sumRows(_ rows: Range<Int>) -> Bool {
+    private func sumRows(_ rows: Range<Int>, bytes range: Range<Int>) -> Bool {
         let bytes = UnsafeRawBufferPointer(source)
         let sums = UnsafeMutableRawBufferPointer(narrowSums)
         let rowBytes = width &* 4
+        let end = range.upperBound
         let top = rows.lowerBound &* rowBytes
         var all = SIMD16<UInt8>(repeating: 255)
-        var offset = 0
-        while offset &+ 64 <= rowBytes {
+        var offset = range.lowerBound
+        while offset &+ 64 <= end {
             var sum0 = SIMD8<UInt16>(), sum1 = SIMD8<UInt16>(), sum2 = SIMD8<UInt16>(), sum3 = SIMD8<UInt16>()
             var sum4 = SIMD8<UInt16>(), sum5 = SIMD8<UInt16>(), sum6 = SIMD8<UInt16>(), sum7 = SIMD8<UInt16>()
             var position = top &+ offset
@@ -208,7 +238,7 @@ struct ResamplerBox: ~Copyable {
             offset &+= 64
         }
         var opaque = all[3] & all[7] & all[11] & all[15] == 255
-        while offset < rowBytes {
+        while offset < end {
             var sum: UInt16 = 0
             for y in rows {
                 let sample = source[y &* rowBytes &+ offset]

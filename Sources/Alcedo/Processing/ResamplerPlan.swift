@@ -14,6 +14,12 @@ import Foundation
 /// them horizontally as they are made, then filters each output row vertically from them,
 /// unpremultiplies, rounds and clamps to 8 bits. Each row is computed the same way
 /// whichever band it falls in, so the result does not depend on the number of bands.
+///
+/// A plan may compute only some of the output: a window (a crop of the result) or a grid of
+/// chosen columns and rows. Every output pixel depends only on its own weights and the boxed
+/// pixels under them, so each one computed is exactly the pixel of the whole output. Only the
+/// weights of those columns and rows are made, only the boxed rows their vertical windows
+/// reach are boxed, and of those only the columns their horizontal windows reach.
 struct ResamplerPlan: Sendable {
     /// How a run spreads its rows over cores.
     enum Concurrency: Sendable, Equatable {
@@ -36,19 +42,50 @@ struct ResamplerPlan: Sendable {
     let boxY: Int
     /// The size after the box pre-shrink.
     let boxed: PixelSize
+    /// The weights of the computed columns, their starts counted from ``boxedColumns``' first.
     let horizontal: ResamplerWeights
+    /// The weights of the computed rows (starts in boxed rows).
     let vertical: ResamplerWeights
+    /// The size of what a run makes: the computed columns by the computed rows.
+    let output: PixelSize
+    /// The boxed columns the computed columns read.
+    let boxedColumns: Range<Int>
+    /// Whether the computed columns are boxed columns as they are (no horizontal filter).
+    let copiesColumns: Bool
 
     /// A plan from `source` to `target`; both must be at least 1x1.
     init(from source: PixelSize, to target: PixelSize) {
+        self.init(from: source, to: target, columns: nil, rows: nil)
+    }
+
+    /// A plan that makes only the `window` of the resize from `source` to `target`: the
+    /// window's pixels, exactly as they are in the whole result. `window` must lie inside `target`.
+    init(from source: PixelSize, to target: PixelSize, window: (x: Int, y: Int, size: PixelSize)) {
+        let whole = window.x == 0 && window.y == 0 && window.size == target
+        self.init(from: source, to: target,
+                  columns: whole ? nil : Array(window.x..<(window.x + window.size.width)),
+                  rows: whole ? nil : Array(window.y..<(window.y + window.size.height)))
+    }
+
+    /// A plan that makes only output `columns` of output `rows` (ascending indices inside
+    /// `target`; `nil`: all of them), each pixel as in the whole result.
+    init(from source: PixelSize, to target: PixelSize, columns: [Int]?, rows: [Int]?) {
         self.source = source
         self.target = target
         (boxX, boxY) = Self.boxFactors(from: source, to: target)
         boxed = PixelSize(width: (source.width + boxX - 1) / boxX, height: (source.height + boxY - 1) / boxY)
-        horizontal = ResamplerWeights(inputCount: boxed.width, outputCount: target.width,
-                                      extent: Double(source.width) / Double(boxX))
+        var horizontal = ResamplerWeights(inputCount: boxed.width, outputCount: target.width,
+                                          extent: Double(source.width) / Double(boxX), outputs: columns)
         vertical = ResamplerWeights(inputCount: boxed.height, outputCount: target.height,
-                                    extent: Double(source.height) / Double(boxY))
+                                    extent: Double(source.height) / Double(boxY), outputs: rows)
+        output = PixelSize(width: columns?.count ?? target.width, height: rows?.count ?? target.height)
+        let span = horizontal.inputSpan
+        boxedColumns = span
+        if span.lowerBound > 0 { horizontal.starts = horizontal.starts.map { $0 - span.lowerBound } }
+        self.horizontal = horizontal
+        // The same size across: the columns are boxed columns, when they follow each other.
+        let contiguous = columns.map { $0.isEmpty || $0[$0.count - 1] - $0[0] == $0.count - 1 } ?? true
+        copiesColumns = horizontal.isIdentity && boxed.width == target.width && contiguous
     }
 
     /// The integer box factors per axis: the largest `k` that keeps `source / k` at least
@@ -78,6 +115,12 @@ struct ResamplerPlan: Sendable {
     /// vertical pass keeps (`stride` rows of the output width, 16 bytes a pixel). `Int.max`
     /// when that does not fit in an `Int`.
     static func workingMemory(from source: PixelSize, to target: PixelSize) -> Int {
+        workingMemory(from: source, to: target, window: target)
+    }
+
+    /// ``workingMemory(from:to:)`` of a plan that makes only a `window` of the output: the
+    /// weights of its columns and rows, the ring of its width.
+    static func workingMemory(from source: PixelSize, to target: PixelSize, window: PixelSize) -> Int {
         let (boxX, boxY) = boxFactors(from: source, to: target)
         func stride(input: Int, box: Int, output: Int) -> Int {
             let boxed = max(1, (input + box - 1) / box)
@@ -89,8 +132,8 @@ struct ResamplerPlan: Sendable {
         let strideY = stride(input: source.height, box: boxY, output: target.height)
         let bands = max(1, ProcessInfo.processInfo.activeProcessorCount)
         var total = 0
-        for (count, perItem) in [(target.width, 16 + 4 * strideX), (target.height, 16 + 4 * strideY),
-                                 (target.width, 16 * strideY * bands)] {
+        let columns = min(window.width, target.width), rows = min(window.height, target.height)
+        for (count, perItem) in [(columns, 16 + 4 * strideX), (rows, 16 + 4 * strideY), (columns, 16 * strideY * bands)] {
             let (bytes, overflow) = max(0, count).multipliedReportingOverflow(by: perItem)
             guard !overflow else { return Int.max }
             let (sum, sumOverflow) = total.addingReportingOverflow(bytes)
@@ -102,16 +145,18 @@ struct ResamplerPlan: Sendable {
 
     /// An estimate of the multiply-adds of one run, to decide whether to use several cores.
     var estimatedWork: Int {
-        source.width * source.height
-            + target.width * boxed.height * horizontal.stride
-            + target.width * target.height * vertical.stride
+        let boxedRows = vertical.inputSpan.count
+        return min(source.height, boxedRows * boxY) * min(source.width, boxedColumns.count * boxX)
+            + output.width * boxedRows * horizontal.stride
+            + output.width * output.height * vertical.stride
     }
 
-    /// Resizes one frame: `pixels` holds `source.width * source.height * 4` bytes.
+    /// Resizes one frame: `pixels` holds `source.width * source.height * 4` bytes. The result
+    /// holds the ``output`` pixels (the whole target unless the plan makes a part of it).
     func resize(_ pixels: UnsafeBufferPointer<UInt8>, concurrency: Concurrency = .automatic) -> [UInt8] {
         precondition(pixels.count == source.width * source.height * 4,
                      "a \(source) RGBA8 buffer holds \(source.width * source.height * 4) bytes, got \(pixels.count)")
-        let count = target.width * target.height * 4
+        let count = output.width * output.height * 4
         return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             run(pixels, into: UnsafeMutableBufferPointer(rebasing: buffer[0..<count]), concurrency: concurrency)
             initialized = count
@@ -134,7 +179,7 @@ struct ResamplerPlan: Sendable {
         }
     }
 
-    /// Resizes `pixels` into `destination` (`target.width * target.height * 4` bytes).
+    /// Resizes `pixels` into `destination` (`output.width * output.height * 4` bytes).
     ///
     /// Each band walks its output rows top to bottom. The boxed rows their vertical windows
     /// need are made and filtered horizontally as they come into view, into a ring of
@@ -143,15 +188,16 @@ struct ResamplerPlan: Sendable {
     func run(_ pixels: UnsafeBufferPointer<UInt8>, into destination: UnsafeMutableBufferPointer<UInt8>,
              concurrency: Concurrency) {
         let bands = bandCount(for: concurrency)
-        let outputWidth = target.width
+        let outputWidth = output.width
         let ringRows = vertical.stride
         let horizontalStride = horizontal.stride
-        let (source, boxX, boxY, boxedWidth) = (self.source, self.boxX, self.boxY, boxed.width)
-        let filtersHorizontally = !(horizontal.isIdentity && boxedWidth == outputWidth)
+        let (source, boxX, boxY, boxedColumns) = (self.source, self.boxX, self.boxY, self.boxedColumns)
+        let boxedWidth = boxedColumns.count
+        let filtersHorizontally = !copiesColumns
 
         horizontal.withTable { horizontal in
             vertical.withTable { vertical in
-                Self.perform(bands: bands, rows: target.height) { rows in
+                Self.perform(bands: bands, rows: output.height) { rows in
                     let box = ResamplerBox(source: pixels, width: source.width, height: source.height, boxX: boxX, boxY: boxY)
                     // Zero padding past the row: the horizontal filter reads whole windows there.
                     let boxedRow = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(
@@ -177,10 +223,10 @@ struct ResamplerPlan: Sendable {
                             let slot = nextRow % ringRows
                             let filtered = UnsafeMutableBufferPointer(rebasing: ring[(slot * outputWidth)..<((slot + 1) * outputWidth)])
                             if filtersHorizontally {
-                                opaqueSlots[slot] = box.makeRow(nextRow, into: boxedRow)
+                                opaqueSlots[slot] = box.makeRow(nextRow, columns: boxedColumns, into: boxedRow)
                                 horizontal.filterRow(UnsafeBufferPointer(boxedRow), into: filtered)
                             } else {
-                                opaqueSlots[slot] = box.makeRow(nextRow, into: filtered)
+                                opaqueSlots[slot] = box.makeRow(nextRow, columns: boxedColumns, into: filtered)
                             }
                             nextRow += 1
                         }

@@ -32,32 +32,38 @@ struct ResamplerWeights: Sendable, Equatable {
 
     /// Number of input pixels along the axis.
     let inputCount: Int
-    /// Number of output pixels along the axis.
+    /// Number of output pixels along the axis (of the whole output, when only some are computed).
     let outputCount: Int
     /// Slots reserved per output pixel in ``values`` (the widest window).
     let stride: Int
-    /// The first input pixel of each output pixel's window.
-    let starts: [Int]
-    /// The number of input pixels in each output pixel's window, `1...stride`.
+    /// The first input pixel of each computed output pixel's window (a plan may count them from
+    /// the first input pixel it reads).
+    var starts: [Int]
+    /// The number of input pixels in each computed output pixel's window, `1...stride`.
     let counts: [Int]
-    /// `outputCount * stride` weights; slots past a window's count are zero.
+    /// `stride` weights per computed output pixel; slots past a window's count are zero.
     let values: [Float]
 
     /// Computes the weights for `outputCount` pixels from `inputCount` input pixels whose
     /// picture spans `extent` pixels (default: all of them).
-    init(inputCount: Int, outputCount: Int, extent: Double? = nil) {
+    ///
+    /// With `outputs` (ascending indices below `outputCount`), only those output pixels are
+    /// computed, in that order: each one's weights are exactly those of the whole axis, which
+    /// is what lets a window of the output be computed alone, equal to the whole cut.
+    init(inputCount: Int, outputCount: Int, extent: Double? = nil, outputs: [Int]? = nil) {
         let inputCount = max(1, inputCount)
         let outputCount = max(1, outputCount)
         let extent = min(max(extent ?? Double(inputCount), 1), Double(inputCount))
+        let computed = outputs?.count ?? outputCount
         self.inputCount = inputCount
         self.outputCount = outputCount
 
         if inputCount == outputCount && extent == Double(inputCount) {
             // Same size: every output pixel is its input pixel.
             stride = 1
-            starts = Array(0..<outputCount)
-            counts = Array(repeating: 1, count: outputCount)
-            values = Array(repeating: 1, count: outputCount)
+            starts = outputs ?? Array(0..<outputCount)
+            counts = Array(repeating: 1, count: computed)
+            values = Array(repeating: 1, count: computed)
             return
         }
 
@@ -66,13 +72,14 @@ struct ResamplerWeights: Sendable, Equatable {
         let support = Self.radius * filterScale
         let inverseFilterScale = 1 / filterScale
         let stride = min(Int(support.rounded(.up)) * 2 + 1, inputCount)
-        var starts = [Int](repeating: 0, count: outputCount)
-        var counts = [Int](repeating: 0, count: outputCount)
-        var values = [Float](repeating: 0, count: outputCount * stride)
+        var starts = [Int](repeating: 0, count: computed)
+        var counts = [Int](repeating: 0, count: computed)
+        var values = [Float](repeating: 0, count: computed * stride)
         var window = [Double](repeating: 0, count: stride)
         let lastCoverage = min(max(extent - Double(inputCount - 1), 0), 1)
 
-        for output in 0..<outputCount {
+        for slot in 0..<computed {
+            let output = outputs?[slot] ?? slot
             let center = (Double(output) + 0.5) * scale
             let first = min(max(Int((center - support + 0.5).rounded(.down)), 0), inputCount - 1)
             let end = min(max(Int((center + support + 0.5).rounded(.down)), first + 1), inputCount)
@@ -90,7 +97,7 @@ struct ResamplerWeights: Sendable, Equatable {
                 window[tap] = weight
                 sum += weight
             }
-            let base = output * stride
+            let base = slot * stride
             if abs(sum) > 1e-12 {
                 for tap in 0..<count { values[base + tap] = Float(window[tap] / sum) }
             } else {
@@ -98,8 +105,8 @@ struct ResamplerWeights: Sendable, Equatable {
                 let nearest = min(max(Int(center.rounded(.down)), first), first + count - 1)
                 values[base + nearest - first] = 1
             }
-            starts[output] = first
-            counts[output] = count
+            starts[slot] = first
+            counts[slot] = count
         }
         self.stride = stride
         self.starts = starts
@@ -119,6 +126,15 @@ struct ResamplerWeights: Sendable, Equatable {
 
     /// `true` when every output pixel is exactly its input pixel.
     var isIdentity: Bool { stride == 1 && inputCount == outputCount }
+
+    /// The input pixels the computed output pixels read: from the first window's start to
+    /// the last window's end (windows move forward with the output).
+    var inputSpan: Range<Int> {
+        guard let first = starts.first else { return 0..<0 }
+        var end = first
+        for index in starts.indices { end = Swift.max(end, starts[index] + counts[index]) }
+        return first..<end
+    }
 
     /// Runs `body` with unchecked views of the tables (valid only inside `body`).
     func withTable<R>(_ body: (Table) -> R) -> R {

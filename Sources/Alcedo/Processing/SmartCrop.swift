@@ -24,14 +24,34 @@ public enum SmartCrop {
     /// `size` larger than the image is limited to the image; when nothing stands out, the
     /// rectangle is centred. The result always lies inside the image.
     public static func origin(of size: PixelSize, in image: AlcedoImage) -> (x: Int, y: Int) {
-        let w = image.width, h = image.height
+        let pixels = image.frames[0].pixels, imageSize = image.pixelSize
+        return origin(of: size, inImageOf: imageSize) { rows, columns in
+            // At its own size, the resampler picks the pixels themselves.
+            pixels.withUnsafeBufferPointer {
+                Resampler.resize($0, width: imageSize.width, height: imageSize.height, to: imageSize, columns: columns, rows: rows)
+            }
+        }
+    }
+
+    /// The origin ``origin(of:in:)`` chooses in an image of `imageSize` whose pixels are not
+    /// at hand: the analysis reads a few pixels (at most 7 x 7) of each of its (at most
+    /// 256 x 256) blocks, and `samples` gives those: the RGBA8 pixels (straight alpha) at the crossings of
+    /// the `rows` and `columns` it is given (ascending), row by row. With the pixels of the
+    /// image, the choice is the same; ``Resampler/resize(_:width:height:to:columns:rows:)``
+    /// makes them from a smaller source without making the whole resized image.
+    public static func origin(of size: PixelSize, inImageOf imageSize: PixelSize,
+                              samples: (_ rows: [Int], _ columns: [Int]) -> [UInt8]) -> (x: Int, y: Int) {
+        let w = max(1, imageSize.width), h = max(1, imageSize.height)
         let cw = max(1, min(size.width, w)), ch = max(1, min(size.height, h))
         let centered = ((w - cw) / 2, (h - ch) / 2)
         guard cw < w || ch < h else { return (0, 0) }
 
         let factor = max(1, (max(w, h) + analysisSide - 1) / analysisSide)
         let sw = max(1, w / factor), sh = max(1, h / factor)
-        let scores = scoreMap(image.frames[0].pixels, width: w, height: h, factor: factor, sw: sw, sh: sh)
+        let rows = sampleLines(blocks: sh, factor: factor, length: h), columns = sampleLines(blocks: sw, factor: factor, length: w)
+        let grid = samples(rows, columns)
+        guard grid.count == rows.count * columns.count * 4 else { return centered }
+        let scores = scoreMap(grid, rows: rows.count, columns: columns.count, factor: factor, sw: sw, sh: sh)
 
         // Integral image: sums[(y) * (sw + 1) + x] is the sum of scores above and left of (x, y).
         let stride = sw + 1
@@ -98,12 +118,30 @@ public enum SmartCrop {
         return (fullOrigin(chosen.x, ww, cw, w, free: freeX), fullOrigin(chosen.y, wh, ch, h, free: freeY))
     }
 
+    /// The lines (rows or columns) of a side of `length` pixels the analysis reads: in each
+    /// of `blocks` blocks of `factor` pixels, every `max(1, factor / 4)`th from the block's
+    /// first, the last line standing for those past the side; ascending, each once. Line `k`
+    /// read (block by block, then within the block) is the `min(k, count - 1)`th of them.
+    static func sampleLines(blocks: Int, factor: Int, length: Int) -> [Int] {
+        let step = max(1, factor / 4)
+        var lines = [Int]()
+        for block in 0..<blocks {
+            for offset in Swift.stride(from: 0, to: factor, by: step) {
+                let line = min(block * factor + offset, length - 1)
+                if lines.last != line { lines.append(line) }
+            }
+        }
+        return lines
+    }
+
     /// The score of each pixel of the reduced copy (`sw` x `sh`, blocks of `factor` pixels;
-    /// a side shorter than `factor`, as in a 1 x 10,000 image, repeats its last pixel).
-    static func scoreMap(_ pixels: [UInt8], width: Int, height: Int, factor: Int, sw: Int, sh: Int) -> [Float] {
+    /// a side shorter than `factor`, as in a 1 x 10,000 image, repeats its last pixel), from
+    /// the pixels of the ``sampleLines(blocks:factor:length:)`` of each side (`rows` x `columns`).
+    static func scoreMap(_ pixels: [UInt8], rows: Int, columns: Int, factor: Int, sw: Int, sh: Int) -> [Float] {
         // Premultiplied block averages, at most 4x4 samples per block.
         let step = max(1, factor / 4)
-        let samples = Float(((factor + step - 1) / step) * ((factor + step - 1) / step))
+        let perBlock = (factor + step - 1) / step
+        let samples = Float(perBlock * perBlock)
         var red = [Float](repeating: 0, count: sw * sh)
         var green = red, blue = red, texture = red
         pixels.withUnsafeBufferPointer { p in
@@ -111,10 +149,10 @@ public enum SmartCrop {
                 for sx in 0..<sw {
                     var r = 0, g = 0, b = 0
                     var lumaSum: Float = 0, lumaSquares: Float = 0
-                    for dy in Swift.stride(from: 0, to: factor, by: step) {
-                        let row = min(sy * factor + dy, height - 1) * width
-                        for dx in Swift.stride(from: 0, to: factor, by: step) {
-                            let index = (row + min(sx * factor + dx, width - 1)) * 4
+                    for j in 0..<perBlock {
+                        let row = min(sy * perBlock + j, rows - 1) * columns
+                        for i in 0..<perBlock {
+                            let index = (row + min(sx * perBlock + i, columns - 1)) * 4
                             let a = Int(p[index + 3])
                             let pr = Int(p[index]) * a, pg = Int(p[index + 1]) * a, pb = Int(p[index + 2]) * a
                             r += pr

@@ -105,9 +105,10 @@ public struct ImgproxyProcessor: ImageProcessor {
     /// the previous, and two of them are alive at once (the step's input and its result), all
     /// at most the decoded size. Those after the resize are the result's size, counted with it.
     ///
-    /// And the resize's own output when a crop to the result follows it (`fill`): it is held
-    /// beside the result until the crop, and an extreme aspect ratio makes it far larger than
-    /// either (a 50000 x 1 source filled to 100 x 100 is first scaled to 5,000,000 x 100).
+    /// And, when a crop to the result follows the resize (`fill`), the resampler's rows for the
+    /// crop: only the crop's pixels are made, never the whole scaled image, which an extreme
+    /// aspect ratio makes far larger than either (a 50000 x 1 source filled to 100 x 100 scales
+    /// to 5,000,000 x 100). Smart gravity adds the pixels its analysis reads (at most 1,792 a side).
     public func intermediateBytes(for size: PixelSize) -> Int {
         let rotates = options.rotate == 90 || options.rotate == 180 || options.rotate == 270
         let crops = options.crop.map { $0.width > 0 || $0.height > 0 } ?? false || options.region != nil
@@ -127,28 +128,40 @@ public struct ImgproxyProcessor: ImageProcessor {
         return overflows ? Int.max : total
     }
 
-    /// The bytes of the resize's output for an image of `unclipped` (turned by `rotate`) when a
-    /// crop to a smaller result follows it; 0 when the resize's output is the result.
+    /// The bytes the resize needs for an image of `unclipped` (turned by `rotate`) when a crop
+    /// to a smaller result follows it, besides the result: the resampler's rows for the crop
+    /// (and the analysis' pixels for smart gravity); 0 when the resize's output is the result.
     private func scaledBytes(for unclipped: PixelSize) -> Int {
-        let plan = geometry(forTurned: unclipped)
-        let width = max(1, plan.scaledWidth), height = max(1, plan.scaledHeight)
-        let result = ImgproxyGeometry.minNonZero(plan.resultCropWidth, width) * ImgproxyGeometry.minNonZero(plan.resultCropHeight, height)
-        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-        guard !overflow else { return Int.max }
-        guard pixels > result else { return 0 }
-        let (bytes, tooMany) = pixels.multipliedReportingOverflow(by: 4)
-        return tooMany ? Int.max : bytes
+        let (plan, source) = geometryAndSource(forTurned: unclipped)
+        let scaled = PixelSize(width: max(1, plan.scaledWidth), height: max(1, plan.scaledHeight))
+        guard let crop = Self.cropSize(plan.resultCropWidth, plan.resultCropHeight, of: scaled) else { return 0 }
+        let resized = PixelSize(width: ImgproxyGeometry.minNonZero(plan.cropWidth, source.width),
+                                height: ImgproxyGeometry.minNonZero(plan.cropHeight, source.height))
+        let bytes = Resampler.workingMemory(from: resized, to: scaled, window: crop)
+        guard case .compass(.smart, _, _) = options.gravity else { return bytes }
+        // The analysis reads at most 7 lines of each of its at most 256 blocks a side.
+        let side = 7 * SmartCrop.analysisSide
+        let samples = PixelSize(width: min(scaled.width, side), height: min(scaled.height, side))
+        let (sum, overflow) = bytes.addingReportingOverflow(samples.width * samples.height * 4)
+        let (total, overflows) = sum.addingReportingOverflow(Resampler.workingMemory(from: resized, to: scaled, window: samples))
+        return overflow || overflows ? Int.max : total
     }
 
     /// The geometry of an image of `unclipped` (already turned by `rotate`) after the region crop.
     private func geometry(forTurned unclipped: PixelSize) -> ImgproxyGeometry {
+        geometryAndSource(forTurned: unclipped).plan
+    }
+
+    /// ``geometry(forTurned:)`` and the size it is computed for (after the region crop).
+    private func geometryAndSource(forTurned unclipped: PixelSize) -> (plan: ImgproxyGeometry, source: PixelSize) {
         var source = unclipped
         if let region = options.region {
             let width = max(0, min(region.right, source.width)) - max(0, min(region.left, source.width))
             let height = max(0, min(region.bottom, source.height)) - max(0, min(region.top, source.height))
             if width > 0, height > 0 { source = PixelSize(width: width, height: height) }
         }
-        return ImgproxyGeometry(source: source, options: requested(within: unclipped, cropped: source), maxResultDimension: effectiveResultDimension)
+        return (ImgproxyGeometry(source: source, options: requested(within: unclipped, cropped: source),
+                                 maxResultDimension: effectiveResultDimension), source)
     }
 
     /// The options with the requested size lowered to `loaded` when
@@ -272,9 +285,8 @@ public struct ImgproxyProcessor: ImageProcessor {
                           dpr: 1)
         let scaled = PixelSize(width: max(1, plan.scaledWidth), height: max(1, plan.scaledHeight))
         try checkResult(PixelSize(width: plan.outputWidth, height: plan.outputHeight))
-        if scaled != image.pixelSize { image = image.resized(to: scaled) }
-        image = Self.crop(image, width: plan.resultCropWidth, height: plan.resultCropHeight, gravity: gravity,
-                          dpr: plan.dprScale)
+        image = Self.resize(image, to: scaled, croppingTo: plan.resultCropWidth, plan.resultCropHeight, gravity: gravity,
+                            dpr: plan.dprScale)
         clock.lap("resize")
 
         if options.blur > 0 {
@@ -476,9 +488,7 @@ public struct ImgproxyProcessor: ImageProcessor {
     /// imgproxy's crop: `width` x `height` (0 or more than the image: the image's side) placed
     /// by `gravity`; smart gravity looks at the pixels (``SmartCrop``, first frame).
     static func crop(_ image: AlcedoImage, width: Int, height: Int, gravity: ProcessingOptions.Gravity, dpr: Double) -> AlcedoImage {
-        guard width != 0 || height != 0 else { return image }
-        let size = PixelSize(width: ImgproxyGeometry.minNonZero(width, image.width), height: ImgproxyGeometry.minNonZero(height, image.height))
-        guard size.width < image.width || size.height < image.height else { return image }
+        guard let size = cropSize(width, height, of: image.pixelSize) else { return image }
         let origin: (x: Int, y: Int)
         if case .compass(.smart, _, _) = gravity {
             origin = SmartCrop.origin(of: size, in: image)
@@ -486,6 +496,38 @@ public struct ImgproxyProcessor: ImageProcessor {
             origin = ImgproxyGeometry.position(outer: image.pixelSize, inner: size, gravity: gravity, dpr: dpr)
         }
         return image.cropped(x: origin.x, y: origin.y, size: size)
+    }
+
+    /// The image resized to `scaled`, then imgproxy's crop to `width` x `height` by `gravity`
+    /// (``crop(_:width:height:gravity:dpr:)``), the same pixels, but only the crop's are made
+    /// (``AlcedoImage/resized(to:cropping:)``): an extreme `fill` never holds its scaled image,
+    /// as libvips, whose resize is demand-driven, computes only the crop's pixels. Smart gravity
+    /// chooses the place from the pixels its analysis reads, resampled alone (at most 1,792
+    /// a side), so the choice is the one made on the whole scaled image.
+    static func resize(_ image: AlcedoImage, to scaled: PixelSize, croppingTo width: Int, _ height: Int,
+                       gravity: ProcessingOptions.Gravity, dpr: Double) -> AlcedoImage {
+        guard scaled != image.pixelSize else { return crop(image, width: width, height: height, gravity: gravity, dpr: dpr) }
+        guard let size = cropSize(width, height, of: scaled) else { return image.resized(to: scaled) }
+        let origin: (x: Int, y: Int)
+        if case .compass(.smart, _, _) = gravity {
+            let first = image.frames[0].pixels, source = image.pixelSize
+            origin = SmartCrop.origin(of: size, inImageOf: scaled) { rows, columns in
+                first.withUnsafeBufferPointer {
+                    Resampler.resize($0, width: source.width, height: source.height, to: scaled, columns: columns, rows: rows)
+                }
+            }
+        } else {
+            origin = ImgproxyGeometry.position(outer: scaled, inner: size, gravity: gravity, dpr: dpr)
+        }
+        return image.resized(to: scaled, cropping: (origin.x, origin.y, size))
+    }
+
+    /// The size of imgproxy's crop to `width` x `height` of an image of `image` (0 or more than
+    /// the image: the image's side); `nil` when it keeps the whole image.
+    private static func cropSize(_ width: Int, _ height: Int, of image: PixelSize) -> PixelSize? {
+        guard width != 0 || height != 0 else { return nil }
+        let size = PixelSize(width: ImgproxyGeometry.minNonZero(width, image.width), height: ImgproxyGeometry.minNonZero(height, image.height))
+        return size.width < image.width || size.height < image.height ? size : nil
     }
 
     private func checkResult(_ size: PixelSize) throws(AlcedoError) {
