@@ -1,13 +1,15 @@
 import Alcedo
 @testable import AlcedoServer
 import AlcedoTestSupport
+import AsyncHTTPClient
 import Foundation
 import Testing
 
 /// `--dialect thumbor` against the real thumbor 7.8 (from PyPI, in the test virtual
 /// environment), live: the same URLs, taken from thumbor's tests and documentation
 /// (tests/handlers/test_base_handler.py, tests/filters/*, tests/fixtures/transformer_test_data.py,
-/// docs/usage.rst, docs/filters/*.rst), sent to both, with the same origin on loopback. Each
+/// docs/usage.rst, docs/filters/*.rst), sent to both (Alcedo: the release `alcedo serve`, as
+/// `make install` installs it), with the same origin on loopback. Each
 /// answer must have the same status and format, a size within 1 pixel, and pixels within a
 /// PSNR that tolerates resampler and encoder differences but not a missing filter or a wrong crop.
 @Suite("thumbor dialect against thumbor 7.8", .serialized)
@@ -281,26 +283,27 @@ struct ThumborDifferentialTests {
 
     struct Peers: Sendable {
         let thumbor: ThumborPeer
-        let alcedo: ServerHarness
+        /// The release `alcedo serve --dialect thumbor`, as `make install` installs it.
+        let alcedo: ServeProcess
         let origin: TestHTTPServer
         var originHost: String { origin.url("/").host.map { "\($0):\(origin.url("/").port ?? 80)" } ?? "" }
 
         func stop() async {
             thumbor.stop()
-            await alcedo.stop()
+            alcedo.stop()
             origin.stop()
         }
     }
 
     /// The peers: the loopback origin with the samples, thumbor with `settings` added to its
-    /// configuration, Alcedo configured by `configure` after the thumbor dialect.
-    static func start(settings: [String] = [],
-                      configure: @escaping @Sendable (inout ImageServerConfiguration) -> Void = { _ in }) async throws -> Peers {
+    /// configuration, and the release `alcedo serve --dialect thumbor` with thumbor's key and
+    /// `arguments` after them.
+    static func start(settings: [String] = [], arguments: [String] = []) async throws -> Peers {
         let origin = try await TestHTTPServer.start()
         let folder = MotoS3Server.repositoryRoot.appendingPathComponent("Sources/alcedo/Demo/Samples")
         for name in samples {
             var data = try Data(contentsOf: folder.appendingPathComponent(name))
-            // The photos at half size (600x450 and 800x600): the same content, quicker debug-build answers.
+            // The photos at half size (600x450 and 800x600): the same content, quicker answers from both.
             if name.hasSuffix(".jpg") {
                 let image = try ImageCodecRegistry.shared.decode(data)
                 data = try ImageCodecRegistry.shared.encode(image.resized(to: PixelSize(width: image.width / 2, height: image.height / 2)),
@@ -364,11 +367,7 @@ struct ThumborDifferentialTests {
                      .ok(try ImageCodecRegistry.shared.encode(half, as: .jpeg, options: EncodingOptions(quality: 92)), contentType: "image/jpeg"))
         origin.route("/empty.jpg", .ok(Data(), contentType: "image/jpeg"))
         let thumbor = try await ThumborPeer.start(settings: settings)
-        let alcedo = try await ServerHarness.start { configuration in
-            configuration.useThumborDialect()
-            configuration.thumbor.securityKey = thumbor.securityKey
-            configure(&configuration)
-        }
+        let alcedo = try await ServeProcess.start(["--dialect", "thumbor", "--thumbor-security-key", thumbor.securityKey] + arguments)
         return Peers(thumbor: thumbor, alcedo: alcedo, origin: origin)
     }
 
@@ -378,16 +377,18 @@ struct ThumborDifferentialTests {
         let body: Data
     }
 
-    static func get(_ url: String, _ alcedo: ServerHarness) async throws -> Answer {
-        let reply = try await alcedo.request(url)
-        return Answer(status: reply.status, contentType: reply.header("Content-Type"), body: reply.body)
+    static func get(_ url: String) async throws -> Answer {
+        let reply = try await ServerHarness.sharedClient.execute(HTTPClientRequest(url: url), timeout: .seconds(300))
+        var body = Data()
+        for try await chunk in reply.body { body.append(contentsOf: chunk.readableBytesView) }
+        return Answer(status: Int(reply.status.code), contentType: reply.headers.first(name: "Content-Type"), body: body)
     }
 
     /// Compares one URL's answers; `nil` when they match, else what differs.
     static func compare(_ path: String, peers: Peers) async throws -> String? {
         let concrete = path.replacing("ORIGIN", with: peers.originHost)
-        let theirs = try await get(peers.thumbor.baseURL + "/unsafe/" + concrete, peers.alcedo)
-        let ours = try await get(peers.alcedo.baseURL + "/unsafe/" + concrete, peers.alcedo)
+        let theirs = try await get(peers.thumbor.baseURL + "/unsafe/" + concrete)
+        let ours = try await get(peers.alcedo.baseURL + "/unsafe/" + concrete)
         guard theirs.status == ours.status else { return "status \(ours.status), thumbor \(theirs.status)" }
         guard theirs.status == 200 else { return nil }
         let theirFormat = ImageFormat.sniff(theirs.body), ourFormat = ImageFormat.sniff(ours.body)
@@ -465,8 +466,8 @@ struct ThumborDifferentialTests {
         var statistics: [(mean: Double, deviation: Double)] = []
         for base in [peers.thumbor.baseURL, peers.alcedo.baseURL] {
             // PNG answers: no JPEG noise on top of the filter's.
-            let plain = try await Self.get(base + "/unsafe/300x200/filters:format(png)/\(peers.originHost)/dusk.jpg", peers.alcedo)
-            let noisy = try await Self.get(base + "/unsafe/300x200/filters:format(png):noise(30)/\(peers.originHost)/dusk.jpg", peers.alcedo)
+            let plain = try await Self.get(base + "/unsafe/300x200/filters:format(png)/\(peers.originHost)/dusk.jpg")
+            let noisy = try await Self.get(base + "/unsafe/300x200/filters:format(png):noise(30)/\(peers.originHost)/dusk.jpg")
             statistics.append(try Self.noiseStatistics(plain: plain.body, noisy: noisy.body))
         }
         await peers.stop()
@@ -480,15 +481,13 @@ struct ThumborDifferentialTests {
     @Test("AUTO_PNG_TO_JPG and a FILTERS that names autojpg: the same formats as thumbor 7.8, its autojpg() quirk included")
     func autoPNGToJPG() async throws {
         let peers = try await Self.start(settings: ["AUTO_PNG_TO_JPG = True",
-                                                    "FILTERS = ['thumbor.filters.autojpg', 'thumbor.filters.quality']"]) { configuration in
-            configuration.thumbor.autoPNGToJPG = true
-            configuration.thumbor.filters = ["autojpg", "quality"]
-        }
+                                                    "FILTERS = ['thumbor.filters.autojpg', 'thumbor.filters.quality']"],
+                                         arguments: ["--thumbor-auto-png-to-jpg", "true", "--thumbor-filters", "autojpg,quality"])
         let paths = ["200x0/ORIGIN/opaque.png", "200x0/ORIGIN/badge.png", "200x0/filters:autojpg()/ORIGIN/opaque.png",
                      "200x0/filters:autojpg(false)/ORIGIN/opaque.png", "200x0/filters:quality(50)/ORIGIN/opaque.png"]
         let differences = try await Self.differences(paths, peers: peers)
         // The conversion happened at all (the formats compared are not both PNG by accident).
-        let converted = try await Self.get(peers.alcedo.baseURL + "/unsafe/200x0/\(peers.originHost)/opaque.png", peers.alcedo)
+        let converted = try await Self.get(peers.alcedo.baseURL + "/unsafe/200x0/\(peers.originHost)/opaque.png")
         await peers.stop()
         #expect(ImageFormat.sniff(converted.body) == .jpeg)
         #expect(differences.isEmpty, Comment(rawValue: differences.joined(separator: "\n")))
@@ -496,8 +495,8 @@ struct ThumborDifferentialTests {
 
     /// PSNR between thumbor's answers to `first` and `second`.
     static func thumborPSNR(_ first: String, _ second: String, peers: Peers) async throws -> Double {
-        let a = try await get(peers.thumbor.baseURL + "/unsafe/" + first.replacing("ORIGIN", with: peers.originHost), peers.alcedo)
-        let b = try await get(peers.thumbor.baseURL + "/unsafe/" + second.replacing("ORIGIN", with: peers.originHost), peers.alcedo)
+        let a = try await get(peers.thumbor.baseURL + "/unsafe/" + first.replacing("ORIGIN", with: peers.originHost))
+        let b = try await get(peers.thumbor.baseURL + "/unsafe/" + second.replacing("ORIGIN", with: peers.originHost))
         return try await offPool { () throws -> Double in
             Self.psnr(try ImageCodecRegistry.shared.decode(a.body), try ImageCodecRegistry.shared.decode(b.body))
         }
@@ -529,8 +528,8 @@ struct ThumborDifferentialTests {
         }
         for path in Self.metaPaths {
             let concrete = path.replacing("ORIGIN", with: peers.originHost)
-            let theirs = try await Self.get(peers.thumbor.baseURL + "/unsafe/" + concrete, peers.alcedo)
-            let ours = try await Self.get(peers.alcedo.baseURL + "/unsafe/" + concrete, peers.alcedo)
+            let theirs = try await Self.get(peers.thumbor.baseURL + "/unsafe/" + concrete)
+            let ours = try await Self.get(peers.alcedo.baseURL + "/unsafe/" + concrete)
             let theirJSON = try JSONSerialization.jsonObject(with: theirs.body) as? NSDictionary
             let ourJSON = try? JSONSerialization.jsonObject(with: ours.body) as? NSDictionary
             if theirs.status != ours.status || theirJSON != ourJSON {
@@ -541,8 +540,8 @@ struct ThumborDifferentialTests {
         let signer = ThumborSigner(securityKey: peers.thumbor.securityKey)
         let signedPath = "300x200/smart/\(peers.originHost)/dusk.jpg"
         for url in [signer.signedPath(signedPath), "/" + String(repeating: "A", count: 27) + "=/" + signedPath, "/" + signedPath] {
-            let theirs = try await Self.get(peers.thumbor.baseURL + url, peers.alcedo)
-            let ours = try await Self.get(peers.alcedo.baseURL + url, peers.alcedo)
+            let theirs = try await Self.get(peers.thumbor.baseURL + url)
+            let ours = try await Self.get(peers.alcedo.baseURL + url)
             if theirs.status != ours.status { differences.append("\(url): status \(ours.status), thumbor \(theirs.status)") }
         }
         let total = Self.paths.count + Self.metaPaths.count + 3

@@ -4,7 +4,10 @@ import Testing
 
 /// `alcedo serve` run as a child process, as a user runs it: on a free port, with a temporary
 /// cache folder and loopback sources allowed, its standard error discarded.
-final class ServeProcess {
+///
+/// Sendable by hand: every property is a constant, and `Process`'s `isRunning`, `terminate()`
+/// and `waitUntilExit()`, all that ``stop()`` calls, may be called from any thread.
+final class ServeProcess: @unchecked Sendable {
     let process: Process
     /// `http://127.0.0.1:PORT`, from the line the server printed.
     let baseURL: String
