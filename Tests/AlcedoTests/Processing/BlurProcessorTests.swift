@@ -128,6 +128,33 @@ struct BlurProcessorTests {
         #expect(reason?.message.contains("at most 250") == true)
     }
 
+    /// Its own row and column passes give, byte for byte, what two ConvolutionImageProcessor
+    /// passes give: opaque and translucent pictures, a radius past the picture's sides, two frames.
+    @Test("KernelBlurImageProcessor equals a row and a column ConvolutionImageProcessor", arguments: [(1, 0.0), (4, 2.5), (40, 0.0)])
+    func kernelBlurIsTheConvolution(radius: Int, sigma: Double) throws {
+        for translucent in [false, true] {
+            var state: UInt64 = 0x9E37_79B9_7F4A_7C15 &* UInt64(radius + 1)
+            func byte() -> UInt8 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(truncatingIfNeeded: state >> 56)
+            }
+            let width = 37, height = 23
+            let frames = (0..<2).map { _ in
+                AlcedoImage.Frame(pixels: (0..<(width * height * 4)).map { index in
+                    index % 4 == 3 && !translucent ? 255 : byte()
+                }, duration: 0.1)
+            }
+            let image = AlcedoImage(width: width, height: height, frames: frames)
+            let blur = KernelBlurImageProcessor(radius: radius, sigma: sigma)
+            let kernel = try #require(blur.kernel)
+            let rows = try ConvolutionImageProcessor(kernel: kernel, columns: kernel.count).process(image)
+            let expected = try ConvolutionImageProcessor(kernel: kernel, columns: 1).process(rows)
+            let blurred = try blur.process(image)
+            let same = blurred.frames.map(\.pixels) == expected.frames.map(\.pixels)
+            #expect(same, "radius \(radius), translucent \(translucent)")
+        }
+    }
+
     @Test("KernelBlurImageProcessor: thumbor's Gaussian cut at the radius, rows then columns")
     func kernelBlur() throws {
         let image = Self.dot(size: 21)
