@@ -91,43 +91,33 @@ extension AlcedoImage {
         guard background.alpha > 0 else { return self }
         let below = Double(background.alpha) / 255
         let paint = (Double(background.red), Double(background.green), Double(background.blue))
-        let compositedFrames = frames.map { frame -> Frame in
-            var pixels = frame.pixels
-            pixels.withUnsafeMutableBufferPointer { p in
-                var index = 0
-                while index < p.count {
-                    let above = Double(p[index + 3]) / 255
-                    if above < 1 {
-                        let alpha = above + below * (1 - above), under = below * (1 - above)
-                        p[index] = UInt8(((Double(p[index]) * above + paint.0 * under) / alpha).rounded())
-                        p[index + 1] = UInt8(((Double(p[index + 1]) * above + paint.1 * under) / alpha).rounded())
-                        p[index + 2] = UInt8(((Double(p[index + 2]) * above + paint.2 * under) / alpha).rounded())
-                        p[index + 3] = UInt8((alpha * 255).rounded())
-                    }
-                    index += 4
+        return updatingPixels { p in
+            var index = 0
+            while index < p.count {
+                let above = Double(p[index + 3]) / 255
+                if above < 1 {
+                    let alpha = above + below * (1 - above), under = below * (1 - above)
+                    p[index] = UInt8(((Double(p[index]) * above + paint.0 * under) / alpha).rounded())
+                    p[index + 1] = UInt8(((Double(p[index + 1]) * above + paint.1 * under) / alpha).rounded())
+                    p[index + 2] = UInt8(((Double(p[index + 2]) * above + paint.2 * under) / alpha).rounded())
+                    p[index + 3] = UInt8((alpha * 255).rounded())
                 }
+                index += 4
             }
-            return Frame(pixels: pixels, duration: frame.duration)
         }
-        return replacingFrames(compositedFrames)
     }
 
     /// Every pixel whose alpha is at least `threshold` made opaque, its colour kept as it is
     /// (not composited onto anything); the others left as they are. A threshold of 0 drops the
     /// alpha channel, as Pillow's RGBA-to-RGB conversion does.
     func opaque(fromAlpha threshold: UInt8) -> AlcedoImage {
-        let opaqueFrames = frames.map { frame -> Frame in
-            var pixels = frame.pixels
-            pixels.withUnsafeMutableBufferPointer { p in
-                var index = 3
-                while index < p.count {
-                    if p[index] >= threshold { p[index] = 255 }
-                    index += 4
-                }
+        return updatingPixels { p in
+            var index = 3
+            while index < p.count {
+                if p[index] >= threshold { p[index] = 255 }
+                index += 4
             }
-            return Frame(pixels: pixels, duration: frame.duration)
         }
-        return replacingFrames(opaqueFrames)
     }
 
     /// Each pixel's colour blended toward `color` by how much of it `coverage` (a byte a pixel,
@@ -138,16 +128,11 @@ extension AlcedoImage {
 
     /// Each pixel's alpha scaled by `coverage` (a byte a pixel, 255: kept whole).
     func masked(by coverage: [UInt8]) -> AlcedoImage {
-        let maskedFrames = frames.map { frame -> Frame in
-            var pixels = frame.pixels
-            pixels.withUnsafeMutableBufferPointer { p in
-                for (pixel, kept) in coverage.enumerated() where kept != 255 {
-                    p[pixel * 4 + 3] = UInt8((Int(p[pixel * 4 + 3]) * Int(kept) + 127) / 255)
-                }
+        return updatingPixels { p in
+            for (pixel, kept) in coverage.enumerated() where kept != 255 {
+                p[pixel * 4 + 3] = UInt8((Int(p[pixel * 4 + 3]) * Int(kept) + 127) / 255)
             }
-            return Frame(pixels: pixels, duration: frame.duration)
         }
-        return replacingFrames(maskedFrames)
     }
 
     /// Every frame's colours blended toward `color`, each pixel keeping `kept(pixels, index)`
@@ -155,25 +140,30 @@ extension AlcedoImage {
     private func blended(toward color: RGBA, makingOpaque: Bool,
                          kept: (UnsafeMutableBufferPointer<UInt8>, Int) -> UInt8) -> AlcedoImage {
         let paint = (Int(color.red), Int(color.green), Int(color.blue))
-        let blendedFrames = frames.map { frame -> Frame in
-            var pixels = frame.pixels
-            pixels.withUnsafeMutableBufferPointer { p in
-                var index = 0
-                while index < p.count {
-                    let own = Int(kept(p, index))
-                    if own != 255 {
-                        let inverse = 255 - own
-                        p[index] = UInt8((Int(p[index]) * own + paint.0 * inverse + 127) / 255)
-                        p[index + 1] = UInt8((Int(p[index + 1]) * own + paint.1 * inverse + 127) / 255)
-                        p[index + 2] = UInt8((Int(p[index + 2]) * own + paint.2 * inverse + 127) / 255)
-                        if makingOpaque { p[index + 3] = 255 }
-                    }
-                    index += 4
+        return updatingPixels { p in
+            var index = 0
+            while index < p.count {
+                let own = Int(kept(p, index))
+                if own != 255 {
+                    let inverse = 255 - own
+                    p[index] = UInt8((Int(p[index]) * own + paint.0 * inverse + 127) / 255)
+                    p[index + 1] = UInt8((Int(p[index + 1]) * own + paint.1 * inverse + 127) / 255)
+                    p[index + 2] = UInt8((Int(p[index + 2]) * own + paint.2 * inverse + 127) / 255)
+                    if makingOpaque { p[index + 3] = 255 }
                 }
+                index += 4
             }
-            return Frame(pixels: pixels, duration: frame.duration)
         }
-        return replacingFrames(blendedFrames)
+    }
+
+    /// A copy whose every frame's pixels `update` changed in place (the size, durations and
+    /// the rest kept).
+    private func updatingPixels(_ update: (UnsafeMutableBufferPointer<UInt8>) -> Void) -> AlcedoImage {
+        replacingFrames(frames.map { frame -> Frame in
+            var pixels = frame.pixels
+            pixels.withUnsafeMutableBufferPointer { update($0) }
+            return Frame(pixels: pixels, duration: frame.duration)
+        })
     }
 
     /// An unsharp mask: each colour channel moved away from its Gaussian blur of `sigma`
