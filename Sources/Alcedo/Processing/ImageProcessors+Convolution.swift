@@ -63,13 +63,13 @@ public struct ConvolutionImageProcessor: ImageProcessor {
                         }
                     }
                     let target = (y * width + x) * 4
-                    let values = [sums.0, sums.1, sums.2, sums.3]
                     // Clamped as a Double (truncated toward zero): a kernel of huge weights gives ±∞
                     // or NaN here, which an integer conversion would trap on; NaN is 0.
-                    for c in 0..<channels {
-                        let value = values[c]
-                        out[target + c] = UInt8(value > 0 ? min(value, 255) : 0)
-                    }
+                    func byte(_ value: Double) -> UInt8 { UInt8(value > 0 ? min(value, 255) : 0) }
+                    out[target] = byte(sums.0)
+                    out[target + 1] = byte(sums.1)
+                    out[target + 2] = byte(sums.2)
+                    if channels == 4 { out[target + 3] = byte(sums.3) }
                 }
             }
             return out
