@@ -204,32 +204,36 @@ public final class ImageManager: Sendable {
 
     // MARK: Alternative sources
 
-    /// Tries `source`, then each alternative source in order. With `downloadTaskUpdated`, each
-    /// alternative source is tried as a task of its own, and `downloadTaskUpdated` is told of it as
-    /// it starts (see ``retrieveAlternative(_:originalSource:options:progress:preview:downloadTaskUpdated:)``).
+    /// Tries `source`, then, as each fails, the source its ``RetrievingContext`` gives next
+    /// (the alternative sources in order: see ``RetrievingContext/nextSource(afterFailureOf:with:)``).
+    /// With `downloadTaskUpdated`, each source after the first is tried as a task of its own,
+    /// and `downloadTaskUpdated` is told of it as it starts (see
+    /// ``retrieveAlternative(_:context:progress:preview:downloadTaskUpdated:)``).
     func retrieve(_ source: Source, options: AlcedoParsedOptionsInfo,
                   progress: (@Sendable (DownloadProgress) -> Void)?,
                   preview: (@Sendable (AlcedoImage) -> Void)? = nil,
                   downloadTaskUpdated: (@Sendable (DownloadTask?) -> Void)? = nil) async throws(AlcedoError) -> RetrieveImageResult {
-        guard let alternatives = options.alternativeSources, !alternatives.isEmpty else {
-            return try await retrieveSingle(source, originalSource: source, options: options, progress: progress, preview: preview)
-        }
-        var failures: [SourceFailure] = []
-        for (index, candidate) in ([source] + alternatives).enumerated() {
+        let context = RetrievingContext(options: options, originalSource: source)
+        let hasAlternatives = !(options.alternativeSources ?? []).isEmpty
+        var candidate = source
+        var isFirst = true
+        while true {
             do {
-                if index > 0, let downloadTaskUpdated {
-                    return try await retrieveAlternative(candidate, originalSource: source, options: options, progress: progress,
-                                                         preview: preview, downloadTaskUpdated: downloadTaskUpdated)
+                if !isFirst, let downloadTaskUpdated {
+                    return try await retrieveAlternative(candidate, context: context, progress: progress, preview: preview,
+                                                         downloadTaskUpdated: downloadTaskUpdated)
                 }
-                return try await retrieveSingle(candidate, originalSource: source, options: options, progress: progress,
-                                                preview: preview)
+                return try await retrieveSingle(candidate, originalSource: context.originalSource, options: context.options,
+                                                progress: progress, preview: preview)
             } catch {
                 if error.isCancellation || error.isNotCurrentTask { throw error }
-                if Task.isCancelled { throw .requestError(reason: .cancelled) }
-                failures.append(SourceFailure(source: candidate, error: error))
+                // A cancelled caller tries no other source: with alternatives it ends cancelled,
+                // without them with the source's own error.
+                if Task.isCancelled { throw hasAlternatives ? .requestError(reason: .cancelled) : error }
+                candidate = try context.nextSource(afterFailureOf: candidate, with: error).get()
+                isFirst = false
             }
         }
-        throw .imageSettingError(reason: .alternativeSourcesExhausted(failures))
     }
 
     /// Tries the alternative source `candidate` in a task of its own and tells
@@ -239,10 +243,12 @@ public final class ImageManager: Sendable {
     /// trying the sources after it) and whose ``DownloadTask/progress`` is this attempt's; `nil`
     /// for a data provider, which has no download. Cancelling the calling task cancels the
     /// attempt too.
-    private func retrieveAlternative(_ candidate: Source, originalSource: Source, options: AlcedoParsedOptionsInfo,
+    private func retrieveAlternative(_ candidate: Source, context: RetrievingContext<Source>,
                                      progress: (@Sendable (DownloadProgress) -> Void)?,
                                      preview: (@Sendable (AlcedoImage) -> Void)?,
                                      downloadTaskUpdated: @Sendable (DownloadTask?) -> Void) async throws(AlcedoError) -> RetrieveImageResult {
+        let originalSource = context.originalSource
+        let options = context.options
         guard case .network(let resource) = candidate else {
             downloadTaskUpdated(nil)
             return try await retrieveSingle(candidate, originalSource: originalSource, options: options, progress: progress,
