@@ -11,8 +11,10 @@ extension ImageManager {
     /// serializer), or without a processor the original bytes as loaded; with
     /// ``AlcedoOptionsInfoItem/cacheOriginalImage``, also the original bytes in the original cache.
     ///
-    /// The disk part is awaited under ``AlcedoOptionsInfoItem/waitForCache`` and runs after
-    /// delivery otherwise. Disk failures are not reported: the memory cache keeps working.
+    /// The disk part is awaited under ``AlcedoOptionsInfoItem/waitForCache`` (the processed image,
+    /// then the original kept beside it) and runs after delivery otherwise: a
+    /// ``CacheCallbackCoordinator`` decides when this returns. Disk failures are not reported:
+    /// the memory cache keeps working.
     /// - Parameters:
     ///   - data: the bytes `image` came from.
     ///   - storeOriginal: `true` after a load (the original is new); `false` when the original
@@ -37,18 +39,31 @@ extension ImageManager {
             if let workLock { await workLock.cache.releaseWorkLock(forKey: request.key, processorIdentifier: workLock.identifier) }
             return nil
         }
-        if options.waitForCache {
-            let written = await writes.perform()
-            metrics.encoding += written.encoding
-            return written.variant
-        } else {
-            Task { await writes.perform() }
-            return nil
+        // The coordinator decides when this returns: at once, or (under `.waitForCache`) once
+        // the writes it waits for are done.
+        let coordinator = CacheCallbackCoordinator(shouldWaitForCache: options.waitForCache,
+                                                   shouldCacheOriginal: writes.keepsOriginalBesideVariant)
+        let (delivered, delivery) = AsyncStream.makeStream(of: DiskWrites.Written.self, bufferingPolicy: .bufferingNewest(1))
+        coordinator.apply(.cacheInitiated) { delivery.finish() }
+        let writing = Task {
+            await writes.perform(coordinator: coordinator) { written in
+                delivery.yield(written)
+                delivery.finish()
+            }
         }
+        // A caller that waits for the writes and is cancelled cancels them, as if they ran in its task.
+        let written = await withTaskCancellationHandler {
+            await delivered.first { _ in true }
+        } onCancel: {
+            if options.waitForCache { writing.cancel() }
+        }
+        guard let written else { return nil }
+        metrics.encoding += written.encoding
+        return written.variant
     }
 }
 
-/// The disk (and shared-tier) writes of one store, ready to run now or after delivery.
+/// The disk (and shared-tier) writes of one store, run in a task of their own.
 private struct DiskWrites: Sendable {
     let request: LoadRequest
     let image: AlcedoImage
@@ -67,61 +82,70 @@ private struct DiskWrites: Sendable {
 
     var hasWork: Bool { writesVariant || writesOriginal }
 
-    /// Writes, then releases the work lock; returns the variant's encoded bytes, if it wrote
-    /// them, and the time encoding them took.
-    @discardableResult
-    func perform() async -> (variant: Data?, encoding: Duration) {
-        let written = await write()
-        if let workLock { await workLock.cache.releaseWorkLock(forKey: request.key, processorIdentifier: workLock.identifier) }
-        return written
-    }
+    /// The original is written beside a processed variant (``AlcedoOptionsInfoItem/cacheOriginalImage``
+    /// with a processor): a second write, after the variant's. Without a processor the original
+    /// is the one image written.
+    var keepsOriginalBesideVariant: Bool { writesVariant && writesOriginal }
 
-    private func write() async -> (variant: Data?, encoding: Duration) {
-        let options = request.options
+    /// What the writes produced: the variant's encoded bytes, if they were written, and the
+    /// time encoding them took.
+    struct Written: Sendable {
         var variant: Data?
         var encoding = Duration.zero
-        if writesVariant {
+    }
+
+    /// Writes the image, then the original kept beside it, then releases the work lock,
+    /// reporting each write to `coordinator`; `deliver` gets what was written when the
+    /// coordinator says the caller's wait is over.
+    func perform(coordinator: CacheCallbackCoordinator, deliver: @Sendable (Written) -> Void) async {
+        var written = Written()
+        if writesVariant { written = await writeVariant() }
+        let done = written
+        if keepsOriginalBesideVariant { coordinator.apply(.cachingImage) { deliver(done) } }
+        if writesOriginal { await writeOriginal() }
+        if let workLock { await workLock.cache.releaseWorkLock(forKey: request.key, processorIdentifier: workLock.identifier) }
+        coordinator.apply(keepsOriginalBesideVariant ? .cachingOriginalImage : .cachingImage) { deliver(done) }
+    }
+
+    /// Encodes the processed variant from its pixels and writes it to the target cache.
+    private func writeVariant() async -> Written {
+        let options = request.options
+        let serializer = request.serializer
+        let image = self.image
+        let timed = await BlockingWorkPool.shared.run(priority: options.downloadPriority) {
+            () -> Result<(Result<Data, AlcedoError>, Duration), AlcedoError> in
+            let start = ContinuousClock.now
+            let result = Result { () throws(AlcedoError) in try serializer.serializedData(with: image, original: nil) }
+            return .success((result, .now - start))
+        }
+        guard case .success(let (encoded, encoding)) = timed else { return Written() }
+        guard case .success(let bytes) = encoded else { return Written(variant: nil, encoding: encoding) }
+        try? await request.targetCache.storeSerialized(bytes, forKey: request.key, processorIdentifier: request.variant,
+                                                   expiration: options.diskCacheExpiration, httpCacheInfo: info,
+                                                   forcedExtension: options.forcedExtension)
+        return Written(variant: bytes, encoding: encoding)
+    }
+
+    /// Writes the original bytes to the original cache: as the serializer keeps them when the
+    /// image is the original itself, else as loaded.
+    private func writeOriginal() async {
+        guard let data else { return }
+        let options = request.options
+        let bytes: Data
+        if request.processorIsDefault && !options.onlyLoadFirstFrame && options.colorManagement == .convertToSRGB
+            && !options.prefersEmbeddedThumbnail {
+            // The serializer decides how the original is kept (as loaded, by default).
             let serializer = request.serializer
             let image = self.image
-            let timed = await BlockingWorkPool.shared.run(priority: options.downloadPriority) {
-                () -> Result<(Result<Data, AlcedoError>, Duration), AlcedoError> in
-                let start = ContinuousClock.now
-                let result = Result { () throws(AlcedoError) in try serializer.serializedData(with: image, original: nil) }
-                return .success((result, .now - start))
+            let encoded = await BlockingWorkPool.shared.run(priority: options.downloadPriority) { () -> Result<Data, AlcedoError> in
+                Result { () throws(AlcedoError) in try serializer.serializedData(with: image, original: data) }
             }
-            let encoded: Result<Data, AlcedoError>
-            switch timed {
-            case .success(let (result, duration)):
-                encoded = result
-                encoding = duration
-            case .failure(let error):
-                encoded = .failure(error)
-            }
-            if case .success(let bytes) = encoded {
-                variant = bytes
-                try? await request.targetCache.storeSerialized(bytes, forKey: request.key, processorIdentifier: request.variant,
-                                                           expiration: options.diskCacheExpiration, httpCacheInfo: info,
-                                                           forcedExtension: options.forcedExtension)
-            }
+            guard case .success(let serialized) = encoded else { return }
+            bytes = serialized
+        } else {
+            bytes = data
         }
-        if writesOriginal, let data {
-            let bytes: Data
-            if request.processorIsDefault && !options.onlyLoadFirstFrame && options.colorManagement == .convertToSRGB
-                && !options.prefersEmbeddedThumbnail {
-                // The serializer decides how the original is kept (as loaded, by default).
-                let serializer = request.serializer
-                let image = self.image
-                let encoded = await BlockingWorkPool.shared.run(priority: options.downloadPriority) { () -> Result<Data, AlcedoError> in
-                    Result { () throws(AlcedoError) in try serializer.serializedData(with: image, original: data) }
-                }
-                guard case .success(let serialized) = encoded else { return (variant, encoding) }
-                bytes = serialized
-            } else {
-                bytes = data
-            }
-            try? await request.originalCache.storeSerialized(bytes, forKey: request.key, expiration: options.diskCacheExpiration,
-                                                         httpCacheInfo: info, forcedExtension: options.forcedExtension)
-        }
-        return (variant, encoding)
+        try? await request.originalCache.storeSerialized(bytes, forKey: request.key, expiration: options.diskCacheExpiration,
+                                                     httpCacheInfo: info, forcedExtension: options.forcedExtension)
     }
 }
