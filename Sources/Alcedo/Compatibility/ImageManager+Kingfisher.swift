@@ -110,3 +110,44 @@ extension ImageManager {
         return DownloadTask(url: resource.downloadURL, progress: updates, cancel: { handle.cancel() })
     }
 }
+
+/// Kingfisher's `loadAndCacheImage` (internal there too): the step of a retrieval that loads and
+/// stores, without the cache lookups before it.
+extension ImageManager {
+    /// Loads `source` (a download, or the data provider) and stores it in the caches without
+    /// looking in them first, then calls `completionHandler` once on the options' callback
+    /// queue: the step every retrieval takes when the caches miss
+    /// (``loadAndCache(_:revalidating:workLock:context:metrics:)``), run by itself.
+    ///
+    /// The options are `context`'s (the manager's ``defaultOptions`` are not added); they decide
+    /// the caches, the processor and the stores as for a retrieval: the processed image goes to
+    /// memory before the completion, to disk after it, or before it under
+    /// ``AlcedoOptionsInfoItem/waitForCache``; the original is kept too under
+    /// ``AlcedoOptionsInfoItem/cacheOriginalImage``. The result's
+    /// ``RetrieveImageResult/originalSource`` is `context`'s. Callers loading the same source
+    /// with the same options this way share one load; a retrieval that reads the caches never
+    /// joins it. Alternative sources are not tried.
+    /// - Parameters:
+    ///   - source: the source to load.
+    ///   - context: the retrieval's options and original source.
+    ///   - completionHandler: called once with the result or the error.
+    /// - Returns: a task to cancel this caller.
+    @discardableResult
+    func loadAndCacheImage(source: Source, context: RetrievingContext<Source>,
+                           completionHandler: (@Sendable (Result<RetrieveImageResult, AlcedoError>) -> Void)?) -> RetrieveImageTask {
+        let options = context.options
+        let handle = RetrieveImageTask()
+        handle.previewContinuation.finish()
+        handle.attach(Task {
+            let result: Result<RetrieveImageResult, AlcedoError>
+            do throws(AlcedoError) {
+                result = .success(try await retrieveSingle(source, originalSource: context.originalSource, options: options,
+                                                           progress: nil, readingCaches: false))
+            } catch {
+                result = .failure(error)
+            }
+            options.callbackQueue.execute { completionHandler?(result) }
+        })
+        return handle
+    }
+}

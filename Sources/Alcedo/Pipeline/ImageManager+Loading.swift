@@ -18,13 +18,17 @@ extension ImageManager {
 
     /// Retrieves one source (no alternatives): a memory hit at once, anything else through
     /// the shared run of the flow.
+    /// - Parameter readingCaches: `false` to load and store the source without looking in the
+    ///   caches first (``loadAndCache(_:revalidating:workLock:context:metrics:)`` alone, shared
+    ///   only with callers that skip the caches too).
     func retrieveSingle(_ source: Source, originalSource: Source, options: AlcedoParsedOptionsInfo,
                         progress: (@Sendable (DownloadProgress) -> Void)?,
-                        preview: (@Sendable (AlcedoImage) -> Void)? = nil) async throws(AlcedoError) -> RetrieveImageResult {
+                        preview: (@Sendable (AlcedoImage) -> Void)? = nil,
+                        readingCaches: Bool = true) async throws(AlcedoError) -> RetrieveImageResult {
         let clock = ContinuousClock()
         let start = clock.now
         let request = LoadRequest(source: try resolved(source, options: options), options: options, manager: self)
-        if let hit = memoryResult(request, originalSource: originalSource, since: start) { return hit }
+        if readingCaches, let hit = memoryResult(request, originalSource: originalSource, since: start) { return hit }
         if options.isSourceTaskStale {
             throw .imageSettingError(reason: .notCurrentSourceTask(result: nil, error: nil, source: originalSource))
         }
@@ -39,10 +43,13 @@ extension ImageManager {
         }
         let loaded: LoadedImage
         do throws(AlcedoError) {
-            loaded = try await pipelines.value(for: request.pipelineKey, priority: PriorityTicket(priority: options.downloadPriority),
+            var key = request.pipelineKey
+            if !readingCaches { key.flags.insert(.skipsCacheLookup) }
+            loaded = try await pipelines.value(for: key, priority: PriorityTicket(priority: options.downloadPriority),
                                                progress: progress) { [self] context in
                 do throws(AlcedoError) {
-                    return .success(try await run(request, context: context))
+                    return .success(readingCaches ? try await run(request, context: context)
+                                                  : try await loadAndCache(request, context: context))
                 } catch {
                     return .failure(error)
                 }
@@ -232,11 +239,21 @@ extension ImageManager {
         }
 
         do throws(AlcedoError) {
-            return try await load(request, revalidating: revalidating, workLock: workLock, context: context, metrics: &metrics)
+            return try await loadAndCache(request, revalidating: revalidating, workLock: workLock, context: context,
+                                          metrics: &metrics)
         } catch {
             if let workLock { await workLock.cache.releaseWorkLock(forKey: request.key, processorIdentifier: workLock.identifier) }
             throw error
         }
+    }
+
+    /// ``loadAndCache(_:revalidating:workLock:context:metrics:)`` as a run of its own: the source
+    /// loaded whole, without looking in the caches first.
+    private func loadAndCache(_ request: LoadRequest,
+                              context: RequestCoalescer<PipelineKey, LoadedImage>.WorkContext) async throws(AlcedoError) -> LoadedImage {
+        defer { request.memoryHold?.release() }
+        var metrics = RetrieveImageMetrics()
+        return try await loadAndCache(request, revalidating: nil, workLock: nil, context: context, metrics: &metrics)
     }
 
     /// Waits for, or takes on, the work of `work` among the processes sharing its tier: the
@@ -284,9 +301,12 @@ extension ImageManager {
         return outcome.served
     }
 
-    /// Loads, decodes, processes and stores (steps 2 to 4 of ``run(_:context:)``); the stores
-    /// release `workLock` when they are done.
-    private func load(_ request: LoadRequest, revalidating: DiskHit?, workLock: LoadRequest.WorkEntry?,
+    /// Loads, decodes, processes and stores (steps 2 to 4 of ``run(_:context:)``, what every
+    /// miss comes to, and all that ``loadAndCacheImage(source:context:completionHandler:)`` does);
+    /// the stores release `workLock` when they are done.
+    /// - Parameter revalidating: the disk entry to ask the server about (a conditional request)
+    ///   rather than downloading the source whole; `nil` to load it whole.
+    func loadAndCache(_ request: LoadRequest, revalidating: DiskHit?, workLock: LoadRequest.WorkEntry?,
                       context: RequestCoalescer<PipelineKey, LoadedImage>.WorkContext,
                       metrics: inout RetrieveImageMetrics) async throws(AlcedoError) -> LoadedImage {
         let clock = ContinuousClock()

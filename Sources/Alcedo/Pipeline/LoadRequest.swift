@@ -140,6 +140,8 @@ struct PipelineKey: Hashable, Sendable {
         static let waitForCache = Flags(rawValue: 1 << 4)
         static let cacheOriginalImage = Flags(rawValue: 1 << 5)
         static let respectHTTPFreshness = Flags(rawValue: 1 << 6)
+        /// The run loads without looking in the caches first (``ImageManager/loadAndCacheImage(source:context:completionHandler:)``).
+        static let skipsCacheLookup = Flags(rawValue: 1 << 7)
     }
 
     /// The download URL of a network source; `nil` for a provider.
@@ -152,7 +154,7 @@ struct PipelineKey: Hashable, Sendable {
     let downloader: ObjectIdentifier
     /// The disk files' forced extension: requests that store under different names are not one.
     let forcedExtension: String?
-    let flags: Flags
+    var flags: Flags
 }
 
 /// What one run of the flow produced, shared by every caller that waited for it.
