@@ -526,9 +526,6 @@ class KingfisherManagerTests: XCTestCase {
         waitForExpectations(timeout: 3, handler: nil)
     }
     
-    // Alcedo's port: Kingfisher's internal `loadAndCacheImage(source:context:completionHandler:)` and
-    // `RetrievingContext`, which Alcedo's manager does not have (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testOriginalImageCouldBeStored() {
         let exp = expectation(description: #function)
         let url = testURLs[0]
@@ -560,11 +557,7 @@ class KingfisherManagerTests: XCTestCase {
 
         waitForExpectations(timeout: 3, handler: nil)
     }
-    #endif
     
-    // Alcedo's port: Kingfisher's internal `loadAndCacheImage(source:context:completionHandler:)` and
-    // `RetrievingContext`, which Alcedo's manager does not have (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testOriginalImageNotBeStoredWithoutOptionSet() {
         let exp = expectation(description: #function)
         let url = testURLs[0]
@@ -593,11 +586,7 @@ class KingfisherManagerTests: XCTestCase {
         }
         waitForExpectations(timeout: 3, handler: nil)
     }
-    #endif
     
-    // Alcedo's port: `SimpleProcessor` tags its images with Objective-C associated objects
-    // (`getAssociatedObject`, `setRetainedAssociatedObject`), which Linux does not have (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testCouldProcessOnOriginalImage() {
         let exp = expectation(description: #function)
         let url = testURLs[0]
@@ -630,7 +619,6 @@ class KingfisherManagerTests: XCTestCase {
         }
         waitForExpectations(timeout: 3, handler: nil)
     }
-    #endif
     
     func testFailingProcessOnOriginalImage() {
         let exp = expectation(description: #function)
@@ -713,9 +701,6 @@ class KingfisherManagerTests: XCTestCase {
         waitForExpectations(timeout: 10, handler: nil)
     }
     
-    // Alcedo's port: `SimpleProcessor` tags its images with Objective-C associated objects
-    // (`getAssociatedObject`, `setRetainedAssociatedObject`), which Linux does not have (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testCouldProcessOnOriginalImageWithOriginalCache() {
         let exp = expectation(description: #function)
         let url = testURLs[0]
@@ -758,11 +743,7 @@ class KingfisherManagerTests: XCTestCase {
         }
         waitForExpectations(timeout: 3, handler: nil)
     }
-    #endif
     
-    // Alcedo's port: `SimpleProcessor` tags its images with Objective-C associated objects
-    // (`getAssociatedObject`, `setRetainedAssociatedObject`), which Linux does not have (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testCouldProcessDoNotHappenWhenSerializerCachesTheProcessedData() async throws {
         let provider = SimpleImageDataProvider(cacheKey: #function) { .success(testImageData) }
         let s = DefaultCacheSerializer()
@@ -784,11 +765,10 @@ class KingfisherManagerTests: XCTestCase {
         XCTAssertEqual(second.cacheType, .disk)
         XCTAssertFalse(p2.processed)
     }
-    #endif
     
-    // Alcedo's port: `SimpleProcessor` tags its images with Objective-C associated objects
-    // (`getAssociatedObject`, `setRetainedAssociatedObject`), which Linux does not have (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
+    // Alcedo's port: a known difference, run only with -DALCEDO_KINGFISHER_DIFFERENCES
+    // (see EXCLUDED.md and the "Coming from Kingfisher" article).
+    #if ALCEDO_KINGFISHER_DIFFERENCES
     func testCouldProcessAgainWhenSerializerCachesOriginalData() async throws {
         let provider = SimpleImageDataProvider(cacheKey: #function) { .success(testImageData) }
         var s = DefaultCacheSerializer()
@@ -1067,9 +1047,6 @@ class KingfisherManagerTests: XCTestCase {
         waitForExpectations(timeout: 3, handler: nil)
     }
 
-    // Alcedo's port: Kingfisher's internal `RetrievingContext` (its manager's alternative-source
-    // bookkeeping), which Alcedo's manager does not have (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testContextRemovingAlternativeSource() {
         let allSources: [Source] = [
             .network(URL(string: "1")!),
@@ -1097,10 +1074,9 @@ class KingfisherManagerTests: XCTestCase {
 
         XCTAssertNil(context.popAlternativeSource())
     }
-    #endif
 
-    // Alcedo's port: Kingfisher's internal `RetrievingContext` (its manager's alternative-source
-    // bookkeeping), which Alcedo's manager does not have (see EXCLUDED.md).
+    // Alcedo's port: the test's error, `.requestError(reason: .emptyRequest)`, is Kingfisher's case
+    // without a URL; Alcedo's `emptyRequest` carries the refused request's URL (see EXCLUDED.md).
     #if ALCEDO_KINGFISHER_PENDING
     // Regression test for a data race on `RetrievingContext`. The type is `@unchecked Sendable`
     // and protects `_options` with `propertyQueue`, but `propagationErrors` used to be an
@@ -1132,9 +1108,6 @@ class KingfisherManagerTests: XCTestCase {
     }
     #endif
 
-    // Alcedo's port: Kingfisher's internal `RetrievingContext` (its manager's alternative-source
-    // bookkeeping), which Alcedo's manager does not have (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     // Regression test for the atomicity of `popAlternativeSource()`. The pop is a read-modify-write
     // of `_options.alternativeSources`; if it were only synchronized per access instead of as one
     // critical section, two concurrent failovers could pop the same source. Concurrent pops must
@@ -1170,11 +1143,7 @@ class KingfisherManagerTests: XCTestCase {
         XCTAssertEqual(Set(popped).count, sourceCount, "Each alternative source must be popped exactly once")
         XCTAssertNil(context.popAlternativeSource())
     }
-    #endif
 
-    // Alcedo's port: Kingfisher's internal `RetrievingContext` (its manager's alternative-source
-    // bookkeeping), which Alcedo's manager does not have (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     // Regression test for the low-data-mode fallback racing with alternative-source failover.
     // Clearing `lowDataModeSource` through the `options` accessor is a get-modify-set of the whole
     // options value: it can write back a stale snapshot and restore an alternative source that a
@@ -1236,7 +1205,6 @@ class KingfisherManagerTests: XCTestCase {
         XCTAssertNil(context.takeLowDataModeSource())
         XCTAssertNil(context.options.lowDataModeSource)
     }
-    #endif
 
     func testRetrievingWithAlternativeSource() {
         let exp = expectation(description: #function)
@@ -1495,9 +1463,6 @@ class KingfisherManagerTests: XCTestCase {
         waitForExpectations(timeout: 3, handler: nil)
     }
 
-    // Alcedo's port: Kingfisher's internal `CacheCallbackCoordinator`, which Alcedo's manager does not
-    // have (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     func testCacheCallbackCoordinatorStateChanging() {
         var coordinator = CacheCallbackCoordinator(
             shouldWaitForCache: false, shouldCacheOriginal: false)
@@ -1548,7 +1513,6 @@ class KingfisherManagerTests: XCTestCase {
         coordinator.apply(.cachingOriginalImage) { called = true }
         XCTAssertEqual(coordinator.state, .done)
     }
-    #endif
     
     func testCallbackClearAfterSuccess() {
         let exp = expectation(description: #function)
@@ -2307,9 +2271,6 @@ extension KFCrossPlatformImage {
 }
 #endif
 
-// Alcedo's port: `SimpleProcessor` tags its images with Objective-C associated objects
-// (`getAssociatedObject`, `setRetainedAssociatedObject`), which Linux does not have (see EXCLUDED.md).
-#if ALCEDO_KINGFISHER_PENDING
 final class SimpleProcessor: ImageProcessor, @unchecked Sendable {
     public let identifier = "id"
     var processed = false
@@ -2332,12 +2293,15 @@ final class SimpleProcessor: ImageProcessor, @unchecked Sendable {
         case .data(let data):
             let creatingOptions = options.imageCreatingOptions
             let image = KingfisherWrapper<KFCrossPlatformImage>.image(data: data, options: creatingOptions)
+            // Alcedo's port: the tag is an Objective-C associated object on the image (the
+            // `creatingOptions` extension above), which Linux does not have (see EXCLUDED.md).
+            #if ALCEDO_KINGFISHER_PENDING
             image?.creatingOptions = creatingOptions
+            #endif
             return image
         }
     }
 }
-#endif
 
 private final class AsyncCacheTypeCheckProvider: ImageDataProvider, @unchecked Sendable {
     let cacheKey: String
