@@ -54,17 +54,17 @@ struct ThumborURLTests {
         #expect(throws: ThumborURLError.unsafeNotAllowed) { try ThumborPlan.make(ThumborPath.parse("/unsafe/a.com/b.jpg"), rules: rules) }
     }
 
-    @Test("plans: crop mode fills and enlarges, fit-in fits, full-fit-in covers, flips mirror the alignment")
+    @Test("plans: crop mode is thumbor's crop and enlarges, fit-in fits, full-fit-in covers, flips keep the alignment (the window is chosen before them)")
     func plans() throws {
         func plan(_ path: String) throws -> ProcessingOptions { try ThumborPlan.make(ThumborPath.parse(path), rules: ThumborRules()).options }
         let crop = try plan("/unsafe/300x200/left/top/a.com/b.jpg")
-        #expect(crop.resizingType == .fill && crop.enlarge && crop.gravity == .compass(.northWest, xOffset: 0, yOffset: 0))
+        #expect(crop.thumborCrop && crop.enlarge && crop.gravity == .compass(.northWest, xOffset: 0, yOffset: 0))
         let fit = try plan("/unsafe/fit-in/300x200/a.com/b.jpg")
-        #expect(fit.resizingType == .fit && !fit.enlarge)
+        #expect(fit.resizingType == .fit && !fit.enlarge && !fit.thumborCrop)
         let full = try plan("/unsafe/adaptive-full-fit-in/300x200/a.com/b.jpg")
         #expect(full.resizingType == .cover && full.enlarge && full.adaptiveOrientation)
         let flipped = try plan("/unsafe/-300x200/left/a.com/b.jpg")
-        #expect(flipped.flipHorizontal && flipped.gravity == .compass(.east, xOffset: 0, yOffset: 0))
+        #expect(flipped.flipHorizontal && flipped.gravity == .compass(.west, xOffset: 0, yOffset: 0))
         let region = try plan("/unsafe/10x20:30x40/a.com/b.jpg")
         #expect(region.region == ProcessingOptions.Region(left: 10, top: 20, right: 30, bottom: 40))
         let filtered = try plan("/unsafe/filters:quality(50):format(webp):grayscale():brightness(-10):no_upscale():max_age(60):nope(1)/a.com/b.jpg")

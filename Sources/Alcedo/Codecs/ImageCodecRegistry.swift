@@ -64,8 +64,15 @@ public final class ImageCodecRegistry: Sendable {
     /// - Throws: `.decodingError(.emptyData)`, `.decodingError(.unsupportedFormat)` when no
     ///   decoder reads the sniffed format, or the decoder's own error.
     public func decode(_ data: Data, options: DecodingOptions = .default) throws(AlcedoError) -> AlcedoImage {
-        var image = try decoderForData(data).decode(data, options: options)
+        let decoder = try decoderForData(data)
+        var image = try decoder.decode(data, options: options)
         if options.readsMetadata, image.metadata == nil { image.metadata = EmbeddedMetadata.read(from: data) }
+        if options.targetSize != nil, let info = try? decoder.info(for: data, options: options) {
+            // The header's size is upright; without the orientation applied, the stored one.
+            let turned = !options.appliesOrientation && info.orientation.swapsDimensions
+            let whole = turned ? PixelSize(width: info.height, height: info.width) : PixelSize(width: info.width, height: info.height)
+            if whole != image.pixelSize { image.scaledFrom = whole }
+        }
         return image
     }
 

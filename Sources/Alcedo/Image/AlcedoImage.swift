@@ -64,6 +64,11 @@ public struct AlcedoImage: Sendable, Equatable {
     /// are: only the size in points (`size`: ``pixelSize`` divided by this) depends on it. The
     /// pipeline sets it to ``AlcedoOptionsInfoItem/scaleFactor(_:)`` on every image it gives.
     public var pointScale: Double = 1
+    /// The size of the whole picture when the decoder scaled it while decoding (for
+    /// ``DecodingOptions/targetSize``), turned as the decoded pixels are; `nil` when it was
+    /// decoded at full size or is not known (set by ``ImageCodecRegistry/decode(_:options:)``,
+    /// not kept by the transformations). Geometry defined on the source's own pixels uses it.
+    public var scaledFrom: PixelSize?
 
     /// Creates an image from frames. Every frame must hold exactly `width * height * 4` bytes,
     /// and there must be at least one frame: anything else is a programming error and traps.

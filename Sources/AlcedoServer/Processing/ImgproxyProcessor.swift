@@ -68,7 +68,15 @@ public struct ImgproxyProcessor: ImageProcessor {
         // force with a side of 0 keeps that side of the source: it needs the full size.
         if options.resizingType == .force, options.width == 0 || options.height == 0 { return nil }
         let large = 1 << 20
-        let zoom = max(options.zoomX, options.zoomY)
+        var zoom = max(options.zoomX, options.zoomY)
+        if options.thumborCrop {
+            // thumbor chooses its window on the whole source: decoded with at least
+            // ``thumborWindowDetail`` pixels across the window's shorter side, Alcedo's window
+            // (chosen on the decoded image) is thumbor's within a small part of it, even for a
+            // size of a pixel or two.
+            let shorter = min(options.width > 0 ? options.width : large, options.height > 0 ? options.height : large)
+            zoom *= max(1, Double(Self.thumborWindowDetail) / Double(shorter))
+        }
         var w = options.width > 0 ? Self.scaled(options.width, options.dpr * zoom) : large
         var h = options.height > 0 ? Self.scaled(options.height, options.dpr * zoom) : large
         if options.rotate == 90 || options.rotate == 270 { swap(&w, &h) }
@@ -111,7 +119,7 @@ public struct ImgproxyProcessor: ImageProcessor {
     /// to 5,000,000 x 100). Smart gravity adds the pixels its analysis reads (at most 1,792 a side).
     public func intermediateBytes(for size: PixelSize) -> Int {
         let rotates = options.rotate == 90 || options.rotate == 180 || options.rotate == 270
-        let crops = options.crop.map { $0.width > 0 || $0.height > 0 } ?? false || options.region != nil
+        let crops = options.crop.map { $0.width > 0 || $0.height > 0 } ?? false || options.region != nil || options.thumborCrop
         let steps = [!options.autoRotate, options.trim != nil || options.cornerTrim != nil, rotates, options.flipHorizontal || options.flipVertical, crops]
             .filter { $0 }.count
         let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
@@ -160,8 +168,86 @@ public struct ImgproxyProcessor: ImageProcessor {
             let height = max(0, min(region.bottom, source.height)) - max(0, min(region.top, source.height))
             if width > 0, height > 0 { source = PixelSize(width: width, height: height) }
         }
-        return (ImgproxyGeometry(source: source, options: requested(within: unclipped, cropped: source),
-                                 maxResultDimension: effectiveResultDimension), source)
+        var request = requested(within: unclipped, cropped: source)
+        if options.thumborCrop {
+            // The sizes do not depend on where the window is: the alignment's point stands for any.
+            let thumbor = thumborCropped(request, source: source, focus: thumborFocus(in: source, region: nil))
+            request = thumbor.options
+            if let crop = thumbor.crop { source = PixelSize(width: crop.right - crop.left, height: crop.bottom - crop.top) }
+        }
+        return (ImgproxyGeometry(source: source, options: request, maxResultDimension: effectiveResultDimension), source)
+    }
+
+    /// The decoded pixels across the shorter side of the window ``ProcessingOptions/thumborCrop``
+    /// cuts that a scaled decode keeps at least (1/64 of it is as far as it may stray from thumbor's).
+    static let thumborWindowDetail = 64
+
+    /// ``ProcessingOptions/thumborCrop`` for an image of `source` (after the trim and the region
+    /// crop) and the `requested` options (``requested(within:cropped:)``): thumbor's window
+    /// around `focus`, and the options that resize it to exactly thumbor's size.
+    private func thumborCropped(_ requested: ProcessingOptions, source: PixelSize,
+                                focus: ThumborGeometry.FocalPoint) -> (crop: ThumborCrop?, options: ProcessingOptions) {
+        let geometry = ThumborGeometry(source: source, width: requested.width, height: requested.height, points: [focus],
+                                       crops: requested.resizingType != .force)
+        // A window without a pixel (a side of the size rounded to 0) is left whole.
+        let crop = geometry.crop.flatMap { $0.right > $0.left && $0.bottom > $0.top ? $0 : nil }
+        let cropped = crop.map { PixelSize(width: $0.right - $0.left, height: $0.bottom - $0.top) } ?? source
+        var resized = requested
+        resized.resizingType = .force
+        resized.enlarge = true
+        resized.width = geometry.resize?.width ?? cropped.width
+        resized.height = geometry.resize?.height ?? cropped.height
+        return (crop, resized)
+    }
+
+    /// Whether `whole` scaled to `decoded` keeps its aspect ratio (each side within a pixel).
+    static func sameAspectRatio(_ whole: PixelSize, _ decoded: PixelSize) -> Bool {
+        guard whole.width > 0, whole.height > 0 else { return false }
+        return abs(Double(decoded.height) - Double(decoded.width) * Double(whole.height) / Double(whole.width)) <= 1
+            || abs(Double(decoded.width) - Double(decoded.height) * Double(whole.width) / Double(whole.height)) <= 1
+    }
+
+    /// A `crop` of an image of `whole` pixels taken to the same image decoded at `decoded`
+    /// (sides rounded, at least a pixel, inside the image).
+    static func scaled(_ crop: ThumborCrop, from whole: PixelSize, to decoded: PixelSize) -> ThumborCrop {
+        func side(_ low: Int, _ high: Int, _ from: Int, _ to: Int) -> (Int, Int) {
+            let scale = Double(to) / Double(from)
+            let start = min(to - 1, Int((Double(low) * scale).rounded()))
+            return (start, min(to, max(start + 1, Int((Double(high) * scale).rounded()))))
+        }
+        let (left, right) = side(crop.left, crop.right, whole.width, decoded.width)
+        let (top, bottom) = side(crop.top, crop.bottom, whole.height, decoded.height)
+        return ThumborCrop(left: left, top: top, right: right, bottom: bottom)
+    }
+
+    /// thumbor's focal point in an image of `size`: ``ProcessingOptions/focusPixel`` moved by
+    /// the clamped `region` it lies in (thumbor drops a point outside the manual crop), else the
+    /// gravity's edge or middle (`int(side * percentage)`).
+    private func thumborFocus(in size: PixelSize, region: ProcessingOptions.Region?) -> ThumborGeometry.FocalPoint {
+        if let focus = options.focusPixel {
+            guard let region else { return ThumborGeometry.FocalPoint(x: focus.x, y: focus.y) }
+            let left = Double(region.left), top = Double(region.top), right = Double(region.right), bottom = Double(region.bottom)
+            if (left...right).contains(focus.x), (top...bottom).contains(focus.y) {
+                return ThumborGeometry.FocalPoint(x: focus.x - left, y: focus.y - top)
+            }
+        }
+        var x = 0.5, y = 0.5
+        switch options.gravity {
+        case .compass(let compass, _, _):
+            switch compass {
+            case .west, .northWest, .southWest: x = 0
+            case .east, .northEast, .southEast: x = 1
+            default: break
+            }
+            switch compass {
+            case .north, .northWest, .northEast: y = 0
+            case .south, .southWest, .southEast: y = 1
+            default: break
+            }
+        case .focusPoint(let fx, let fy):
+            (x, y) = (fx, fy)
+        }
+        return ThumborGeometry.alignmentPoint(source: size, x: x, y: y)
     }
 
     /// The options with the requested size lowered to `loaded` when
@@ -230,7 +316,10 @@ public struct ImgproxyProcessor: ImageProcessor {
                                                                              height: image.height, limit: limit)))
             }
         }
+        // The whole source's size when the decoder scaled it (thumbor's geometry is the source's).
+        var scaledFrom = image.scaledFrom
         if !options.autoRotate, image.orientation != .up {
+            if image.orientation.swapsDimensions, let whole = scaledFrom { scaledFrom = PixelSize(width: whole.height, height: whole.width) }
             image = image.oriented(Self.inverse(image.orientation))
             clock.lap("orient")
         }
@@ -253,14 +342,37 @@ public struct ImgproxyProcessor: ImageProcessor {
             clock.lap("trim")
         }
         var gravity = options.gravity
+        // The region as it was cut (clamped to the image), `nil` when it is empty or there is none.
+        var cutRegion: ProcessingOptions.Region?
         if let unshifted = options.region {
             let region = ProcessingOptions.Region(left: unshifted.left - trimmed.x, top: unshifted.top - trimmed.y,
                                                   right: unshifted.right - trimmed.x, bottom: unshifted.bottom - trimmed.y)
             let left = max(0, min(region.left, image.width)), right = max(0, min(region.right, image.width))
             let top = max(0, min(region.top, image.height)), bottom = max(0, min(region.bottom, image.height))
-            if left < right, top < bottom, right - left < image.width || bottom - top < image.height {
-                image = image.cropped(x: left, y: top, size: PixelSize(width: right - left, height: bottom - top))
+            if left < right, top < bottom {
+                cutRegion = ProcessingOptions.Region(left: left, top: top, right: right, bottom: bottom)
+                if right - left < image.width || bottom - top < image.height {
+                    image = image.cropped(x: left, y: top, size: PixelSize(width: right - left, height: bottom - top))
+                }
             }
+        }
+        var request = requested(within: loaded, cropped: image.pixelSize)
+        if options.thumborCrop {
+            // thumbor's window, chosen before the flips; the resize to its size follows as any other.
+            var thumbor = thumborCropped(request, source: image.pixelSize, focus: thumborFocus(in: image.pixelSize, region: cutRegion))
+            if let whole = scaledFrom, options.cornerTrim == nil, options.trim == nil, options.region == nil,
+               Self.sameAspectRatio(whole, image.pixelSize) {
+                // Decoded smaller: the window and the size thumbor computes on the whole source,
+                // the window taken to the decoded pixels.
+                let full = requested(within: whole, cropped: whole)
+                thumbor = thumborCropped(full, source: whole, focus: thumborFocus(in: whole, region: nil))
+                thumbor.crop = thumbor.crop.map { Self.scaled($0, from: whole, to: image.pixelSize) }
+            }
+            if let crop = thumbor.crop {
+                image = image.cropped(x: crop.left, y: crop.top, size: PixelSize(width: crop.right - crop.left, height: crop.bottom - crop.top))
+            }
+            request = thumbor.options
+            clock.lap("crop")
         }
         if let focus = options.focusPixel, image.width > 0, image.height > 0 {
             let offsetX = options.region.map { Double(max(0, $0.left)) } ?? 0, offsetY = options.region.map { Double(max(0, $0.top)) } ?? 0
@@ -277,8 +389,7 @@ public struct ImgproxyProcessor: ImageProcessor {
             image = try FlipImageProcessor(horizontal: options.flipHorizontal, vertical: options.flipVertical).process(image)
         }
         if options.rotate != 0 || options.flipHorizontal || options.flipVertical { clock.lap("rotate") }
-        let plan = ImgproxyGeometry(source: image.pixelSize, options: requested(within: loaded, cropped: image.pixelSize),
-                                    maxResultDimension: effectiveResultDimension)
+        let plan = ImgproxyGeometry(source: image.pixelSize, options: request, maxResultDimension: effectiveResultDimension)
 
         // The crop before the resize (its offsets are source pixels: no dpr).
         image = Self.crop(image, width: plan.cropWidth, height: plan.cropHeight, gravity: options.crop?.gravity ?? gravity,

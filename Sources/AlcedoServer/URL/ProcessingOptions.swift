@@ -291,6 +291,13 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Alcedo: the requested width (``width``) or height (``height``) is the image's own side
     /// after the trim and ``region`` crop (thumbor's `orig`; default `false`), `source_size:W:H`.
     public var widthFromSource = false, heightFromSource = false
+    /// Alcedo: thumbor's crop and resize in place of ``resizingType``'s (default `false`),
+    /// `thumbor_crop:1`: the requested size is completed as thumbor completes it (a side of 0
+    /// from the other and the aspect ratio), the image is cut to that size's aspect ratio around
+    /// ``focusPixel`` or the ``gravity``'s edge or middle, with thumbor's rounding (unless
+    /// ``resizingType`` is `force`, thumbor's `stretch()`), and then resized to exactly that
+    /// size. The window is chosen on the image before the resize, and before the flips.
+    public var thumborCrop = false
     /// Alcedo: answer a PNG source whose result has no transparent pixel as JPEG when the URL
     /// names no format (thumbor's `autojpg()`; default `nil`: the server's `AUTO_PNG_TO_JPG`).
     public var pngToJPEG: Bool?
@@ -658,6 +665,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         if let cornerTrim { segments.append("corner_trim:\(cornerTrim.corner.rawValue):\(cornerTrim.tolerance)") }
         if sizeWithinSource { segments.append("within_source:1") }
         if widthFromSource || heightFromSource { segments.append("source_size:\(widthFromSource ? 1 : 0):\(heightFromSource ? 1 : 0)") }
+        if thumborCrop { segments.append("thumbor_crop:1") }
         if let pngToJPEG { segments.append("png_to_jpeg:\(pngToJPEG ? 1 : 0)") }
         segments += steps.map(\.segment)
         return segments

@@ -51,13 +51,8 @@ struct ThumborMeta {
             requestWidth = min(requestWidth, width)
             requestHeight = min(requestHeight, height)
         }
-        var targetWidth: Double, targetHeight: Double
-        if requestWidth == 0, requestHeight == 0 {
-            (targetWidth, targetHeight) = (width, height)
-        } else {
-            targetWidth = requestWidth != 0 ? requestWidth : Double(Self.proportional(width, requestHeight / height))
-            targetHeight = requestHeight != 0 ? requestHeight : Double(Self.proportional(height, requestWidth / width))
-        }
+        var (targetWidth, targetHeight) = ThumborGeometry.target(source: PixelSize(width: Int(width), height: Int(height)),
+                                                                 width: Int(requestWidth), height: Int(requestHeight))
         // `focal()` boxes are the focal points (their centres, weighted by their areas, moved
         // with the manual crop, those outside it left out); without any, the alignment.
         var weights = 0.0, sumX = 0.0, sumY = 0.0
@@ -91,7 +86,10 @@ struct ThumborMeta {
             fitIn(path: path, targetWidth: &targetWidth, targetHeight: &targetHeight)
         } else {
             if !filters.contains(where: { $0.name == "stretch" }) {
-                autoCrop(targetWidth: targetWidth, targetHeight: targetHeight, focusX: focalX, focusY: focalY)
+                if let crop = ThumborGeometry.autoCrop(source: PixelSize(width: Int(width), height: Int(height)), targetWidth: targetWidth,
+                                                       targetHeight: targetHeight, focal: (focalX, focalY)) {
+                    append(crop: crop)
+                }
             }
             if targetWidth != width || targetHeight != height {
                 append(resize: max(targetWidth, targetWidth == 0 ? 1 : 0), max(targetHeight, targetHeight == 0 ? 1 : 0),
@@ -134,11 +132,6 @@ struct ThumborMeta {
     /// Python's `side // 2`: half, rounded toward minus infinity.
     private static func floorHalf(_ side: Int) -> Int { side >= 0 ? side / 2 : -((-side + 1) / 2) }
 
-    /// `int(round(side * ratio))`: thumbor's engine's proportional side.
-    private static func proportional(_ side: Double, _ ratio: Double) -> Int {
-        Int((side * ratio).rounded(.toNearestOrEven))
-    }
-
     private mutating func append(crop: ThumborCrop) {
         operations.append("{\"type\": \"crop\", \"left\": \(crop.left), \"top\": \(crop.top), \"right\": \(crop.right), \"bottom\": \(crop.bottom)}")
         width = Double(crop.right - crop.left)
@@ -168,36 +161,6 @@ struct ThumborMeta {
             let resized = (width * targetHeight / height + 1e-5).rounded(.toNearestOrEven)
             append(resize: resized, targetHeight, floats: (false, true))
         }
-    }
-
-    /// thumbor's `auto_crop`: the crop to the target's aspect ratio around the focal point.
-    private mutating func autoCrop(targetWidth: Double, targetHeight: Double, focusX: Double, focusY: Double) {
-        let safeWidth = targetWidth == 0 ? 1 : targetWidth, safeHeight = targetHeight == 0 ? 1 : targetHeight
-        let sourceRatio = Self.hundredths(width / height), targetRatio = Self.hundredths(safeWidth / safeHeight)
-        guard sourceRatio != targetRatio else { return }
-        let cropWidth: Double, cropHeight: Double
-        if targetWidth / width > targetHeight / height {
-            cropWidth = width
-            cropHeight = (width * targetHeight / safeWidth).rounded(.toNearestOrEven)
-        } else {
-            cropWidth = (targetWidth * height / safeHeight).rounded(.up)
-            cropHeight = height
-        }
-        let left = Int(min(max(focusX - cropWidth / 2, 0), width - cropWidth).rounded(.toNearestOrEven))
-        let top = Int(min(max(focusY - cropHeight / 2, 0), height - cropHeight).rounded(.toNearestOrEven))
-        let right = min(left + Int(cropWidth), Int(width)), bottom = min(top + Int(cropHeight), Int(height))
-        append(crop: ThumborCrop(left: left, top: top, right: right, bottom: bottom))
-    }
-
-    /// Python's `round(value, 2)` in hundredths: the double's exact value rounded, ties to even
-    /// (1.335 is stored below it and rounds to 1.33, where `(value * 100).rounded()` makes 134).
-    static func hundredths(_ value: Double) -> Double {
-        let product = value * 100
-        // The product's rounding error, exactly: the stored value is product + error.
-        let error = (-product).addingProduct(value, 100)
-        let floor = product.rounded(.down)
-        guard product - floor == 0.5, error != 0 else { return product.rounded(.toNearestOrEven) }
-        return error > 0 ? floor + 1 : floor
     }
 
     /// A number as Python's `json.dumps` writes an int or a float.

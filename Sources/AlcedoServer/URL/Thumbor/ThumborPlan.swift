@@ -27,11 +27,12 @@ public struct ThumborRules: Sendable, Hashable {
 /// - `fit-in`: fit inside the size, never enlarged (`upscale()` enlarges); `full-fit-in`: cover
 ///   the size, enlarged when needed, not cropped; `adaptive-`: the size turned to the source's
 ///   orientation first.
-/// - Otherwise, with both sides: the source is cropped to the size's aspect ratio around the
+/// - Otherwise (``ProcessingOptions/thumborCrop``, see ``ThumborGeometry``): a side of 0 is
+///   completed from the aspect ratio, the source is cut to the size's aspect ratio around the
 ///   alignment (`left`/`right`, `top`/`bottom`, centre by default; `smart` aligns the same way,
-///   as thumbor does without detectors, and `focal()` points replace the alignment) and scaled
-///   to the size, enlarged when needed (`no_upscale()` stops that); `stretch()` scales without
-///   cropping. With one side: scaled to it, keeping the aspect ratio. `orig` is the source's side.
+///   as thumbor does without detectors, and a `focal()` point replaces the alignment) and
+///   resized to exactly the size, enlarged when needed (`no_upscale()` stops that); `stretch()`
+///   resizes without cutting. `orig` is the source's side.
 /// - Negative sizes flip the result; `LxT:RxB` crops the source first; `trim` first of all.
 public enum ThumborPlan {
     /// The plan for `path`, checking its signature or `unsafe` under `rules`.
@@ -60,9 +61,9 @@ public enum ThumborPlan {
             options.enlarge = path.full
             options.adaptiveOrientation = path.adaptive
         } else {
-            // `orig` counts as a side given: the crop takes the aspect ratio it makes.
-            let hasWidth = width > 0 || path.width == nil && path.height != 0, hasHeight = height > 0 || path.height == nil && path.width != 0
-            options.resizingType = hasWidth && hasHeight ? .fill : .fit
+            // thumbor's own crop and resize: the window is chosen on the source, before the resize.
+            options.thumborCrop = true
+            options.resizingType = .fill
             options.enlarge = true
         }
         if path.crop.isSet {
@@ -72,11 +73,10 @@ public enum ThumborPlan {
         if let trim = path.trim {
             options.cornerTrim = ProcessingOptions.CornerTrim(corner: trim.bottomRight ? .bottomRight : .topLeft, tolerance: trim.tolerance)
         }
-        // thumbor flips after cropping: the same result as flipping first with the alignment mirrored.
+        // thumbor flips after cropping: the crop's window is chosen before the flips (``ProcessingOptions/thumborCrop``).
         options.flipHorizontal = path.horizontalFlip
         options.flipVertical = path.verticalFlip
-        options.gravity = gravity(path.horizontalFlip ? mirrored(path.horizontalAlign) : path.horizontalAlign,
-                                  path.verticalFlip ? mirrored(path.verticalAlign) : path.verticalAlign)
+        options.gravity = gravity(path.horizontalAlign, path.verticalAlign)
         if path.debug {
             // thumbor's `debug/` only outlines the explicit focal points (Alcedo draws nothing)
             // and skips the resize, the crop to the size and the flips: the image as the trim
@@ -87,6 +87,7 @@ public enum ThumborPlan {
             options.heightFromSource = false
             options.resizingType = .fit
             options.enlarge = false
+            options.thumborCrop = false
             options.flipHorizontal = false
             options.flipVertical = false
         }
@@ -113,14 +114,6 @@ public enum ThumborPlan {
     /// Python's `quote(url, safe="~@#$&()*!+=:;,.?/'")`: letters, digits, `_.-~` and those.
     private static func isLoaderSafe(_ byte: UInt8) -> Bool {
         byte.isASCIIAlphanumeric || "_.-~@#$&()*!+=:;,?/'".utf8.contains(byte)
-    }
-
-    private static func mirrored(_ align: ThumborPath.HorizontalAlign) -> ThumborPath.HorizontalAlign {
-        align == .left ? .right : align == .right ? .left : .center
-    }
-
-    private static func mirrored(_ align: ThumborPath.VerticalAlign) -> ThumborPath.VerticalAlign {
-        align == .top ? .bottom : align == .bottom ? .top : .middle
     }
 
     /// The compass gravity of an alignment (thumbor's focal point at the edge or the middle).
@@ -242,7 +235,8 @@ public enum ThumborPlan {
             // extended it to the size, there is nothing left to enlarge): a step in URL order.
             options.steps.append(.upscale)
         case "stretch":
-            if !fitIn, options.width > 0, options.height > 0 { options.resizingType = .force }
+            // thumbor's `stretch()`: resized to the size without the crop to its aspect ratio.
+            if options.thumborCrop { options.resizingType = .force }
         case "proportion":
             // thumbor scales what the filters before it left (after the resize): a step.
             if let value = filter.decimal(0), value > 0, value <= 1 { options.steps.append(.proportion(value)) }
