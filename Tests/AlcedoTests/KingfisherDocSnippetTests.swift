@@ -941,7 +941,7 @@ struct KingfisherDocSnippetTests {
         let url = URL(string: "https://example.com/a.jpg")!
         let response = DownloadResponse(url: url, originalURL: url, statusCode: 404, headers: [:], cacheInfo: HTTPCacheInfo(headers: [:]))
         let errors: [KingfisherError] = [
-            .requestError(reason: .emptyRequest(url)), .requestError(reason: .invalidURL("x")),
+            .requestError(reason: .emptyRequest), .requestError(reason: .invalidURL("x")),
             .requestError(reason: .cancelled), .requestError(reason: .localFileNotAllowed(url)),
             .networkError(reason: .connectTimedOut(url, limit: .seconds(1))), .networkError(reason: .timedOut(url, limit: .seconds(2))),
             .requestError(reason: .redirectLoop(url)), .requestError(reason: .tooManyRedirects(url, limit: 3)),

@@ -1075,9 +1075,6 @@ class KingfisherManagerTests: XCTestCase {
         XCTAssertNil(context.popAlternativeSource())
     }
 
-    // Alcedo's port: the test's error, `.requestError(reason: .emptyRequest)`, is Kingfisher's case
-    // without a URL; Alcedo's `emptyRequest` carries the refused request's URL (see EXCLUDED.md).
-    #if ALCEDO_KINGFISHER_PENDING
     // Regression test for a data race on `RetrievingContext`. The type is `@unchecked Sendable`
     // and protects `_options` with `propertyQueue`, but `propagationErrors` used to be an
     // unsynchronized `var` that is appended from `@Sendable` download completion handlers across
@@ -1106,8 +1103,7 @@ class KingfisherManagerTests: XCTestCase {
         group.wait()
         XCTAssertEqual(context.propagationErrors.count, workers * perWorker)
     }
-    #endif
-
+    
     // Regression test for the atomicity of `popAlternativeSource()`. The pop is a read-modify-write
     // of `_options.alternativeSources`; if it were only synchronized per access instead of as one
     // critical section, two concurrent failovers could pop the same source. Concurrent pops must

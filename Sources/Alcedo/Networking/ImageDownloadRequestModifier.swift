@@ -4,7 +4,7 @@
 /// and may suspend, for example to fetch a fresh token.
 public protocol ImageDownloadRequestModifier: Sendable {
     /// Returns the request to send, or `nil` to refuse it
-    /// (the download fails with ``RequestErrorReason/emptyRequest(_:)``).
+    /// (the download fails with ``RequestErrorReason/emptyRequest``).
     func modified(for request: DownloadRequest) async -> DownloadRequest?
 }
 

@@ -59,7 +59,7 @@ extension ImageDownloader {
         }
         if let modifier = options.requestModifier {
             guard let modified = await modifier.modified(for: request) else {
-                return .failure(.requestError(reason: .emptyRequest(key.url)))
+                return .failure(.requestError(reason: .emptyRequest))
             }
             guard modified.url != nil else { return .failure(.requestError(reason: .invalidURL(request: .missingURL))) }
             request = modified

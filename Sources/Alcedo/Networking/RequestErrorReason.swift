@@ -13,8 +13,9 @@ import Foundation
 /// ``invalidURL(request:)``, with the detail in its ``InvalidRequest`` value:
 /// `case .requestError(reason: .invalidURL(request: .redirectLoop(let url)))`.
 public enum RequestErrorReason: Sendable, CustomStringConvertible {
-    /// The request modifier returned `nil` for the request to this URL (1001).
-    case emptyRequest(URL)
+    /// The request modifier returned `nil`, so no request was sent (1001). As Kingfisher's, the
+    /// case has no value: the URL is the one the caller asked for.
+    case emptyRequest
     /// The URL cannot be requested, or Alcedo refused it before reading anything; the value
     /// says why (1002).
     case invalidURL(request: InvalidRequest)
@@ -86,7 +87,7 @@ public enum RequestErrorReason: Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidURL(let request): return request.description
-        case .emptyRequest(let url): return "the request modifier refused the request to \(url.absoluteString)"
+        case .emptyRequest: return "the request modifier returned nil, so no request was sent"
         case .taskCancelled, .asyncTaskContextCancelled: return "cancelled"
         case .livePhotoTaskCancelled: return "the Live Photo request was cancelled"
         case .dataProviderCancelled(let provider): return "loading from the data provider \(provider.cacheKey) was cancelled"

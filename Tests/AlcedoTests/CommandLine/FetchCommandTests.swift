@@ -35,8 +35,9 @@ struct FetchCommandTests {
         let objects = try Self.reports(result.stdout)
         try #require(objects.count == 3)
         // A long URL (the data: URL here) is shown shortened: its start and its length.
-        #expect(objects.map { $0["url"] as? String } == [Self.jpeg.path, Self.jpeg.absoluteString,
-                                                         String(dataURL.prefix(200)) + "… (\(dataURL.utf8.count) bytes)"])
+        let shortened: String = String(dataURL.prefix(200)) + "… (\(dataURL.utf8.count) bytes)"
+        let urls: [String?] = objects.map { $0["url"] as? String }
+        #expect(urls == [Self.jpeg.path, Self.jpeg.absoluteString, shortened])
         // A path and its file: URL share a cache key.
         #expect(objects.map { $0["cacheType"] as? String } == ["none", "memory", "none"])
         for object in objects {

@@ -10,7 +10,7 @@ struct RetrievingContextTests {
     @Test func appendErrorKeepsEveryConcurrentFailure() {
         let failed = source("a")
         let context = RetrievingContext(options: AlcedoParsedOptionsInfo(nil), originalSource: failed)
-        let error = AlcedoError.requestError(reason: .emptyRequest(URL(string: "https://example.com/a.png")!))
+        let error = AlcedoError.requestError(reason: .emptyRequest)
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             for _ in 0..<250 {
                 context.appendError(error, to: failed)

@@ -42,7 +42,9 @@ struct ResamplerWindowTests {
         var result = [UInt8]()
         result.reserveCapacity(rect.size.width * rect.size.height * 4)
         for y in rect.y..<(rect.y + rect.size.height) {
-            result += pixels[((y * width + rect.x) * 4)..<((y * width + rect.x + rect.size.width) * 4)]
+            let start: Int = (y * width + rect.x) * 4
+            let end: Int = start + rect.size.width * 4
+            result += pixels[start..<end]
         }
         return result
     }
@@ -113,10 +115,13 @@ struct ResamplerWindowTests {
             let rows = [1, 2, 9, 30, target.height - 1]
             var expected = [UInt8]()
             for y in rows {
-                for x in columns { expected += whole[((y * target.width + x) * 4)..<((y * target.width + x) * 4 + 4)] }
+                for x in columns {
+                    let at: Int = (y * target.width + x) * 4
+                    expected += whole[at..<(at + 4)]
+                }
             }
             // Given out of order, repeated and past the edges: sorted, kept once, dropped.
-            let given = columns.reversed() + [-1, 3, target.width]
+            let given: [Int] = Array(columns.reversed()) + [-1, 3, target.width]
             let made = image.frames[0].pixels.withUnsafeBufferPointer {
                 Resampler.resize($0, width: image.width, height: image.height, to: target, columns: given, rows: rows + [target.height])
             }

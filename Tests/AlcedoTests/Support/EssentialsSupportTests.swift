@@ -141,7 +141,7 @@ struct EssentialsSupportTests {
 
     @Test("error reasons: LocalizedError, POSIX and file errors read as one line")
     func errorReasons() {
-        #expect(errorReason(AlcedoError.requestError(reason: .emptyRequest(URL(string: "https://example.com/a.png")!))) == AlcedoError.requestError(reason: .emptyRequest(URL(string: "https://example.com/a.png")!)).description)
+        #expect(errorReason(AlcedoError.requestError(reason: .emptyRequest)) == AlcedoError.requestError(reason: .emptyRequest).description)
         #expect(errorReason(POSIXError(.ENOENT)) == "No such file or directory")
         do {
             _ = try FileManager.default.contentsOfDirectory(atPath: "/nonexistent-\(UUID().uuidString)")
@@ -153,7 +153,7 @@ struct EssentialsSupportTests {
 
     @Test("AlcedoError bridges to NSError with Kingfisher-style domain, code and description")
     func nsErrorBridging() {
-        let error = AlcedoError.requestError(reason: .emptyRequest(URL(string: "https://example.com/a.png")!))
+        let error = AlcedoError.requestError(reason: .emptyRequest)
         let bridged = error as NSError
         #expect(bridged.domain == AlcedoError.errorDomain && AlcedoError.domain == "Alcedo.Error")
         #expect(bridged.code == error.errorCode)

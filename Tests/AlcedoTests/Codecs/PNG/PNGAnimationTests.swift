@@ -19,7 +19,11 @@ struct APNGTestFile {
     /// The zlib data of `pixels` (RGBA rows of `width` pixels), each row with filter type 0.
     static func imageData(_ pixels: [[UInt8]], width: Int) -> [UInt8] {
         let rows = pixels.count / width
-        let raw = (0..<rows).flatMap { row in [UInt8(0)] + pixels[(row * width)..<((row + 1) * width)].flatMap { $0 } }
+        var raw = [UInt8]()
+        for row in 0..<rows {
+            raw.append(0)
+            for pixel in pixels[(row * width)..<((row + 1) * width)] { raw += pixel }
+        }
         return PNGTestFile.zlibStored(raw)
     }
 
