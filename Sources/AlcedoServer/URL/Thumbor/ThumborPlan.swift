@@ -60,6 +60,7 @@ public enum ThumborPlan {
             options.resizingType = path.full ? .cover : .fit
             options.enlarge = path.full
             options.adaptiveOrientation = path.adaptive
+            options.thumborFitIn = true
         } else {
             // thumbor's own crop and resize: the window is chosen on the source, before the resize.
             options.thumborCrop = true
@@ -88,6 +89,7 @@ public enum ThumborPlan {
             options.resizingType = .fit
             options.enlarge = false
             options.thumborCrop = false
+            options.thumborFitIn = false
             options.flipHorizontal = false
             options.flipVertical = false
         }
