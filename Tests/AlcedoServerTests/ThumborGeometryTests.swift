@@ -277,4 +277,30 @@ struct ThumborGeometryTests {
         #expect(ImgproxyProcessor.sameAspectRatio(PixelSize(width: 600, height: 450), PixelSize(width: 75, height: 57)))
         #expect(!ImgproxyProcessor.sameAspectRatio(PixelSize(width: 600, height: 450), PixelSize(width: 75, height: 75)))
     }
+
+    @Test("fit_in_resize's size: fit inside, cover (full), turned (adaptive), none when fit-in would enlarge")
+    func fitIn() {
+        let meadow = PixelSize(width: 800, height: 600)
+        #expect(ThumborGeometry.fitIn(source: meadow, targetWidth: 3, targetHeight: 2, adaptive: false, full: false) == PixelSize(width: 3, height: 2))
+        #expect(ThumborGeometry.fitIn(source: meadow, targetWidth: 2, targetHeight: 2, adaptive: false, full: true) == PixelSize(width: 3, height: 2))
+        #expect(ThumborGeometry.fitIn(source: meadow, targetWidth: 1, targetHeight: 1, adaptive: false, full: false) == PixelSize(width: 1, height: 1))
+        #expect(ThumborGeometry.fitIn(source: meadow, targetWidth: 1, targetHeight: 4, adaptive: true, full: false) == PixelSize(width: 1, height: 1))
+        #expect(ThumborGeometry.fitIn(source: PixelSize(width: 300, height: 700), targetWidth: 1, targetHeight: 3, adaptive: true, full: false)
+            == PixelSize(width: 1, height: 2))
+        #expect(ThumborGeometry.fitIn(source: PixelSize(width: 256, height: 256), targetWidth: 600, targetHeight: 600, adaptive: false, full: false) == nil)
+        #expect(ThumborGeometry.fitIn(source: meadow, targetWidth: 0, targetHeight: 2, adaptive: false, full: true) == nil)
+    }
+
+    @Test("several focal() boxes: the centre of mass of their centres, weighted by their areas")
+    func focalPoints() {
+        let two = [ThumborCrop(left: 0, top: 0, right: 100, bottom: 100), ThumborCrop(left: 700, top: 500, right: 800, bottom: 600)]
+        #expect(ThumborPlan.centerOfMass(two, within: nil) == ProcessingOptions.FocusPixel(x: 400, y: 300))
+        let three = [ThumborCrop(left: 10, top: 10, right: 30, bottom: 30), ThumborCrop(left: 500, top: 400, right: 700, bottom: 600),
+                     ThumborCrop(left: 100, top: 500, right: 300, bottom: 590)]
+        #expect(ThumborPlan.centerOfMass(three, within: nil) == ProcessingOptions.FocusPixel(x: 472, y: 510))
+        let cropped = [ThumborCrop(left: 0, top: 0, right: 400, bottom: 300), ThumborCrop(left: 760, top: 560, right: 800, bottom: 600)]
+        #expect(ThumborPlan.centerOfMass(cropped, within: ThumborCrop(left: 100, top: 0, right: 700, bottom: 600))
+            == ProcessingOptions.FocusPixel(x: 200, y: 150))
+        #expect(ThumborPlan.centerOfMass([two[1]], within: ThumborCrop(left: 0, top: 0, right: 100, bottom: 100)) == nil)
+    }
 }

@@ -374,6 +374,34 @@ public struct ImgproxyProcessor: ImageProcessor {
             request = thumbor.options
             clock.lap("crop")
         }
+        // thumbor's fit-in canvas (`fill`, `upscale()`): the requested size, each side at least the resized one's.
+        var thumborCanvas: PixelSize?
+        if options.thumborFitIn, options.resizingType == .fit || options.resizingType == .cover, image.width > 0, image.height > 0 {
+            // thumbor's fit-in size, with its rounding; decoded smaller, computed on the whole source.
+            var source = image.pixelSize, full = request
+            if let whole = scaledFrom, options.cornerTrim == nil, options.trim == nil, options.region == nil,
+               Self.sameAspectRatio(whole, image.pixelSize) {
+                source = whole
+                full = requested(within: whole, cropped: whole)
+            }
+            let target = ThumborGeometry.target(source: source, width: full.width, height: full.height)
+            let cover = options.resizingType == .cover
+            if target.width > 0, target.height > 0,
+               let size = ThumborGeometry.fitIn(source: source, targetWidth: target.width, targetHeight: target.height,
+                                                adaptive: options.adaptiveOrientation, full: cover) {
+                var requestedWidth = full.width, requestedHeight = full.height
+                if options.adaptiveOrientation, (source.width < source.height && target.width > target.height)
+                    || (source.width > source.height && target.width < target.height) {
+                    swap(&requestedWidth, &requestedHeight)
+                }
+                thumborCanvas = PixelSize(width: max(requestedWidth, size.width), height: max(requestedHeight, size.height))
+                request.resizingType = .force
+                request.enlarge = true
+                request.adaptiveOrientation = false
+                request.width = size.width
+                request.height = size.height
+            }
+        }
         if let focus = options.focusPixel, image.width > 0, image.height > 0 {
             let offsetX = options.region.map { Double(max(0, $0.left)) } ?? 0, offsetY = options.region.map { Double(max(0, $0.top)) } ?? 0
             let x = max(0, min(1, (focus.x - offsetX) / Double(image.width))), y = max(0, min(1, (focus.y - offsetY) / Double(image.height)))
@@ -389,7 +417,8 @@ public struct ImgproxyProcessor: ImageProcessor {
             image = try FlipImageProcessor(horizontal: options.flipHorizontal, vertical: options.flipVertical).process(image)
         }
         if options.rotate != 0 || options.flipHorizontal || options.flipVertical { clock.lap("rotate") }
-        let plan = ImgproxyGeometry(source: image.pixelSize, options: request, maxResultDimension: effectiveResultDimension)
+        var plan = ImgproxyGeometry(source: image.pixelSize, options: request, maxResultDimension: effectiveResultDimension)
+        if let thumborCanvas { (plan.targetWidth, plan.targetHeight) = (thumborCanvas.width, thumborCanvas.height) }
 
         // The crop before the resize (its offsets are source pixels: no dpr).
         image = Self.crop(image, width: plan.cropWidth, height: plan.cropHeight, gravity: options.crop?.gravity ?? gravity,

@@ -298,6 +298,11 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// ``resizingType`` is `force`, thumbor's `stretch()`), and then resized to exactly that
     /// size. The window is chosen on the image before the resize, and before the flips.
     public var thumborCrop = false
+    /// Alcedo: thumbor's `fit_in_resize` size for ``resizingType`` `fit` (thumbor's `fit-in`) or
+    /// `cover` (`full-fit-in`), default `false`, `thumbor_fit_in:1`: when the decoder scaled the
+    /// image down, the size is computed on the whole source, with thumbor's rounding, as thumbor
+    /// computes it (the scaled image's own size could make a side a pixel off).
+    public var thumborFitIn = false
     /// Alcedo: answer a PNG source whose result has no transparent pixel as JPEG when the URL
     /// names no format (thumbor's `autojpg()`; default `nil`: the server's `AUTO_PNG_TO_JPG`).
     public var pngToJPEG: Bool?
@@ -666,6 +671,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         if sizeWithinSource { segments.append("within_source:1") }
         if widthFromSource || heightFromSource { segments.append("source_size:\(widthFromSource ? 1 : 0):\(heightFromSource ? 1 : 0)") }
         if thumborCrop { segments.append("thumbor_crop:1") }
+        if thumborFitIn { segments.append("thumbor_fit_in:1") }
         if let pngToJPEG { segments.append("png_to_jpeg:\(pngToJPEG ? 1 : 0)") }
         segments += steps.map(\.segment)
         return segments

@@ -42,6 +42,27 @@ struct ThumborGeometry: Equatable {
         return (targetWidth, targetHeight)
     }
 
+    /// `fit_in_resize`: the size an image of `source` pixels is resized to for the completed
+    /// target size (``target(source:width:height:)``), turned to the image's orientation first
+    /// when `adaptive`; `full` covers the size, otherwise it fits inside it. `nil` when thumbor
+    /// does not resize: a fit-in target at least the image's size, or a side of 0 (thumbor
+    /// divides by it and fails).
+    static func fitIn(source: PixelSize, targetWidth: Double, targetHeight: Double, adaptive: Bool, full: Bool) -> PixelSize? {
+        let width = Double(source.width), height = Double(source.height)
+        var targetWidth = targetWidth, targetHeight = targetHeight
+        if adaptive, (width < height && targetWidth > targetHeight) || (width > height && targetWidth < targetHeight) {
+            swap(&targetWidth, &targetHeight)
+        }
+        let sign: Double = full ? -1 : 1
+        if !full, targetWidth >= width, targetHeight >= height { return nil }
+        guard targetWidth > 0, targetHeight > 0 else { return nil }
+        // `round(x + 1e-5)`: halves up, as Python 2 rounded.
+        if width / targetWidth * sign >= height / targetHeight * sign {
+            return PixelSize(width: Int(targetWidth), height: Int((height * targetWidth / width + 1e-5).rounded(.toNearestOrEven)))
+        }
+        return PixelSize(width: Int((width * targetHeight / height + 1e-5).rounded(.toNearestOrEven)), height: Int(targetHeight))
+    }
+
     /// thumbor's focal point of an alignment: `int(side * percentage)`, 0, ½ or 1 of each side.
     static func alignmentPoint(source: PixelSize, x: Double, y: Double) -> FocalPoint {
         FocalPoint(x: (Double(source.width) * x).rounded(.towardZero), y: (Double(source.height) * y).rounded(.towardZero))

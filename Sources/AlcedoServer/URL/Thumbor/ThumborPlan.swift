@@ -60,6 +60,7 @@ public enum ThumborPlan {
             options.resizingType = path.full ? .cover : .fit
             options.enlarge = path.full
             options.adaptiveOrientation = path.adaptive
+            options.thumborFitIn = true
         } else {
             // thumbor's own crop and resize: the window is chosen on the source, before the resize.
             options.thumborCrop = true
@@ -88,12 +89,18 @@ public enum ThumborPlan {
             options.resizingType = .fit
             options.enlarge = false
             options.thumborCrop = false
+            options.thumborFitIn = false
             options.flipHorizontal = false
             options.flipVertical = false
         }
-        for filter in ThumborFilter.list(path.filters) where rules.filters.map({ $0.contains(filter.name) }) ?? !ThumborFilter.optIn.contains(filter.name) {
+        let filters = ThumborFilter.list(path.filters).filter { filter in
+            rules.filters.map { $0.contains(filter.name) } ?? !ThumborFilter.optIn.contains(filter.name)
+        }
+        for filter in filters {
             try apply(filter, to: &options, fitIn: path.fitIn, autoPNGToJPG: rules.autoPNGToJPG)
         }
+        let boxes = filters.filter { $0.name == "focal" }.compactMap { $0.string(0).flatMap(focalBox) }
+        if boxes.count > 1 { options.focusPixel = centerOfMass(boxes, within: path.crop.isSet ? path.crop : nil) }
         return ImgproxyPath(signature: path.signature ?? "unsafe", options: options, sourceURL: sourceURL(path.image),
                             encoding: .plain, extensionFormat: nil)
     }
@@ -287,6 +294,25 @@ public enum ThumborPlan {
             // Unknown filters are ignored, as thumbor ignores them.
             break
         }
+    }
+
+    /// thumbor's focal point for several `focal()` boxes: their centres (`left + width // 2`),
+    /// weighted by their areas, floor-divided (its transformer's `get_center_of_mass`). With a
+    /// manual `crop`, the centres outside it are left out; `nil` when none is left or the
+    /// weights add up to 0 (the alignment then).
+    static func centerOfMass(_ boxes: [ThumborCrop], within crop: ThumborCrop?) -> ProcessingOptions.FocusPixel? {
+        var points: [ThumborGeometry.FocalPoint] = []
+        for box in boxes {
+            let width = box.right - box.left, height = box.bottom - box.top
+            let x = Double(box.left) + (Double(width) / 2).rounded(.down), y = Double(box.top) + (Double(height) / 2).rounded(.down)
+            if let crop, !(Double(crop.left)...Double(crop.right)).contains(x) || !(Double(crop.top)...Double(crop.bottom)).contains(y) {
+                continue
+            }
+            points.append(ThumborGeometry.FocalPoint(x: x, y: y, weight: Double(width * height)))
+        }
+        guard !points.isEmpty, points.reduce(0, { $0 + $1.weight }) != 0 else { return nil }
+        let center = ThumborGeometry.centerOfMass(points)
+        return ProcessingOptions.FocusPixel(x: center.x, y: center.y)
     }
 
     /// `focal(LxT:RxB)`'s box, `nil` when the text is not two corners of whole numbers up to
