@@ -58,6 +58,12 @@ public final class ImageCodecRegistry: Sendable {
     /// The formats with a registered encoder.
     public var encodableFormats: Set<ImageFormat> { state.withLock { Set($0.encoders.keys) } }
 
+    /// The formats whose decoders scale for ``DecodingOptions/targetSize`` and whose `info` reads
+    /// only the file's headers: a decode of one of them reports the whole picture's size in
+    /// ``AlcedoImage/scaledFrom``. HEIC, HEIF and AVIF decode at full size; an SVG is drawn at its
+    /// target and its `info` would parse the document again; an icon's entries have no one size.
+    static let scalingFormats: Set<ImageFormat> = [.jpeg, .png, .apng, .gif, .webp, .bmp, .tiff, .jxl]
+
     /// Sniffs the format of `data` and decodes it with the registered decoder; with
     /// ``DecodingOptions/readsMetadata`` the file's EXIF, XMP and IPTC go to ``AlcedoImage/metadata``
     /// (from the decoder, or ``EmbeddedMetadata/read(from:)`` when the decoder gave none).
@@ -67,8 +73,11 @@ public final class ImageCodecRegistry: Sendable {
         let decoder = try decoderForData(data)
         var image = try decoder.decode(data, options: options)
         if options.readsMetadata, image.metadata == nil { image.metadata = EmbeddedMetadata.read(from: data) }
-        if options.targetSize != nil, let info = try? decoder.info(for: data, options: options) {
-            // The header's size is upright; without the orientation applied, the stored one.
+        var upright = options
+        upright.appliesOrientation = true
+        if options.targetSize != nil, Self.scalingFormats.contains(decoder.format),
+           let info = try? decoder.info(for: data, options: upright) {
+            // The upright size; without the orientation applied, the stored one.
             let turned = !options.appliesOrientation && info.orientation.swapsDimensions
             let whole = turned ? PixelSize(width: info.height, height: info.width) : PixelSize(width: info.width, height: info.height)
             if whole != image.pixelSize { image.scaledFrom = whole }

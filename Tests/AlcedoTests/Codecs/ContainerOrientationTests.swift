@@ -26,4 +26,27 @@ struct ContainerOrientationTests {
         #expect(image.width >= 16 && image.height >= 24)
         #expect(image.width < 32)
     }
+
+    @Test("a scaled decode reports the whole picture's size, turned as its pixels are; a full-size one and an SVG none")
+    func scaledFrom() throws {
+        let webp = try ColorFixtures.data("orientation-6.webp")
+        let upright = try ImageCodecRegistry.shared.decode(webp, options: DecodingOptions(targetSize: PixelSize(width: 8, height: 12)))
+        #expect(upright.pixelSize != PixelSize(width: 32, height: 48))
+        #expect(upright.scaledFrom == PixelSize(width: 32, height: 48))
+        let stored = try ImageCodecRegistry.shared.decode(webp, options: DecodingOptions(targetSize: PixelSize(width: 12, height: 8),
+                                                                                          appliesOrientation: false))
+        #expect(stored.scaledFrom == PixelSize(width: 48, height: 32))
+        #expect(try ImageCodecRegistry.shared.decode(webp).scaledFrom == nil)
+        let jpeg = try Fixtures.data("jpeg-generated/orientation-6.jpg")
+        let whole = try ImageCodecRegistry.shared.decode(jpeg)
+        let scaled = try ImageCodecRegistry.shared.decode(jpeg, options: DecodingOptions(targetSize: PixelSize(width: 2, height: 2)))
+        #expect(scaled.pixelSize != whole.pixelSize)
+        #expect(scaled.scaledFrom == whole.pixelSize)
+        let storedJPEG = try ImageCodecRegistry.shared.decode(jpeg, options: DecodingOptions(targetSize: PixelSize(width: 2, height: 2),
+                                                                                             appliesOrientation: false))
+        #expect(storedJPEG.scaledFrom == PixelSize(width: whole.height, height: whole.width))
+        let svg = try ImageCodecRegistry.shared.decode(try SVGFixtures.data("shapes.svg"),
+                                                       options: DecodingOptions(targetSize: PixelSize(width: 10, height: 10)))
+        #expect(svg.scaledFrom == nil)
+    }
 }
