@@ -29,6 +29,17 @@ struct RequestCorpusTests {
         #expect(outcome.peakResidentMB < 600, "peak RSS \(outcome.peakResidentMB) MB")
     }
 
+    /// The same for thumbor's URLs (`Fixtures/thumbor-request-corpus.txt`), to `alcedo serve
+    /// --dialect thumbor`.
+    @Test func everyThumborCorpusRequestIsAnsweredAndTheServerLives() async throws {
+        let lines = try Self.corpus("thumbor-request-corpus")
+        #expect(lines.count >= 10)
+        let outcome = try await Self.replay(lines, arguments: ["--dialect", "thumbor"])
+        #expect(outcome.died == nil, "alcedo serve --dialect thumbor ended after \(outcome.died ?? "")")
+        #expect(outcome.unanswered.isEmpty, Comment(rawValue: "no status line for:\n" + outcome.unanswered.joined(separator: "\n")))
+        #expect(outcome.healthy)
+    }
+
     /// Findings not fixed yet (`Fixtures/request-corpus-open.txt`): each line still ends or hangs
     /// the process, recorded as a known issue. When one is fixed this test fails: move its lines
     /// to `request-corpus.txt`.
@@ -50,9 +61,9 @@ struct RequestCorpusTests {
         var peakResidentMB = 0
     }
 
-    /// Sends `lines` one after the other to a fresh `alcedo serve` whose sources are on a
-    /// loopback origin (TestHTTPServer) and a raw origin (for `{raw:...}`).
-    static func replay(_ lines: [String], environment: [String: String] = [:]) async throws -> Outcome {
+    /// Sends `lines` one after the other to a fresh `alcedo serve` (with `arguments` added) whose
+    /// sources are on a loopback origin (TestHTTPServer) and a raw origin (for `{raw:...}`).
+    static func replay(_ lines: [String], arguments: [String] = [], environment: [String: String] = [:]) async throws -> Outcome {
         let origin = try await TestHTTPServer.start()
         defer { origin.stop() }
         origin.route("/a.jpg", .ok(TestImages.jpeg(width: 64, height: 48), contentType: "image/jpeg"))
@@ -64,7 +75,7 @@ struct RequestCorpusTests {
         }
         let raw = try RawOrigin()
         defer { raw.stop() }
-        let server = try await ServeProcess.start(["--download-timeout", "5"], environment: environment)
+        let server = try await ServeProcess.start(["--download-timeout", "5"] + arguments, environment: environment)
         defer { server.stop() }
         let port = try #require(Int(server.baseURL.split(separator: ":").last ?? ""))
         let originPort = origin.url("/").port ?? 0

@@ -281,11 +281,14 @@ struct ThumborGeometryTests {
     @Test("fit_in_resize's size: fit inside, cover (full), turned (adaptive), none when fit-in would enlarge")
     func fitIn() {
         let meadow = PixelSize(width: 800, height: 600)
-        #expect(ThumborGeometry.fitIn(source: meadow, targetWidth: 3, targetHeight: 2, adaptive: false, full: false) == PixelSize(width: 3, height: 2))
-        #expect(ThumborGeometry.fitIn(source: meadow, targetWidth: 2, targetHeight: 2, adaptive: false, full: true) == PixelSize(width: 3, height: 2))
-        #expect(ThumborGeometry.fitIn(source: meadow, targetWidth: 1, targetHeight: 1, adaptive: false, full: false) == PixelSize(width: 1, height: 1))
-        #expect(ThumborGeometry.fitIn(source: meadow, targetWidth: 1, targetHeight: 4, adaptive: true, full: false) == PixelSize(width: 1, height: 1))
-        #expect(ThumborGeometry.fitIn(source: PixelSize(width: 300, height: 700), targetWidth: 1, targetHeight: 3, adaptive: true, full: false)
+        #expect(ThumborGeometry.fitIn(source: meadow, targetWidth: 3, targetHeight: 2, adaptive: false, full: false)?.size == PixelSize(width: 3, height: 2))
+        // The width is the target's (`/meta` writes it as a float), the height computed; and the other way.
+        #expect(ThumborGeometry.fitIn(source: meadow, targetWidth: 100, targetHeight: 300, adaptive: false, full: false)?.keepsWidth == true)
+        #expect(ThumborGeometry.fitIn(source: meadow, targetWidth: 300, targetHeight: 100, adaptive: false, full: false)?.keepsWidth == false)
+        #expect(ThumborGeometry.fitIn(source: meadow, targetWidth: 2, targetHeight: 2, adaptive: false, full: true)?.size == PixelSize(width: 3, height: 2))
+        #expect(ThumborGeometry.fitIn(source: meadow, targetWidth: 1, targetHeight: 1, adaptive: false, full: false)?.size == PixelSize(width: 1, height: 1))
+        #expect(ThumborGeometry.fitIn(source: meadow, targetWidth: 1, targetHeight: 4, adaptive: true, full: false)?.size == PixelSize(width: 1, height: 1))
+        #expect(ThumborGeometry.fitIn(source: PixelSize(width: 300, height: 700), targetWidth: 1, targetHeight: 3, adaptive: true, full: false)?.size
             == PixelSize(width: 1, height: 2))
         #expect(ThumborGeometry.fitIn(source: PixelSize(width: 256, height: 256), targetWidth: 600, targetHeight: 600, adaptive: false, full: false) == nil)
         #expect(ThumborGeometry.fitIn(source: meadow, targetWidth: 0, targetHeight: 2, adaptive: false, full: true) == nil)
@@ -302,5 +305,11 @@ struct ThumborGeometryTests {
         #expect(ThumborPlan.centerOfMass(cropped, within: ThumborCrop(left: 100, top: 0, right: 700, bottom: 600))
             == ProcessingOptions.FocusPixel(x: 200, y: 150))
         #expect(ThumborPlan.centerOfMass([two[1]], within: ThumborCrop(left: 0, top: 0, right: 100, bottom: 100)) == nil)
+        // An inverted or empty crop keeps no pixel: thumbor drops it and keeps every point (and
+        // the check must not trap on it).
+        #expect(ThumborPlan.centerOfMass(two, within: ThumborCrop(left: 700, top: 600, right: 100, bottom: 0))
+            == ThumborPlan.centerOfMass(two, within: nil))
+        #expect(ThumborPlan.centerOfMass(two, within: ThumborCrop(left: 100, top: 100, right: 100, bottom: 500))
+            == ThumborPlan.centerOfMass(two, within: nil))
     }
 }

@@ -388,7 +388,7 @@ public struct ImgproxyProcessor: ImageProcessor {
             let cover = options.resizingType == .cover
             if target.width > 0, target.height > 0,
                let size = ThumborGeometry.fitIn(source: source, targetWidth: target.width, targetHeight: target.height,
-                                                adaptive: options.adaptiveOrientation, full: cover) {
+                                                adaptive: options.adaptiveOrientation, full: cover)?.size {
                 var requestedWidth = full.width, requestedHeight = full.height
                 if options.adaptiveOrientation, (source.width < source.height && target.width > target.height)
                     || (source.width > source.height && target.width < target.height) {

@@ -44,10 +44,12 @@ struct ThumborGeometry: Equatable {
 
     /// `fit_in_resize`: the size an image of `source` pixels is resized to for the completed
     /// target size (``target(source:width:height:)``), turned to the image's orientation first
-    /// when `adaptive`; `full` covers the size, otherwise it fits inside it. `nil` when thumbor
-    /// does not resize: a fit-in target at least the image's size, or a side of 0 (thumbor
-    /// divides by it and fails).
-    static func fitIn(source: PixelSize, targetWidth: Double, targetHeight: Double, adaptive: Bool, full: Bool) -> PixelSize? {
+    /// when `adaptive`; `full` covers the size, otherwise it fits inside it. `keepsWidth` is
+    /// `true` when the width is the target's and the height computed (`/meta` writes the
+    /// target's side as a float). `nil` when thumbor does not resize: a fit-in target at least
+    /// the image's size, or a side of 0 (thumbor divides by it and fails).
+    static func fitIn(source: PixelSize, targetWidth: Double, targetHeight: Double, adaptive: Bool,
+                      full: Bool) -> (size: PixelSize, keepsWidth: Bool)? {
         let width = Double(source.width), height = Double(source.height)
         var targetWidth = targetWidth, targetHeight = targetHeight
         if adaptive, (width < height && targetWidth > targetHeight) || (width > height && targetWidth < targetHeight) {
@@ -58,14 +60,22 @@ struct ThumborGeometry: Equatable {
         guard targetWidth > 0, targetHeight > 0 else { return nil }
         // `round(x + 1e-5)`: halves up, as Python 2 rounded.
         if width / targetWidth * sign >= height / targetHeight * sign {
-            return PixelSize(width: Int(targetWidth), height: Int((height * targetWidth / width + 1e-5).rounded(.toNearestOrEven)))
+            return (PixelSize(width: Int(targetWidth), height: Int((height * targetWidth / width + 1e-5).rounded(.toNearestOrEven))), true)
         }
-        return PixelSize(width: Int((width * targetHeight / height + 1e-5).rounded(.toNearestOrEven)), height: Int(targetHeight))
+        return (PixelSize(width: Int((width * targetHeight / height + 1e-5).rounded(.toNearestOrEven)), height: Int(targetHeight)), false)
     }
 
     /// thumbor's focal point of an alignment: `int(side * percentage)`, 0, ½ or 1 of each side.
     static func alignmentPoint(source: PixelSize, x: Double, y: Double) -> FocalPoint {
         FocalPoint(x: (Double(source.width) * x).rounded(.towardZero), y: (Double(source.height) * y).rounded(.towardZero))
+    }
+
+    /// A `focal(LxT:RxB)` box's focal point: its centre (`left + width // 2`, `top + height // 2`),
+    /// weighted by its area (thumbor's `FocalPoint.from_square`).
+    static func focalPoint(of box: ThumborCrop) -> FocalPoint {
+        let width = box.right - box.left, height = box.bottom - box.top
+        return FocalPoint(x: Double(box.left) + (Double(width) / 2).rounded(.down), y: Double(box.top) + (Double(height) / 2).rounded(.down),
+                          weight: Double(width * height))
     }
 
     /// `get_center_of_mass`: the weighted mean of the points, floor-divided.

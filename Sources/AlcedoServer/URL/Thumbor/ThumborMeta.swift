@@ -51,39 +51,37 @@ struct ThumborMeta {
             requestWidth = min(requestWidth, width)
             requestHeight = min(requestHeight, height)
         }
-        var (targetWidth, targetHeight) = ThumborGeometry.target(source: PixelSize(width: Int(width), height: Int(height)),
+        let (targetWidth, targetHeight) = ThumborGeometry.target(source: PixelSize(width: Int(width), height: Int(height)),
                                                                  width: Int(requestWidth), height: Int(requestHeight))
         // `focal()` boxes are the focal points (their centres, weighted by their areas, moved
         // with the manual crop, those outside it left out); without any, the alignment.
-        var weights = 0.0, sumX = 0.0, sumY = 0.0
+        var points: [ThumborGeometry.FocalPoint] = []
         for filter in filters where filter.name == "focal" {
             guard let box = filter.string(0).flatMap(ThumborPlan.focalBox) else { continue }
-            let boxWidth = box.right - box.left, boxHeight = box.bottom - box.top
-            var x = box.left + Self.floorHalf(boxWidth), y = box.top + Self.floorHalf(boxHeight)
+            var point = ThumborGeometry.focalPoint(of: box)
             if crop.isSet {
-                guard (crop.left...crop.right).contains(x), (crop.top...crop.bottom).contains(y) else { continue }
-                x -= crop.left
-                y -= crop.top
+                guard crop.contains(x: point.x, y: point.y) else { continue }
+                point.x -= Double(crop.left)
+                point.y -= Double(crop.top)
             }
-            let weight = boxWidth * boxHeight
-            focalPoints.append("{\"x\": \(x), \"y\": \(y), \"z\": \(weight), \"height\": \(boxHeight), \"width\": \(boxWidth), \"origin\": \"Explicit\"}")
-            weights += Double(weight)
-            sumX += Double(x * weight)
-            sumY += Double(y * weight)
+            points.append(point)
+            focalPoints.append("{\"x\": \(Int(point.x)), \"y\": \(Int(point.y)), \"z\": \(Int(point.weight)), \"height\": \(box.bottom - box.top), \"width\": \(box.right - box.left), \"origin\": \"Explicit\"}")
         }
         let focalX: Double, focalY: Double
-        if focalPoints.isEmpty || weights == 0 {
+        if points.isEmpty || points.reduce(0, { $0 + $1.weight }) == 0 {
             focalPoints = []
             let percentages: [String: Double] = ["left": 0, "center": 0.5, "right": 1, "top": 0, "middle": 0.5, "bottom": 1]
             focalX = Double(Int(width * (percentages[path.horizontalAlign.rawValue] ?? 0.5)))
             focalY = Double(Int(height * (percentages[path.verticalAlign.rawValue] ?? 0.5)))
             focalPoints.append("{\"x\": \(Int(focalX)), \"y\": \(Int(focalY)), \"z\": 1.0, \"height\": 1, \"width\": 1, \"origin\": \"alignment\"}")
         } else {
-            // thumbor's centre of mass: floor divisions.
-            (focalX, focalY) = ((sumX / weights).rounded(.down), (sumY / weights).rounded(.down))
+            (focalX, focalY) = ThumborGeometry.centerOfMass(points)
         }
         if path.fitIn {
-            fitIn(path: path, targetWidth: &targetWidth, targetHeight: &targetHeight)
+            if let fit = ThumborGeometry.fitIn(source: PixelSize(width: Int(width), height: Int(height)), targetWidth: targetWidth,
+                                               targetHeight: targetHeight, adaptive: path.adaptive, full: path.full) {
+                append(resize: Double(fit.size.width), Double(fit.size.height), floats: (fit.keepsWidth, !fit.keepsWidth))
+            }
         } else {
             if !filters.contains(where: { $0.name == "stretch" }) {
                 if let crop = ThumborGeometry.autoCrop(source: PixelSize(width: Int(width), height: Int(height)), targetWidth: targetWidth,
@@ -129,9 +127,6 @@ struct ThumborMeta {
         }
     }
 
-    /// Python's `side // 2`: half, rounded toward minus infinity.
-    private static func floorHalf(_ side: Int) -> Int { side >= 0 ? side / 2 : -((-side + 1) / 2) }
-
     private mutating func append(crop: ThumborCrop) {
         operations.append("{\"type\": \"crop\", \"left\": \(crop.left), \"top\": \(crop.top), \"right\": \(crop.right), \"bottom\": \(crop.bottom)}")
         width = Double(crop.right - crop.left)
@@ -144,23 +139,6 @@ struct ThumborMeta {
         width = newWidth.rounded(.down)
         height = newHeight.rounded(.down)
         target = (width: newWidth, height: newHeight, floats: floats)
-    }
-
-    /// thumbor's `fit_in_resize`.
-    private mutating func fitIn(path: ThumborPath, targetWidth: inout Double, targetHeight: inout Double) {
-        if path.adaptive, (width < height && targetWidth > targetHeight) || (width > height && targetWidth < targetHeight) {
-            swap(&targetWidth, &targetHeight)
-        }
-        let sign: Double = path.full ? -1 : 1
-        if sign == 1, targetWidth >= width, targetHeight >= height { return }
-        guard targetWidth > 0, targetHeight > 0 else { return }
-        if width / targetWidth * sign >= height / targetHeight * sign {
-            let resized = (height * targetWidth / width + 1e-5).rounded(.toNearestOrEven)
-            append(resize: targetWidth, resized, floats: (true, false))
-        } else {
-            let resized = (width * targetHeight / height + 1e-5).rounded(.toNearestOrEven)
-            append(resize: resized, targetHeight, floats: (false, true))
-        }
     }
 
     /// A number as Python's `json.dumps` writes an int or a float.

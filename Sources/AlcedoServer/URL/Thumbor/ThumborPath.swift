@@ -219,6 +219,16 @@ public struct ThumborCrop: Sendable, Hashable {
 
     /// thumbor's `should_crop`: any coordinate above 0.
     public var isSet: Bool { left > 0 || top > 0 || right > 0 || bottom > 0 }
+
+    /// Whether the crop keeps a pixel: its right side is past its left and its bottom below its
+    /// top (thumbor drops an inverted or empty crop, and every focal point is kept then).
+    var keepsPixels: Bool { left < right && top < bottom }
+
+    /// Whether `(x, y)` lies inside the crop or on its edges (thumbor's test of a focal point
+    /// against the manual crop); never for a crop that keeps no pixel.
+    func contains(x: Double, y: Double) -> Bool {
+        Double(left) <= x && x <= Double(right) && Double(top) <= y && y <= Double(bottom)
+    }
 }
 
 /// Why a thumbor URL is refused; thumbor answers each with 400.

@@ -298,17 +298,15 @@ public enum ThumborPlan {
 
     /// thumbor's focal point for several `focal()` boxes: their centres (`left + width // 2`),
     /// weighted by their areas, floor-divided (its transformer's `get_center_of_mass`). With a
-    /// manual `crop`, the centres outside it are left out; `nil` when none is left or the
-    /// weights add up to 0 (the alignment then).
+    /// manual `crop` that keeps pixels, the centres outside it are left out (an inverted or
+    /// empty crop is dropped, with no point left out, as thumbor drops it); `nil` when none is
+    /// left or the weights add up to 0 (the alignment then).
     static func centerOfMass(_ boxes: [ThumborCrop], within crop: ThumborCrop?) -> ProcessingOptions.FocusPixel? {
         var points: [ThumborGeometry.FocalPoint] = []
         for box in boxes {
-            let width = box.right - box.left, height = box.bottom - box.top
-            let x = Double(box.left) + (Double(width) / 2).rounded(.down), y = Double(box.top) + (Double(height) / 2).rounded(.down)
-            if let crop, !(Double(crop.left)...Double(crop.right)).contains(x) || !(Double(crop.top)...Double(crop.bottom)).contains(y) {
-                continue
-            }
-            points.append(ThumborGeometry.FocalPoint(x: x, y: y, weight: Double(width * height)))
+            let point = ThumborGeometry.focalPoint(of: box)
+            if let crop, crop.keepsPixels, !crop.contains(x: point.x, y: point.y) { continue }
+            points.append(point)
         }
         guard !points.isEmpty, points.reduce(0, { $0 + $1.weight }) != 0 else { return nil }
         let center = ThumborGeometry.centerOfMass(points)
